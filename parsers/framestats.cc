@@ -1,0 +1,1 @@
+#include "parsers/framestats.h"

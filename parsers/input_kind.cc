@@ -1,0 +1,1 @@
+#include "parsers/input_kind.h"

@@ -1,0 +1,1 @@
+#include "parsers/logcat_line.h"

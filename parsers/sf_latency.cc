@@ -1,0 +1,1 @@
+#include "parsers/sf_latency.h"

@@ -1,0 +1,23 @@
+// `dumpsys SurfaceFlinger --latency <layer>`: a refresh-period line, then up to
+// 127 rows "desiredPresent actualPresent frameReady" (ns; TAB or space separated).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace jank::parsers {
+
+struct SfLatency {
+  std::optional<std::int64_t> refresh_period_ns;
+  std::vector<std::array<std::int64_t, 3>> rows;  // every well-formed data row, zero rows included
+  std::uint64_t zero_rows = 0;                    // all three columns 0 (no frame in that slot)
+  std::uint64_t pending_rows = 0;                 // any column INT64_MAX (fence not signalled)
+  std::uint64_t malformed_lines = 0;              // non-empty lines that are neither (a prompt line, say)
+};
+
+SfLatency parse_sf_latency(std::string_view text);
+
+}  // namespace jank::parsers

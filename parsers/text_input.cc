@@ -1,0 +1,1 @@
+#include "parsers/text_input.h"
