@@ -1,0 +1,222 @@
+#include "exporters/prometheus_collector.h"
+
+#include <prometheus/text_serializer.h>
+
+#include <limits>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace jank::exporters {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+// Families in a fixed order; each is created on first use so that families
+// without series are not printed.
+class Families {
+ public:
+  ClientMetric& add(const std::string& name, const char* help, MetricType type,
+                    std::vector<ClientMetric::Label> labels) {
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      it = index_.emplace(name, families_.size()).first;
+      families_.push_back(MetricFamily{name, help, type, {}});
+    }
+    auto& family = families_[it->second];
+    family.metric.emplace_back();
+    family.metric.back().label = std::move(labels);
+    return family.metric.back();
+  }
+  void counter(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels, double v) {
+    add(name, help, MetricType::Counter, std::move(labels)).counter.value = v;
+  }
+  void gauge(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels, double v) {
+    add(name, help, MetricType::Gauge, std::move(labels)).gauge.value = v;
+  }
+  void histogram(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels,
+                 const metrics::Histogram& h) {
+    auto& m = add(name, help, MetricType::Histogram, std::move(labels));
+    m.histogram.sample_count = h.count();
+    m.histogram.sample_sum = h.sum();
+    std::uint64_t cumulative = 0;
+    const auto bounds = h.upper_bounds();
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      cumulative += h.counts()[i];
+      m.histogram.bucket.push_back({cumulative, bounds[i]});
+    }
+    m.histogram.bucket.push_back({h.count(), std::numeric_limits<double>::infinity()});
+  }
+  std::vector<MetricFamily> take() { return std::move(families_); }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<MetricFamily> families_;
+};
+
+std::vector<ClientMetric::Label> with(std::vector<ClientMetric::Label> base, std::string name, std::string value) {
+  base.push_back({std::move(name), std::move(value)});
+  return base;
+}
+
+std::string quantile_label(int percent) {
+  switch (percent) {
+    case 50: return "0.5";
+    case 90: return "0.9";
+    case 95: return "0.95";
+    default: return "0.99";
+  }
+}
+
+void add_percentiles(Families& f, const std::string& name, const char* help,
+                     const std::vector<ClientMetric::Label>& labels, const metrics::ReportedPercentiles& p) {
+  if (p.has_p50) f.gauge(name, help, with(labels, "quantile", quantile_label(50)), p.p50_ms / 1000.0);
+  f.gauge(name, help, with(labels, "quantile", quantile_label(90)), p.p90_ms / 1000.0);
+  f.gauge(name, help, with(labels, "quantile", quantile_label(95)), p.p95_ms / 1000.0);
+  f.gauge(name, help, with(labels, "quantile", quantile_label(99)), p.p99_ms / 1000.0);
+}
+
+void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
+  const std::vector<ClientMetric::Label> dev = {{"serial", d.serial}};
+  f.gauge("android_display_refresh_rate_hertz", "Display refresh rate used for SM and jank thresholds.", dev,
+          d.refresh_hz);
+  f.gauge("android_display_refresh_rate_fallback",
+          "1 when the refresh rate is the configured default rather than read from the device.", dev,
+          d.refresh_is_fallback ? 1 : 0);
+  f.gauge("android_choreographer_device_sm",
+          "Smoothness of the whole device: refresh rate minus skipped frames per second over the window.", dev,
+          metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
+
+  const char* lines_help = "Logcat lines received, by outcome (received = parsed + unmatched + discarded).";
+  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "parsed"),
+            static_cast<double>(d.lines.parsed));
+  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "unmatched"),
+            static_cast<double>(d.lines.unmatched));
+  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "discarded"),
+            static_cast<double>(d.lines.discarded_total()));
+  for (std::size_t r = 0; r < parsers::kDiscardReasons; ++r) {
+    f.counter("jank_exporter_logcat_discarded_lines_total", "Logcat lines discarded, by reason.",
+              with(dev, "reason", std::string(parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r)))),
+              static_cast<double>(d.lines.discarded[r]));
+  }
+  f.counter("jank_exporter_package_overflow_events_total",
+            "Events counted under package=\"_other_\" because the device reached its package cap.", dev,
+            static_cast<double>(d.package_overflow_events));
+
+  for (const auto& [name, p] : d.packages) {
+    const std::vector<ClientMetric::Label> pkg = {{"serial", d.serial}, {"package", name}};
+    if (p.skip_events > 0) {
+      f.counter("android_choreographer_skipped_frames_total",
+                "Frames Choreographer reported skipped (sum of N in \"Skipped N frames!\").", pkg,
+                static_cast<double>(p.skipped_frames));
+      f.counter("android_choreographer_skip_events_total", "\"Skipped N frames!\" lines.", pkg,
+                static_cast<double>(p.skip_events));
+      f.histogram("android_choreographer_skip_size_frames", "Distribution of N in \"Skipped N frames!\".", pkg,
+                  p.skip_size);
+      f.gauge("android_choreographer_sm",
+              "Smoothness of the process: refresh rate minus its skipped frames per second over the window.", pkg,
+              metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
+      f.gauge("android_choreographer_max_skipped_frames", "Largest single skip within the window.", pkg,
+              p.window.max_skip(now));
+    }
+    if (p.davey_frames > 0) {
+      f.counter("android_hwui_davey_frames_total", "HWUI \"Davey!\" frames (700 ms or longer).", pkg,
+                static_cast<double>(p.davey_frames));
+      f.histogram("android_hwui_davey_duration_seconds", "Duration of Davey! frames with a valid duration.", pkg,
+                  p.davey_duration);
+      f.counter("android_hwui_davey_invalid_durations_total",
+                "Davey! frames whose duration is garbage (unsignalled fence, INT64_MAX timestamps).", pkg,
+                static_cast<double>(p.davey_invalid_durations));
+    }
+    if (p.has_gfxinfo) {
+      const auto& g = p.gfxinfo;
+      f.counter("android_gfxinfo_frames_rendered_total", "Frames rendered (gfxinfo \"Total frames rendered\").", pkg,
+                static_cast<double>(g.frames_rendered()));
+      f.counter("android_gfxinfo_janky_frames_total", "Janky frames (gfxinfo \"Janky frames\").", pkg,
+                static_cast<double>(g.janky_frames()));
+      if (g.has_legacy()) {
+        f.counter("android_gfxinfo_janky_frames_legacy_total", "gfxinfo \"Janky frames (legacy)\" (Android 12+).",
+                  pkg, static_cast<double>(g.janky_frames_legacy()));
+      }
+      for (std::size_t c = 0; c < metrics::kJankCauses; ++c) {
+        if (!g.causes_seen()[c]) continue;
+        f.counter("android_gfxinfo_jank_causes_total", "gfxinfo \"Number <cause>\" counters.",
+                  with(pkg, "cause", std::string(metrics::jank_cause_name(static_cast<metrics::JankCause>(c)))),
+                  static_cast<double>(g.causes()[c]));
+      }
+      f.histogram("android_gfxinfo_frame_duration_seconds",
+                  "Frame durations from the gfxinfo HISTOGRAM (sum estimated from bin labels).", pkg,
+                  g.frame_duration());
+      if (g.has_gpu_histogram()) {
+        f.histogram("android_gfxinfo_gpu_frame_duration_seconds",
+                    "GPU frame durations from the gfxinfo GPU HISTOGRAM (sum estimated from bin labels).", pkg,
+                    g.gpu_duration());
+      }
+      f.counter("android_gfxinfo_baseline_resets_total",
+                "Times the gfxinfo counters restarted (process restart or gfxinfo reset).", pkg,
+                static_cast<double>(g.baseline_resets()));
+      if (g.percentiles()) {
+        add_percentiles(f, "android_gfxinfo_reported_frame_duration_seconds",
+                        "Frame duration percentiles as the newest gfxinfo dump reported them.", pkg,
+                        *g.percentiles());
+      }
+      if (g.gpu_percentiles()) {
+        add_percentiles(f, "android_gfxinfo_reported_gpu_duration_seconds",
+                        "GPU duration percentiles as the newest gfxinfo dump reported them.", pkg,
+                        *g.gpu_percentiles());
+      }
+    }
+    if (p.has_framestats) {
+      const auto& s = p.framestats;
+      f.counter("android_framestats_frames_total", "Frames timed from framestats rows (Flags=0, de-duplicated).",
+                pkg, static_cast<double>(s.frames()));
+      f.counter("android_framestats_janky_frames_total",
+                "Framestats frames longer than one refresh interval (FrameCompleted - IntendedVsync).", pkg,
+                static_cast<double>(s.janky_frames()));
+      f.counter("android_framestats_flagged_frames_total", "Framestats rows with Flags != 0 (not timed).", pkg,
+                static_cast<double>(s.flagged_frames()));
+      f.counter("android_framestats_invalid_frames_total",
+                "Framestats Flags=0 rows with impossible timestamps (not timed).", pkg,
+                static_cast<double>(s.invalid_frames()));
+      f.counter("android_framestats_window_overflows_total",
+                "Polls whose ~120-frame window did not overlap the previous poll (frames missed).", pkg,
+                static_cast<double>(s.overflows()));
+      f.histogram("android_framestats_frame_duration_seconds", "FrameCompleted - IntendedVsync of each frame.",
+                  pkg, s.frame_duration());
+      for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
+        f.histogram("android_framestats_stage_duration_seconds", "Duration of each rendering stage of a frame.",
+                    with(pkg, "stage", std::string(metrics::frame_stage_name(static_cast<metrics::FrameStage>(st)))),
+                    s.stage_duration()[st]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+WindowNow input_time_now() {
+  return [](const metrics::DeviceMetrics& d) { return d.latest_time_ns; };
+}
+
+StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex)
+    : store_(store), now_(std::move(now)), mutex_(mutex) {}
+
+std::vector<MetricFamily> StoreCollector::Collect() const {
+  std::unique_lock<std::mutex> lock;
+  if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
+  Families families;
+  for (const auto& [serial, device] : store_.devices()) {
+    collect_device(families, *device, now_(*device), store_.options().window_seconds);
+  }
+  return families.take();
+}
+
+std::string serialize_text(const std::vector<MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+}  // namespace jank::exporters

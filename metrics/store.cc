@@ -1,0 +1,155 @@
+#include "metrics/store.h"
+
+#include <algorithm>
+#include <string>
+
+namespace jank::metrics {
+namespace {
+
+bool usable_printed_name(std::string_view name) {
+  return !name.empty() && name != "?" && name.size() <= 256;
+}
+
+std::int64_t wall_time_ns(const parsers::LogLine& line, bool& has_time) {
+  has_time = line.time.base == parsers::TimeBase::wall;
+  return has_time ? line.time.ns : 0;
+}
+
+}  // namespace
+
+PackageMetrics::PackageMetrics(std::int64_t window_seconds)
+    : skip_size(buckets::skip_size_frames()),
+      window(window_seconds),
+      davey_duration(buckets::davey_duration_seconds()) {}
+
+DeviceMetrics::DeviceMetrics(std::string serial_in, const StoreOptions& options)
+    : serial(std::move(serial_in)), refresh_hz(options.default_refresh_hz), window(options.window_seconds) {}
+
+Store::Store(StoreOptions options) : options_(options) {}
+
+DeviceMetrics& Store::device(std::string_view serial) {
+  auto it = devices_.find(serial);
+  if (it == devices_.end()) {
+    it = devices_.emplace(std::string(serial), std::make_unique<DeviceMetrics>(std::string(serial), options_)).first;
+  }
+  return *it->second;
+}
+
+PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
+  auto it = device.packages.find(name);
+  if (it != device.packages.end()) return it->second;
+  if (device.packages.size() >= options_.max_packages_per_device) {
+    ++device.package_overflow_events;
+    name = kOverflowPackage;
+    it = device.packages.find(name);
+    if (it != device.packages.end()) return it->second;
+  }
+  return device.packages.emplace(std::string(name), PackageMetrics(options_.window_seconds)).first->second;
+}
+
+std::string Store::package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed) {
+  if (pid >= 0) {
+    if (auto it = device.pid_names.find(pid); it != device.pid_names.end()) return it->second;
+  }
+  if (usable_printed_name(printed)) return std::string(printed);
+  if (pid >= 0) return "pid:" + std::to_string(pid);
+  return std::string(kUnknownPackage);
+}
+
+void Store::note_time(DeviceMetrics& device, std::int64_t time_ns) {
+  if (!device.has_time || time_ns > device.latest_time_ns) device.latest_time_ns = time_ns;
+  device.has_time = true;
+}
+
+void Store::record_skip(DeviceMetrics& device, std::string_view package_name, std::int64_t time_ns,
+                        bool has_time, std::uint32_t frames) {
+  PackageMetrics& pkg = package(device, package_name);
+  pkg.skipped_frames += frames;
+  ++pkg.skip_events;
+  pkg.skip_size.observe(frames);
+  // Without a timestamp (brief layout) the event lands at the newest known time.
+  const std::int64_t at = has_time ? time_ns : device.latest_time_ns;
+  pkg.window.add(at, frames);
+  device.window.add(at, frames);
+  if (has_time) note_time(device, time_ns);
+}
+
+void Store::record_davey(DeviceMetrics& device, std::string_view package_name, const parsers::DaveyFrame& davey) {
+  PackageMetrics& pkg = package(device, package_name);
+  ++pkg.davey_frames;
+  if (davey.duration_valid) {
+    pkg.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
+  } else {
+    ++pkg.davey_invalid_durations;
+  }
+}
+
+void Store::record_process(DeviceMetrics& device, const parsers::ProcessEvent& event) {
+  if (event.pid < 0) return;
+  if (event.kind == parsers::ProcessEvent::Kind::start) {
+    if (device.pid_names.size() >= options_.max_pids_per_device && !device.pid_names.contains(event.pid)) return;
+    device.pid_names[event.pid] = std::string(event.process.substr(0, 256));
+  } else {
+    device.pid_names.erase(event.pid);
+  }
+}
+
+void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump) {
+  ++device.gfxinfo_dumps;
+  const std::int64_t interval_ns =
+      device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
+  for (const auto& process : dump.processes) {
+    std::string name = process.package.empty() ? package_label(device, process.pid, "") : process.package;
+    const bool has_frames_data = process.stats || process.framestats ||
+                                 std::any_of(process.windows.begin(), process.windows.end(),
+                                             [](const auto& w) { return w.framestats.has_value(); });
+    if (!has_frames_data) continue;  // all-process dumps list many processes with nothing to count
+    PackageMetrics& pkg = package(device, name);
+    if (process.stats) {
+      pkg.gfxinfo.apply(*process.stats);
+      pkg.has_gfxinfo = true;
+    }
+    if (process.framestats) {
+      pkg.framestats.apply("", *process.framestats, interval_ns);
+      pkg.has_framestats = true;
+    }
+    for (const auto& window : process.windows) {
+      if (!window.framestats) continue;
+      pkg.framestats.apply(window.name, *window.framestats, interval_ns);
+      pkg.has_framestats = true;
+    }
+  }
+  if (dump.orphan_stats || !dump.orphan_framestats.empty()) {
+    PackageMetrics& pkg = package(device, kUnknownPackage);
+    if (dump.orphan_stats) {
+      pkg.gfxinfo.apply(*dump.orphan_stats);
+      pkg.has_gfxinfo = true;
+    }
+    for (const auto& table : dump.orphan_framestats) {
+      pkg.framestats.apply("", table, interval_ns);
+      pkg.has_framestats = true;
+    }
+  }
+}
+
+void DeviceLogcatRecorder::on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) {
+  bool has_time = false;
+  const std::int64_t t = wall_time_ns(line, has_time);
+  store_.record_skip(device_, Store::package_label(device_, line.pid, line.package), t, has_time, frames);
+}
+
+void DeviceLogcatRecorder::on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) {
+  bool has_time = false;
+  const std::int64_t t = wall_time_ns(line, has_time);
+  if (has_time) store_.note_time(device_, t);
+  store_.record_davey(device_, Store::package_label(device_, line.pid, line.package), davey);
+}
+
+void DeviceLogcatRecorder::on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) {
+  bool has_time = false;
+  const std::int64_t t = wall_time_ns(line, has_time);
+  if (has_time) store_.note_time(device_, t);
+  store_.record_process(device_, event);
+}
+
+}  // namespace jank::metrics

@@ -1,1 +1,277 @@
 #include "parsers/logcat_stream.h"
+
+#include <cstring>
+
+namespace jank::parsers {
+namespace {
+
+constexpr std::size_t kEncodingProbeBytes = 64;
+
+std::string_view strip_cr(std::string_view s) {
+  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// A metric message on a line whose header could not be read: worth reporting
+// as a discard rather than as ordinary unmatched traffic.
+bool looks_like_metric_message(std::string_view line) {
+  std::size_t at = line.find("Skipped ");
+  if (at != std::string_view::npos) {
+    std::size_t p = at + 8;
+    std::size_t digits = 0;
+    while (p < line.size() && line[p] >= '0' && line[p] <= '9') ++p, ++digits;
+    if (digits > 0 && line.substr(p, 8) == " frames!") return true;
+  }
+  return line.find("Davey! duration=") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view discard_reason_name(DiscardReason reason) {
+  switch (reason) {
+    case DiscardReason::too_long: return "too_long";
+    case DiscardReason::binary: return "binary";
+    case DiscardReason::no_header: return "no_header";
+    case DiscardReason::malformed: return "malformed";
+    case DiscardReason::count_: break;
+  }
+  return "unknown";
+}
+
+std::uint64_t LineCounts::discarded_total() const {
+  std::uint64_t total = 0;
+  for (auto n : discarded) total += n;
+  return total;
+}
+
+LogcatStream::LogcatStream(LogcatSink& sink, LogcatStreamOptions options)
+    : sink_(sink), options_(options) {}
+
+void LogcatStream::feed(std::string_view bytes) {
+  if (!encoding_known_) {
+    head_.append(bytes);
+    if (head_.size() < kEncodingProbeBytes) return;
+    encoding_known_ = true;
+    encoding_ = detect_encoding(head_);
+    std::string head = std::move(head_);
+    head_.clear();
+    std::string_view data = head;
+    if (encoding_ == Encoding::utf8_bom) data.remove_prefix(3);
+    if (encoding_ == Encoding::utf16le_bom) data.remove_prefix(2);
+    feed(data);
+    return;
+  }
+  if (encoding_ == Encoding::utf16le || encoding_ == Encoding::utf16le_bom) {
+    decoded_.clear();
+    utf16_.feed(bytes, decoded_);
+    feed_utf8(decoded_);
+    decoded_.clear();
+    return;
+  }
+  feed_utf8(bytes);
+}
+
+void LogcatStream::finish() {
+  if (!encoding_known_) {
+    encoding_known_ = true;
+    encoding_ = detect_encoding(head_);
+    std::string head = std::move(head_);
+    head_.clear();
+    std::string_view data = head;
+    if (encoding_ == Encoding::utf8_bom) data.remove_prefix(3);
+    if (encoding_ == Encoding::utf16le_bom) data.remove_prefix(std::min<std::size_t>(2, data.size()));
+    if (!data.empty()) feed(data);
+  }
+  if (!partial_.empty() && !skipping_long_) {
+    std::string last = std::move(partial_);
+    partial_.clear();
+    process_line(last, false);
+  }
+  partial_.clear();
+  skipping_long_ = false;
+}
+
+void LogcatStream::feed_utf8(std::string_view text) {
+  const std::size_t max = options_.max_line_bytes;
+  // Complete the line left over from the previous chunk.
+  if (!partial_.empty() || skipping_long_) {
+    const void* nl = std::memchr(text.data(), '\n', text.size());
+    std::size_t upto = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+    if (!skipping_long_) {
+      if (partial_.size() + upto > max) {
+        partial_.clear();
+        skipping_long_ = true;
+        ++counts_.received;
+        discard(DiscardReason::too_long);
+      } else {
+        partial_.append(text.substr(0, upto));
+      }
+    }
+    if (nl == nullptr) return;
+    text.remove_prefix(upto + 1);
+    if (skipping_long_) {
+      skipping_long_ = false;
+    } else {
+      std::string line = std::move(partial_);
+      partial_.clear();
+      process_line(line, false);
+    }
+  }
+  const char* last_nl = static_cast<const char*>(memrchr(text.data(), '\n', text.size()));
+  if (last_nl != nullptr) {
+    std::size_t region_len = static_cast<std::size_t>(last_nl - text.data()) + 1;
+    std::string_view region = text.substr(0, region_len);
+    ScanResult scanned = scan_lines(region, max, *this);
+    counts_.received += scanned.plain_lines;
+    counts_.unmatched += scanned.plain_lines;
+    // The newest timestamp costs one header parse per chunk, not one per line.
+    std::string_view body = region.substr(0, region.size() - 1);
+    const char* prev_nl = static_cast<const char*>(memrchr(body.data(), '\n', body.size()));
+    note_time(prev_nl ? body.substr(static_cast<std::size_t>(prev_nl - body.data()) + 1) : body);
+    text.remove_prefix(region_len);
+  }
+  if (text.size() > max) {
+    skipping_long_ = true;
+    ++counts_.received;
+    discard(DiscardReason::too_long);
+  } else {
+    partial_.assign(text);
+  }
+}
+
+void LogcatStream::process_line(std::string_view line, bool truncated) {
+  if (truncated || line.size() > options_.max_line_bytes) {
+    ++counts_.received;
+    discard(DiscardReason::too_long);
+    return;
+  }
+  unsigned flags = 0;
+  if (line_has_trigger(line)) flags |= kLineTrigger;
+  if (std::memchr(line.data(), '\0', line.size()) != nullptr) flags |= kLineNul;
+  handle(line, flags);
+  if (flags == 0) note_time(line);
+}
+
+void LogcatStream::visit(std::string_view line, unsigned flags) { handle(line, flags); }
+
+std::optional<LogLine> LogcatStream::header_for(std::string_view line) {
+  if (layout_ != LogLayout::unknown && layout_ != LogLayout::raw) {
+    if (auto parsed = parse_log_line(line, layout_, options_.parse)) return parsed;
+  }
+  auto parsed = detect_log_line(line, options_.parse);
+  if (parsed) layout_ = parsed->layout;
+  return parsed;
+}
+
+void LogcatStream::note_time(std::string_view last_line) {
+  last_line = strip_tool_prefix(strip_cr(last_line));
+  if (last_line.empty() || layout_ == LogLayout::unknown || layout_ == LogLayout::raw) return;
+  if (auto parsed = parse_log_line(last_line, layout_, options_.parse)) {
+    if (parsed->time.base != TimeBase::none) last_time_ = parsed->time;
+  }
+}
+
+void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
+  ++counts_.received;
+  std::string_view line = strip_cr(raw_line);
+  if (line.size() > options_.max_line_bytes) {
+    discard(DiscardReason::too_long);
+    return;
+  }
+  if ((flags & kLineNul) != 0) {
+    discard(DiscardReason::binary);
+    return;
+  }
+  if (line.empty()) {
+    pending_header_ = false;  // ends a `-v long` record
+    ++counts_.unmatched;
+    return;
+  }
+  line = strip_tool_prefix(line);
+  if (!line.empty() && line.front() == '[') {
+    for (LogLayout layout : {LogLayout::long_header, LogLayout::logcatapp}) {
+      if (auto header = parse_log_line(line, layout, options_.parse)) {
+        pending_ = *header;
+        pending_tag_.assign(header->tag);
+        pending_package_.assign(header->package);
+        pending_uid_name_.assign(header->uid_name);
+        pending_.tag = pending_tag_;
+        pending_.package = pending_package_;
+        pending_.uid_name = pending_uid_name_;
+        pending_header_ = true;
+        layout_ = layout;
+        if (header->time.base != TimeBase::none) last_time_ = header->time;
+        ++counts_.unmatched;
+        return;
+      }
+    }
+  }
+  if ((flags & kLineTrigger) == 0) {
+    ++counts_.unmatched;
+    return;
+  }
+
+  LogLine entry;
+  if (auto header = header_for(line)) {
+    entry = *header;
+    pending_header_ = false;
+  } else if (pending_header_) {
+    entry = pending_;
+    entry.message = line;
+  } else if (layout_ == LogLayout::unknown || layout_ == LogLayout::raw) {
+    // `logcat -v raw`: no header at all. Only the Choreographer and Davey
+    // messages are specific enough to be trusted without a tag.
+    entry.layout = LogLayout::raw;
+    entry.message = line;
+    if (auto frames = parse_skipped_frames("Choreographer", line)) {
+      layout_ = LogLayout::raw;
+      entry.tag = "Choreographer";
+      ++counts_.parsed;
+      sink_.on_skipped_frames(entry, *frames);
+      return;
+    }
+    if (auto davey = parse_davey("HWUI", line)) {
+      layout_ = LogLayout::raw;
+      entry.tag = "HWUI";
+      ++counts_.parsed;
+      sink_.on_davey(entry, *davey);
+      return;
+    }
+    if (looks_like_metric_message(line)) {
+      discard(DiscardReason::no_header);
+    } else {
+      ++counts_.unmatched;
+    }
+    return;
+  } else {
+    if (looks_like_metric_message(line)) {
+      discard(DiscardReason::no_header);
+    } else {
+      ++counts_.unmatched;
+    }
+    return;
+  }
+
+  if (entry.time.base != TimeBase::none) last_time_ = entry.time;
+  if (auto frames = parse_skipped_frames(entry.tag, entry.message)) {
+    ++counts_.parsed;
+    sink_.on_skipped_frames(entry, *frames);
+  } else if (auto davey = parse_davey(entry.tag, entry.message)) {
+    ++counts_.parsed;
+    sink_.on_davey(entry, *davey);
+  } else if (auto event = parse_process_event(entry.tag, entry.message)) {
+    ++counts_.parsed;
+    sink_.on_process_event(entry, *event);
+  } else if ((entry.tag == "Choreographer" && starts_with(entry.message, "Skipped ")) ||
+             ((entry.tag == "OpenGLRenderer" || entry.tag == "HWUI") && starts_with(entry.message, "Davey!"))) {
+    discard(DiscardReason::malformed);
+  } else {
+    ++counts_.unmatched;
+  }
+}
+
+}  // namespace jank::parsers

@@ -1,0 +1,42 @@
+// Presents the metric model as Prometheus metric families. The daemon
+// registers it with prometheus-cpp's Exposer; `replay` serializes it with the
+// same TextSerializer, so both print exactly the same exposition.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include "metrics/store.h"
+
+namespace jank::exporters {
+
+// "Now" for windowed gauges (SM, worst skip), on the device's own clock.
+using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
+
+// The newest timestamp of the device's input: right for replays.
+WindowNow input_time_now();
+
+class StoreCollector final : public prometheus::Collectable {
+ public:
+  // `mutex` (may be null) is held while reading the store.
+  StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex = nullptr);
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const metrics::Store& store_;
+  WindowNow now_;
+  std::mutex* mutex_;
+};
+
+// Text exposition format (version 0.0.4) of the given families.
+std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);
+
+}  // namespace jank::exporters

@@ -1,0 +1,109 @@
+#include "metrics/framestats_tracker.h"
+
+#include <limits>
+#include <optional>
+
+namespace jank::metrics {
+namespace {
+
+constexpr std::int64_t kMaxFrameNs = 10'000'000'000;  // HWUI ignores events ≥ 10 s too
+constexpr std::size_t kMaxWindows = 64;               // per package; windows beyond share one slot
+
+struct Columns {
+  std::optional<std::size_t> flags, intended, completed, input, animation, traversals, draw, sync_queued,
+      sync, issue;
+};
+
+}  // namespace
+
+std::string_view frame_stage_name(FrameStage stage) {
+  switch (stage) {
+    case FrameStage::input: return "input";
+    case FrameStage::animation: return "animation";
+    case FrameStage::layout: return "layout";
+    case FrameStage::draw: return "draw";
+    case FrameStage::sync: return "sync";
+    case FrameStage::gpu: return "gpu";
+    case FrameStage::count_: break;
+  }
+  return "unknown";
+}
+
+FramestatsTracker::FramestatsTracker()
+    : frame_duration_(buckets::frame_duration_seconds()),
+      stages_{Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds()),
+              Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds()),
+              Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds())} {}
+
+void FramestatsTracker::apply(std::string_view window, const parsers::FramestatsTable& table,
+                              std::int64_t frame_interval_ns) {
+  Columns c;
+  c.flags = table.column("Flags");
+  c.intended = table.column("IntendedVsync");
+  c.completed = table.column("FrameCompleted");
+  c.input = table.column("HandleInputStart");
+  c.animation = table.column("AnimationStart");
+  c.traversals = table.column("PerformTraversalsStart");
+  c.draw = table.column("DrawStart");
+  c.sync_queued = table.column("SyncQueued");
+  c.sync = table.column("SyncStart");
+  c.issue = table.column("IssueDrawCommandsStart");
+  if (!c.flags || !c.intended || !c.completed) {
+    if (!table.rows.empty()) ++unusable_;
+    return;
+  }
+  if (table.rows.empty()) return;
+
+  std::string key(window);
+  if (newest_.size() >= kMaxWindows && newest_.find(key) == newest_.end()) key = "\x01overflow";
+  auto [it, inserted] = newest_.try_emplace(key, std::numeric_limits<std::int64_t>::min());
+  std::int64_t& newest = it->second;
+
+  // Overlap check: if the previous poll's newest frame is older than every
+  // row of this one, frames fell out of the ~120-row window between polls.
+  std::int64_t oldest_here = std::numeric_limits<std::int64_t>::max();
+  for (const auto& row : table.rows) oldest_here = std::min(oldest_here, row[*c.intended]);
+  if (!inserted && newest != std::numeric_limits<std::int64_t>::min() && oldest_here > newest) ++overflows_;
+
+  std::int64_t newest_here = newest;
+  for (const auto& row : table.rows) {
+    const std::int64_t intended = row[*c.intended];
+    if (intended <= newest) continue;  // counted by an earlier poll
+    newest_here = std::max(newest_here, intended);
+    if (row[*c.flags] != 0) {
+      ++flagged_;
+      continue;
+    }
+    const std::int64_t completed = row[*c.completed];
+    if (intended <= 0 || completed <= intended || completed - intended >= kMaxFrameNs) {
+      ++invalid_;
+      continue;
+    }
+    const std::int64_t duration = completed - intended;
+    ++frames_;
+    if (frame_interval_ns > 0 && duration > frame_interval_ns) ++janky_;
+    frame_duration_.observe(static_cast<double>(duration) / 1e9);
+
+    auto stage = [&](FrameStage s, std::optional<std::size_t> from, std::optional<std::size_t> to) {
+      if (!from || !to) return;
+      const std::int64_t a = row[*from], b = row[*to];
+      if (a <= 0 || b < a || b - a >= kMaxFrameNs) return;
+      stages_[static_cast<std::size_t>(s)].observe(static_cast<double>(b - a) / 1e9);
+    };
+    stage(FrameStage::input, c.input, c.animation);
+    stage(FrameStage::animation, c.animation, c.traversals);
+    stage(FrameStage::layout, c.traversals, c.draw);
+    stage(FrameStage::draw, c.draw, c.sync_queued ? c.sync_queued : c.sync);
+    stage(FrameStage::sync, c.sync, c.issue);
+    // GPU issue: from command issue to frame completion.
+    if (c.issue) {
+      const std::int64_t a = row[*c.issue];
+      if (a > 0 && completed >= a && completed - a < kMaxFrameNs) {
+        stages_[static_cast<std::size_t>(FrameStage::gpu)].observe(static_cast<double>(completed - a) / 1e9);
+      }
+    }
+  }
+  newest = newest_here;
+}
+
+}  // namespace jank::metrics

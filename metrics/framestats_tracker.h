@@ -1,0 +1,46 @@
+// Per-frame rows from successive `gfxinfo framestats` polls. Polls return
+// overlapping windows of the last ~120 frames: each window (one per
+// `Window:` block) keeps the newest IntendedVsync counted so far, and only rows
+// after it are new. Only rows with Flags = 0 carry trustworthy timings.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "metrics/histogram.h"
+#include "parsers/framestats.h"
+
+namespace jank::metrics {
+
+enum class FrameStage : std::uint8_t { input, animation, layout, draw, sync, gpu, count_ };
+inline constexpr std::size_t kFrameStages = static_cast<std::size_t>(FrameStage::count_);
+std::string_view frame_stage_name(FrameStage stage);
+
+class FramestatsTracker {
+ public:
+  FramestatsTracker();
+
+  // `frame_interval_ns` (1/refresh rate) decides which frames are janky.
+  void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns);
+
+  std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
+  std::uint64_t janky_frames() const { return janky_; }       // of those, longer than one frame interval
+  std::uint64_t flagged_frames() const { return flagged_; }   // new rows with Flags ≠ 0 (not timed)
+  std::uint64_t invalid_frames() const { return invalid_; }   // Flags=0 rows with impossible timestamps
+  std::uint64_t overflows() const { return overflows_; }      // polls that did not overlap the previous one
+  std::uint64_t unusable_tables() const { return unusable_; }  // tables without the needed columns
+  const Histogram& frame_duration() const { return frame_duration_; }
+  const std::array<Histogram, kFrameStages>& stage_duration() const { return stages_; }
+  std::size_t windows_tracked() const { return newest_.size(); }
+
+ private:
+  std::map<std::string, std::int64_t, std::less<>> newest_;  // window → newest IntendedVsync counted
+  std::uint64_t frames_ = 0, janky_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;
+  Histogram frame_duration_;
+  std::array<Histogram, kFrameStages> stages_;
+};
+
+}  // namespace jank::metrics

@@ -1,0 +1,150 @@
+#include "metrics/gfxinfo_tracker.h"
+
+#include <map>
+
+namespace jank::metrics {
+namespace {
+
+using parsers::GfxStats;
+using parsers::HistogramBin;
+
+const std::optional<std::uint64_t>& cause_value(const GfxStats& s, JankCause c) {
+  switch (c) {
+    case JankCause::missed_vsync: return s.missed_vsync;
+    case JankCause::high_input_latency: return s.high_input_latency;
+    case JankCause::slow_ui_thread: return s.slow_ui_thread;
+    case JankCause::slow_bitmap_uploads: return s.slow_bitmap_uploads;
+    case JankCause::slow_issue_draw_commands: return s.slow_issue_draw_commands;
+    case JankCause::frame_deadline_missed: return s.frame_deadline_missed;
+    case JankCause::frame_deadline_missed_legacy:
+    case JankCause::count_: break;
+  }
+  return s.frame_deadline_missed_legacy;
+}
+
+bool fell(const std::optional<std::uint64_t>& now, const std::optional<std::uint64_t>& before) {
+  return now && before && *now < *before;
+}
+
+std::uint64_t delta(const std::optional<std::uint64_t>& now, const std::optional<std::uint64_t>& before,
+                    bool same_baseline) {
+  if (!now) return 0;
+  if (!same_baseline || !before) return *now;
+  return *now - *before;  // callers checked it did not fall
+}
+
+// Per-label counts of the previous dump, to subtract bin by bin.
+std::map<std::uint32_t, std::uint64_t> by_label(const std::vector<HistogramBin>& bins) {
+  std::map<std::uint32_t, std::uint64_t> m;
+  for (const auto& b : bins) m[b.label_ms] += b.count;
+  return m;
+}
+
+bool histogram_fell(const std::vector<HistogramBin>& now, const std::vector<HistogramBin>& before) {
+  auto prev = by_label(before);
+  for (const auto& b : now) {
+    auto it = prev.find(b.label_ms);
+    if (it != prev.end() && b.count < it->second) return true;
+  }
+  return false;
+}
+
+// HWUI HISTOGRAM: a bin labelled L holds frames from about L up to the next
+// bin's label, so each bin is counted at or below the next label (the last bin
+// only under +Inf). The label itself stands in for the value in _sum.
+// GPU HISTOGRAM: labels are exclusive upper bounds (1 ms = under 1 ms) except
+// the last (4950 ms), which holds everything slower.
+void add_bins(Histogram& h, const std::vector<HistogramBin>& now, const std::vector<HistogramBin>& before,
+              bool same_baseline, bool labels_are_upper_bounds) {
+  auto prev = same_baseline ? by_label(before) : std::map<std::uint32_t, std::uint64_t>{};
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    std::uint64_t n = now[i].count;
+    if (auto it = prev.find(now[i].label_ms); it != prev.end()) n -= it->second;
+    if (n == 0) continue;
+    const bool last = i + 1 == now.size();
+    std::size_t bucket;
+    if (last) {
+      bucket = h.upper_bounds().size();
+    } else if (labels_are_upper_bounds) {
+      bucket = h.bucket_for(now[i].label_ms / 1000.0);
+    } else {
+      bucket = h.bucket_for(now[i + 1].label_ms / 1000.0);
+    }
+    h.add_to_bucket(bucket, n, static_cast<double>(n) * now[i].label_ms / 1000.0);
+  }
+}
+
+std::optional<ReportedPercentiles> percentiles_of(const std::optional<std::uint32_t>& p50,
+                                                  const std::optional<std::uint32_t>& p90,
+                                                  const std::optional<std::uint32_t>& p95,
+                                                  const std::optional<std::uint32_t>& p99) {
+  if (!p90 || !p95 || !p99) return std::nullopt;
+  ReportedPercentiles r;
+  r.has_p50 = p50.has_value();
+  r.p50_ms = p50.value_or(0);
+  r.p90_ms = *p90;
+  r.p95_ms = *p95;
+  r.p99_ms = *p99;
+  return r;
+}
+
+}  // namespace
+
+std::string_view jank_cause_name(JankCause cause) {
+  switch (cause) {
+    case JankCause::missed_vsync: return "missed_vsync";
+    case JankCause::high_input_latency: return "high_input_latency";
+    case JankCause::slow_ui_thread: return "slow_ui_thread";
+    case JankCause::slow_bitmap_uploads: return "slow_bitmap_uploads";
+    case JankCause::slow_issue_draw_commands: return "slow_issue_draw_commands";
+    case JankCause::frame_deadline_missed: return "frame_deadline_missed";
+    case JankCause::frame_deadline_missed_legacy: return "frame_deadline_missed_legacy";
+    case JankCause::count_: break;
+  }
+  return "unknown";
+}
+
+GfxinfoTracker::GfxinfoTracker()
+    : frame_duration_(buckets::frame_duration_seconds()), gpu_duration_(buckets::gpu_duration_seconds()) {}
+
+bool GfxinfoTracker::continues_baseline(const GfxStats& s) const {
+  if (!previous_) return false;
+  const GfxStats& p = *previous_;
+  if (s.stats_since_ns != p.stats_since_ns) return false;
+  if (fell(s.total_frames, p.total_frames) || fell(s.janky_frames, p.janky_frames) ||
+      fell(s.janky_frames_legacy, p.janky_frames_legacy)) {
+    return false;
+  }
+  for (std::size_t c = 0; c < kJankCauses; ++c) {
+    auto cause = static_cast<JankCause>(c);
+    if (fell(cause_value(s, cause), cause_value(p, cause))) return false;
+  }
+  return !histogram_fell(s.histogram, p.histogram) && !histogram_fell(s.gpu_histogram, p.gpu_histogram);
+}
+
+void GfxinfoTracker::apply(const GfxStats& s) {
+  const bool same = continues_baseline(s);
+  if (previous_ && !same) ++resets_;
+  ++dumps_;
+  const GfxStats empty;
+  const GfxStats& p = (same && previous_) ? *previous_ : empty;
+  frames_rendered_ += delta(s.total_frames, p.total_frames, same);
+  janky_ += delta(s.janky_frames, p.janky_frames, same);
+  if (s.janky_frames_legacy) has_legacy_ = true;
+  janky_legacy_ += delta(s.janky_frames_legacy, p.janky_frames_legacy, same);
+  for (std::size_t c = 0; c < kJankCauses; ++c) {
+    auto cause = static_cast<JankCause>(c);
+    if (cause_value(s, cause)) causes_seen_[c] = true;
+    causes_[c] += delta(cause_value(s, cause), cause_value(p, cause), same);
+  }
+  add_bins(frame_duration_, s.histogram, p.histogram, same, false);
+  if (!s.gpu_histogram.empty()) has_gpu_histogram_ = true;
+  add_bins(gpu_duration_, s.gpu_histogram, p.gpu_histogram, same, true);
+  if (s.total_frames.value_or(0) > 0) {
+    if (auto r = percentiles_of(s.p50_ms, s.p90_ms, s.p95_ms, s.p99_ms)) percentiles_ = r;
+    if (auto r = percentiles_of(s.gpu_p50_ms, s.gpu_p90_ms, s.gpu_p95_ms, s.gpu_p99_ms)) gpu_percentiles_ = r;
+  }
+  previous_ = s;
+}
+
+}  // namespace jank::metrics

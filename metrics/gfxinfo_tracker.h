@@ -1,0 +1,70 @@
+// Turns successive cumulative `dumpsys gfxinfo` blocks of one process into
+// monotonic counters. A new baseline starts when "Stats since" changes or any
+// value falls (process restart, `gfxinfo reset`): the new dump's values are
+// then added whole, so counters never go down.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "metrics/histogram.h"
+#include "parsers/gfxinfo.h"
+
+namespace jank::metrics {
+
+enum class JankCause : std::uint8_t {
+  missed_vsync,
+  high_input_latency,
+  slow_ui_thread,
+  slow_bitmap_uploads,
+  slow_issue_draw_commands,
+  frame_deadline_missed,
+  frame_deadline_missed_legacy,
+  count_
+};
+inline constexpr std::size_t kJankCauses = static_cast<std::size_t>(JankCause::count_);
+std::string_view jank_cause_name(JankCause cause);
+
+struct ReportedPercentiles {
+  std::uint32_t p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0;
+  bool has_p50 = false;  // Android 6 prints no 50th percentile
+};
+
+class GfxinfoTracker {
+ public:
+  GfxinfoTracker();
+
+  void apply(const parsers::GfxStats& stats);
+
+  std::uint64_t frames_rendered() const { return frames_rendered_; }
+  std::uint64_t janky_frames() const { return janky_; }
+  std::uint64_t janky_frames_legacy() const { return janky_legacy_; }
+  bool has_legacy() const { return has_legacy_; }
+  const std::array<std::uint64_t, kJankCauses>& causes() const { return causes_; }
+  const std::array<bool, kJankCauses>& causes_seen() const { return causes_seen_; }
+  const Histogram& frame_duration() const { return frame_duration_; }
+  const Histogram& gpu_duration() const { return gpu_duration_; }
+  bool has_gpu_histogram() const { return has_gpu_histogram_; }
+  std::uint64_t baseline_resets() const { return resets_; }
+  std::uint64_t dumps() const { return dumps_; }
+  // Percentiles of the newest dump that had frames (a 0-frame dump prints
+  // 4950 ms, which means "no data").
+  const std::optional<ReportedPercentiles>& percentiles() const { return percentiles_; }
+  const std::optional<ReportedPercentiles>& gpu_percentiles() const { return gpu_percentiles_; }
+
+ private:
+  bool continues_baseline(const parsers::GfxStats& s) const;
+
+  std::optional<parsers::GfxStats> previous_;
+  std::uint64_t frames_rendered_ = 0, janky_ = 0, janky_legacy_ = 0, resets_ = 0, dumps_ = 0;
+  bool has_legacy_ = false, has_gpu_histogram_ = false;
+  std::array<std::uint64_t, kJankCauses> causes_{};
+  std::array<bool, kJankCauses> causes_seen_{};
+  Histogram frame_duration_;
+  Histogram gpu_duration_;
+  std::optional<ReportedPercentiles> percentiles_, gpu_percentiles_;
+};
+
+}  // namespace jank::metrics

@@ -1,0 +1,55 @@
+#include "metrics/skip_window.h"
+
+#include <algorithm>
+
+namespace jank::metrics {
+
+std::int64_t SkipWindow::second_of(std::int64_t ns) {
+  // Floor division so that negative (pre-epoch or monotonic-zero) times work.
+  std::int64_t s = ns / 1'000'000'000;
+  if (ns % 1'000'000'000 < 0) --s;
+  return s;
+}
+
+void SkipWindow::add(std::int64_t time_ns, std::uint32_t frames) {
+  const std::int64_t sec = second_of(time_ns);
+  // Logs are nearly ordered; walk from the back to place a late entry.
+  auto it = seconds_.end();
+  while (it != seconds_.begin() && std::prev(it)->second > sec) --it;
+  if (it != seconds_.begin() && std::prev(it)->second == sec) {
+    auto& bucket = *std::prev(it);
+    bucket.frames += frames;
+    bucket.max = std::max(bucket.max, frames);
+  } else {
+    seconds_.insert(it, Second{sec, frames, frames});
+  }
+  // Drop seconds that can no longer be inside any window ending at the newest.
+  const std::int64_t newest = seconds_.back().second;
+  while (!seconds_.empty() && seconds_.front().second <= newest - window_s_) seconds_.pop_front();
+}
+
+std::uint64_t SkipWindow::frames(std::int64_t now_ns) const {
+  const std::int64_t now = second_of(now_ns);
+  std::uint64_t total = 0;
+  for (const auto& s : seconds_) {
+    if (s.second > now - window_s_ && s.second <= now) total += s.frames;
+  }
+  return total;
+}
+
+std::uint32_t SkipWindow::max_skip(std::int64_t now_ns) const {
+  const std::int64_t now = second_of(now_ns);
+  std::uint32_t worst = 0;
+  for (const auto& s : seconds_) {
+    if (s.second > now - window_s_ && s.second <= now) worst = std::max(worst, s.max);
+  }
+  return worst;
+}
+
+double smoothness(double refresh_hz, std::uint64_t skipped_in_window, std::int64_t window_seconds) {
+  if (window_seconds <= 0 || refresh_hz <= 0) return 0;
+  double sm = refresh_hz - static_cast<double>(skipped_in_window) / static_cast<double>(window_seconds);
+  return std::clamp(sm, 0.0, refresh_hz);
+}
+
+}  // namespace jank::metrics

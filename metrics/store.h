@@ -1,0 +1,110 @@
+// The metric model: per device and per process ("package") state fed by the
+// parsers, with no knowledge of sockets or of Prometheus. Exporters read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "metrics/framestats_tracker.h"
+#include "metrics/gfxinfo_tracker.h"
+#include "metrics/histogram.h"
+#include "metrics/skip_window.h"
+#include "parsers/gfxinfo.h"
+#include "parsers/logcat_stream.h"
+
+namespace jank::metrics {
+
+struct StoreOptions {
+  double default_refresh_hz = 60;
+  std::int64_t window_seconds = 60;
+  std::size_t max_packages_per_device = 200;
+  std::size_t max_pids_per_device = 65536;
+};
+
+// Label value for events beyond the per-device package cap.
+inline constexpr std::string_view kOverflowPackage = "_other_";
+// Label value when neither a pid nor a name is known (raw layout).
+inline constexpr std::string_view kUnknownPackage = "unknown";
+
+struct PackageMetrics {
+  explicit PackageMetrics(std::int64_t window_seconds);
+
+  std::uint64_t skipped_frames = 0;
+  std::uint64_t skip_events = 0;
+  Histogram skip_size;
+  SkipWindow window;
+
+  std::uint64_t davey_frames = 0;
+  std::uint64_t davey_invalid_durations = 0;
+  Histogram davey_duration;
+
+  GfxinfoTracker gfxinfo;
+  bool has_gfxinfo = false;
+  FramestatsTracker framestats;
+  bool has_framestats = false;
+};
+
+struct DeviceMetrics {
+  DeviceMetrics(std::string serial, const StoreOptions& options);
+
+  std::string serial;
+  double refresh_hz;
+  bool refresh_is_fallback = true;  // no measured rate: the configured default is used
+  parsers::LineCounts lines;
+  SkipWindow window;                // device-wide skipped frames
+  std::uint64_t package_overflow_events = 0;
+  std::uint64_t gfxinfo_dumps = 0;
+  // Newest timestamp seen in this device's input (wall clock ns, or 0).
+  std::int64_t latest_time_ns = 0;
+  bool has_time = false;
+
+  std::map<std::string, PackageMetrics, std::less<>> packages;
+  std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
+};
+
+class Store {
+ public:
+  explicit Store(StoreOptions options = {});
+
+  DeviceMetrics& device(std::string_view serial);
+  const std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>>& devices() const { return devices_; }
+  const StoreOptions& options() const { return options_; }
+
+  // The series for `name` on this device, or the shared overflow series once
+  // the device has max_packages_per_device packages.
+  PackageMetrics& package(DeviceMetrics& device, std::string_view name);
+
+  void record_skip(DeviceMetrics& device, std::string_view package, std::int64_t time_ns, bool has_time,
+                   std::uint32_t frames);
+  void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
+  void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
+  void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
+  void note_time(DeviceMetrics& device, std::int64_t time_ns);
+
+  // Name used for a process: the pid's known name, else the name printed in
+  // the line (Android Studio layouts), else "pid:N".
+  static std::string package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed);
+
+ private:
+  StoreOptions options_;
+  std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>> devices_;
+};
+
+// Feeds one device's logcat events into the store.
+class DeviceLogcatRecorder final : public parsers::LogcatSink {
+ public:
+  DeviceLogcatRecorder(Store& store, DeviceMetrics& device) : store_(store), device_(device) {}
+  void on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) override;
+  void on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) override;
+  void on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) override;
+
+ private:
+  Store& store_;
+  DeviceMetrics& device_;
+};
+
+}  // namespace jank::metrics
