@@ -37,6 +37,10 @@ struct GfxStats {
   std::vector<HistogramBin> gpu_histogram;  // "GPU HISTOGRAM:" in printed order
 };
 
+// A "Window: <name>" block (Android 12+), or a view root named in the
+// "Profile data in ms:" section when a stats block (Android 6) or a
+// PROFILEDATA block (Android 7-11) follows it directly: then `name` is that
+// line without its " (visibility=N)" suffix ("" when the dump names none).
 struct GfxWindow {
   std::string name;                       // text after "Window: " (may be empty)
   std::optional<GfxStats> stats;
@@ -53,9 +57,11 @@ struct GfxProcess {
 
 struct GfxinfoDump {
   std::vector<GfxProcess> processes;      // in order; the same pid may appear again (several dumps in one input)
-  // PROFILEDATA blocks or stats found before any "** Graphics info" header (excerpts).
+  // PROFILEDATA blocks, stats or windows found before any "** Graphics info"
+  // header (excerpts).
   std::optional<GfxStats> orphan_stats;
   std::vector<FramestatsTable> orphan_framestats;
+  std::vector<GfxWindow> orphan_windows;
   std::uint64_t lines = 0;                // lines read
   std::uint64_t malformed_lines = 0;      // recognised keys whose value did not parse
 };

@@ -1,1 +1,88 @@
 #include "parsers/input_kind.h"
+
+#include <array>
+
+#include "parsers/text_scan.h"
+
+namespace jank::parsers {
+
+namespace {
+
+// Leading lines that are not data (a shell prompt with the command, an echo)
+// tolerated before the period line of an sf_latency capture.
+constexpr int kMaxPreambleLines = 2;
+
+int count_int_tokens(std::string_view line) {
+  int count = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && scan::is_blank(line[i])) ++i;
+    if (i >= line.size()) break;
+    std::size_t start = i;
+    while (i < line.size() && !scan::is_blank(line[i])) ++i;
+    if (!scan::to_int<std::int64_t>(line.substr(start, i - start))) return -1;
+    ++count;
+  }
+  return count;
+}
+
+bool looks_like_sf_latency(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  int preamble = 0;
+  bool have_period = false;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.empty()) continue;
+    int n = count_int_tokens(line);
+    if (!have_period) {
+      if (n == 1) {
+        have_period = true;
+      } else if (++preamble > kMaxPreambleLines) {
+        return false;
+      }
+      continue;
+    }
+    if (n != 3) return false;
+  }
+  return have_period;
+}
+
+bool looks_like_gfxinfo(std::string_view text) {
+  static constexpr std::array<std::string_view, 3> kMarkers = {
+      "** Graphics info for pid", "Applications Graphics Acceleration Info:", "---PROFILEDATA---"};
+  for (std::string_view m : kMarkers) {
+    if (text.find(m) != std::string_view::npos) return true;
+  }
+  // Excerpts that kept only a stats block: no logcat line starts with this.
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.starts_with("Stats since:") && line.ends_with("ns")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view input_kind_name(InputKind kind) {
+  switch (kind) {
+    case InputKind::logcat:
+      return "logcat";
+    case InputKind::gfxinfo:
+      return "gfxinfo";
+    case InputKind::sf_latency:
+      return "sf_latency";
+  }
+  return "unknown";
+}
+
+InputKind detect_input_kind(std::string_view text) {
+  text = scan::strip_utf8_bom(text);
+  if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;
+  if (looks_like_sf_latency(text)) return InputKind::sf_latency;
+  return InputKind::logcat;
+}
+
+}  // namespace jank::parsers

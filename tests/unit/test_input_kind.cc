@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "parsers/input_kind.h"
+
+using jank::parsers::detect_input_kind;
+using jank::parsers::input_kind_name;
+using jank::parsers::InputKind;
+
+TEST_CASE("input_kind: names", "[input_kind]") {
+  CHECK(input_kind_name(InputKind::logcat) == "logcat");
+  CHECK(input_kind_name(InputKind::gfxinfo) == "gfxinfo");
+  CHECK(input_kind_name(InputKind::sf_latency) == "sf_latency");
+}
+
+TEST_CASE("input_kind: gfxinfo markers", "[input_kind]") {
+  CHECK(detect_input_kind("Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 1\n") ==
+        InputKind::gfxinfo);
+  CHECK(detect_input_kind("  ** Graphics info for pid 1 [a] **\n") == InputKind::gfxinfo);
+  CHECK(detect_input_kind("---PROFILEDATA---\nFlags,IntendedVsync,\n0,1,\n") == InputKind::gfxinfo);
+  CHECK(detect_input_kind("Window:\nStats since: 17271434783ns\nTotal frames rendered: 0\n") ==
+        InputKind::gfxinfo);
+  // A BOM left in front does not hide the banner.
+  CHECK(detect_input_kind("\xEF\xBB\xBF" "Applications Graphics Acceleration Info:\r\n") ==
+        InputKind::gfxinfo);
+}
+
+TEST_CASE("input_kind: SurfaceFlinger --latency", "[input_kind]") {
+  CHECK(detect_input_kind("16666667\r\n") == InputKind::sf_latency);
+  CHECK(detect_input_kind("16666667\n0\t0\t0\n1\t2\t3\n") == InputKind::sf_latency);
+  CHECK(detect_input_kind("C:\\Users\\me>adb shell dumpsys SurfaceFlinger --latency x\n"
+                          "16666667\n10 20 30\n") == InputKind::sf_latency);
+}
+
+TEST_CASE("input_kind: logcat and everything else", "[input_kind]") {
+  CHECK(detect_input_kind("") == InputKind::logcat);
+  CHECK(detect_input_kind("--------- beginning of main\n"
+                          "01-02 03:04:05.678  1234  1234 I Choreographer: Skipped 31 frames!  "
+                          "The application may be doing too much work on its main thread.\n") ==
+        InputKind::logcat);
+  // A lone number followed by anything but three-integer rows is not sf_latency.
+  CHECK(detect_input_kind("16666667\n01-02 03:04:05.678  1  1 I tag: msg\n") == InputKind::logcat);
+  CHECK(detect_input_kind("a\nb\nc\n16666667\n") == InputKind::logcat);
+  // Logcat mentioning a stats key inside a message is still logcat.
+  CHECK(detect_input_kind("01-02 03:04:05.678  1  1 I tag: Stats since: 5ns\n") == InputKind::logcat);
+}
