@@ -119,7 +119,9 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       pkg.has_framestats = true;
     }
   }
-  if (dump.orphan_stats || !dump.orphan_framestats.empty()) {
+  const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(),
+                                              [](const auto& w) { return w.framestats.has_value(); });
+  if (dump.orphan_stats || !dump.orphan_framestats.empty() || orphan_window_data) {
     PackageMetrics& pkg = package(device, kUnknownPackage);
     if (dump.orphan_stats) {
       pkg.gfxinfo.apply(*dump.orphan_stats);
@@ -127,6 +129,11 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     }
     for (const auto& table : dump.orphan_framestats) {
       pkg.framestats.apply("", table, interval_ns);
+      pkg.has_framestats = true;
+    }
+    for (const auto& window : dump.orphan_windows) {
+      if (!window.framestats) continue;
+      pkg.framestats.apply(window.name, *window.framestats, interval_ns);
       pkg.has_framestats = true;
     }
   }

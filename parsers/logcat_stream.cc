@@ -89,7 +89,7 @@ void LogcatStream::finish() {
   if (!partial_.empty() && !skipping_long_) {
     std::string last = std::move(partial_);
     partial_.clear();
-    process_line(last, false);
+    process_line(last);
   }
   partial_.clear();
   skipping_long_ = false;
@@ -102,7 +102,8 @@ void LogcatStream::feed_utf8(std::string_view text) {
     const void* nl = std::memchr(text.data(), '\n', text.size());
     std::size_t upto = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
     if (!skipping_long_) {
-      if (partial_.size() + upto > max) {
+      // One byte of slack for the CR of a CRLF line; process_line checks exactly.
+      if (partial_.size() + upto > max + 1) {
         partial_.clear();
         skipping_long_ = true;
         ++counts_.received;
@@ -118,7 +119,7 @@ void LogcatStream::feed_utf8(std::string_view text) {
     } else {
       std::string line = std::move(partial_);
       partial_.clear();
-      process_line(line, false);
+      process_line(line);
     }
   }
   const char* last_nl = static_cast<const char*>(memrchr(text.data(), '\n', text.size()));
@@ -134,7 +135,7 @@ void LogcatStream::feed_utf8(std::string_view text) {
     note_time(prev_nl ? body.substr(static_cast<std::size_t>(prev_nl - body.data()) + 1) : body);
     text.remove_prefix(region_len);
   }
-  if (text.size() > max) {
+  if (text.size() > max + 1) {
     skipping_long_ = true;
     ++counts_.received;
     discard(DiscardReason::too_long);
@@ -143,8 +144,8 @@ void LogcatStream::feed_utf8(std::string_view text) {
   }
 }
 
-void LogcatStream::process_line(std::string_view line, bool truncated) {
-  if (truncated || line.size() > options_.max_line_bytes) {
+void LogcatStream::process_line(std::string_view line) {
+  if (strip_cr(line).size() > options_.max_line_bytes) {
     ++counts_.received;
     discard(DiscardReason::too_long);
     return;

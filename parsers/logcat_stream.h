@@ -68,7 +68,7 @@ class LogcatStream final : private LineVisitor {
 
  private:
   void feed_utf8(std::string_view text);
-  void process_line(std::string_view line, bool truncated);
+  void process_line(std::string_view line);
   void visit(std::string_view line, unsigned flags) override;
   void handle(std::string_view line, unsigned flags);
   void note_time(std::string_view last_line);

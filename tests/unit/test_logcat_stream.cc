@@ -148,3 +148,18 @@ TEST_CASE("stream counts an out-of-range N as malformed", "[stream]") {
   CHECK(ev.skips.empty());
   CHECK(c.discarded[static_cast<std::size_t>(DiscardReason::malformed)] == 1);
 }
+
+TEST_CASE("a CRLF line exactly at the cap is kept whatever the chunking", "[stream]") {
+  std::string line = "11-21 10:00:01.000  4321  4321 I Choreographer: Skipped 5 frames!  The application may be doing too much work on its main thread.";
+  LogcatStreamOptions options;
+  options.max_line_bytes = line.size();
+  const std::string input = line + "\r\n" + line + "\r\n";
+  for (std::size_t chunk : {1u, 5u, static_cast<unsigned>(line.size()), 1000u}) {
+    Events ev;
+    LogcatStream s(ev, options);
+    for (std::size_t i = 0; i < input.size(); i += chunk) s.feed(std::string_view(input).substr(i, chunk));
+    s.finish();
+    REQUIRE(ev.skips.size() == 2);
+    REQUIRE(s.counts().discarded_total() == 0);
+  }
+}
