@@ -61,21 +61,14 @@ std::vector<ClientMetric::Label> with(std::vector<ClientMetric::Label> base, std
   return base;
 }
 
-std::string quantile_label(int percent) {
-  switch (percent) {
-    case 50: return "0.5";
-    case 90: return "0.9";
-    case 95: return "0.95";
-    default: return "0.99";
-  }
-}
 
 void add_percentiles(Families& f, const std::string& name, const char* help,
                      const std::vector<ClientMetric::Label>& labels, const metrics::ReportedPercentiles& p) {
-  if (p.has_p50) f.gauge(name, help, with(labels, "quantile", quantile_label(50)), p.p50_ms / 1000.0);
-  f.gauge(name, help, with(labels, "quantile", quantile_label(90)), p.p90_ms / 1000.0);
-  f.gauge(name, help, with(labels, "quantile", quantile_label(95)), p.p95_ms / 1000.0);
-  f.gauge(name, help, with(labels, "quantile", quantile_label(99)), p.p99_ms / 1000.0);
+  // "quantile" is reserved for summaries, hence "percentile" as HWUI prints it.
+  if (p.has_p50) f.gauge(name, help, with(labels, "percentile", "50"), p.p50_ms / 1000.0);
+  f.gauge(name, help, with(labels, "percentile", "90"), p.p90_ms / 1000.0);
+  f.gauge(name, help, with(labels, "percentile", "95"), p.p95_ms / 1000.0);
+  f.gauge(name, help, with(labels, "percentile", "99"), p.p99_ms / 1000.0);
 }
 
 void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
