@@ -189,7 +189,7 @@ TEST_CASE("threadtime with -v epoch, monotonic, usec, nsec", "[logcat]") {
   CHECK(us.time.ns == 1704164645678901000);
 }
 
-TEST_CASE("-v year and -v zone", "[logcat]") {
+TEST_CASE("year and zone modifiers (-v year, -v zone)", "[logcat]") {
   LogLine y = must_parse("2024-01-02 03:04:05.678  1234  5678 D MyTag   : hello",
                          LogLayout::threadtime, year(1999));
   CHECK(y.time.ns == 1704164645678000000);
