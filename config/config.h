@@ -1,0 +1,86 @@
+// jank_exporter's YAML configuration: every key has a default, so the daemon
+// runs with no file at all. Loading collects every error before reporting,
+// each as "file:line:col: message".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jank::config {
+
+struct BasicAuth {
+  std::string username;
+  std::string password_file;  // file holding the password (not in the config itself)
+};
+
+struct Config {
+  std::string listen_address = ":9789";
+  std::vector<std::string> adb_servers;  // empty: $ADB_SERVER_SOCKET or 127.0.0.1:5037
+  std::string state_dir = "/var/lib/jank_exporter";
+  std::string log_level = "info";
+  double checkpoint_interval_seconds = 5;
+
+  // devices
+  std::vector<std::string> include_serials = {"*"};
+  std::vector<std::string> exclude_serials;
+  std::size_t max_packages_per_device = 200;
+  double device_grace_seconds = 300;   // series of a vanished device are kept this long
+  double process_grace_seconds = 300;  // series of a dead process likewise
+
+  // choreographer
+  int skipwarning_frames = 1;
+  bool restart_zygote = false;  // needs root; kills every app once
+  std::int64_t sm_window_seconds = 60;
+
+  // display
+  double default_refresh_rate_hertz = 60;
+  double display_poll_interval_seconds = 60;
+
+  // gfxinfo
+  std::vector<std::string> gfxinfo_packages;
+  bool gfxinfo_discover = true;
+  double gfxinfo_poll_interval_seconds = 10;
+  double gfxinfo_fast_poll_interval_seconds = 2;
+
+  // logcat
+  std::size_t logcat_max_line_bytes = 16 * 1024;
+
+  // timeouts
+  double connect_timeout_seconds = 5;
+  double command_timeout_seconds = 20;
+
+  // http
+  std::optional<BasicAuth> basic_auth;
+};
+
+struct ConfigError {
+  std::string file;
+  int line = 0;    // 1-based; 0 when the error has no position
+  int column = 0;  // 1-based
+  std::string message;
+  std::string to_string() const;
+};
+
+struct LoadResult {
+  Config config;
+  std::vector<ConfigError> errors;
+  bool ok() const { return errors.empty(); }
+};
+
+LoadResult parse_config(std::string_view yaml_text, const std::string& file_name);
+LoadResult load_config_file(const std::string& path);
+
+// Package and process names that may enter a shell command on a device.
+bool valid_package_name(std::string_view name);
+
+// The documented keys, dotted ("gfxinfo.poll_interval_seconds"), for the
+// docs-drift test.
+std::vector<std::string> known_keys();
+
+inline constexpr int kExitConfig = 78;  // EX_CONFIG
+
+}  // namespace jank::config
