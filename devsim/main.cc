@@ -1,0 +1,156 @@
+// jank_devsim: simulated Android devices that the real adb server accepts.
+#include <signal.h>
+
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+#include <boost/asio.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "devsim/simulator.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: jank_devsim [options]
+Simulated Android devices for the real adb server (attach with `adb connect
+127.0.0.1:PORT` or host:emulator:PORT). Control channel: see docs/devsim.md.
+
+  --devices N            number of devices (default 1)
+  --ready-file FILE      write {"devices":[{"name","port","model"}…],"control":PORT} when listening
+  --base-port P          device i listens on P+i (default: ports chosen by the kernel)
+  --control-port P       control channel port (default: chosen by the kernel)
+  --packages A,B,…       simulated apps (default com.example.feed,com.example.shop,com.example.chat)
+  --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
+  --stall-prob P         probability that a frame's main thread stalls (default 0.012)
+  --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
+  --crash-per-min R      app crashes per minute per app (default 0)
+  --log-rate R           background log lines per second per device (default 2)
+  --buffer-kib K         logd ring buffer size per buffer (default 256)
+  --tz-offset-min M      device time zone offset from UTC (default 0)
+  --root                 a userdebug build with adb root (ctl.restart zygote allowed)
+  --no-shell-v2          a pre-N device: no shell_v2 feature, PTY line endings
+  --unauthorized         send AUTH forever: adb lists the devices as unauthorized
+  --tick-ms MS           simulation and logcat pump period (default 50)
+  --threads N            io threads (default 2)
+  --seed S               random seed (default 1)
+)";
+
+bool split_list(const std::string& s, std::vector<std::string>* out) {
+  out->clear();
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out->push_back(item);
+  }
+  return !out->empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace jank::devsim;
+  SimOptions o;
+  std::string ready_file;
+  int threads = 2;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "jank_devsim: %s needs a value\n", a.c_str());
+        std::exit(64);
+      }
+      return args[++i];
+    };
+    auto num = [&]() {
+      std::string v = val();
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0') {
+        std::fprintf(stderr, "jank_devsim: bad number for %s: %s\n", a.c_str(), v.c_str());
+        std::exit(64);
+      }
+      return d;
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--devices") o.devices = static_cast<int>(num());
+    else if (a == "--ready-file") ready_file = val();
+    else if (a == "--base-port") o.base_port = static_cast<std::uint16_t>(num());
+    else if (a == "--control-port") o.control_port = static_cast<std::uint16_t>(num());
+    else if (a == "--packages") {
+      if (!split_list(val(), &o.packages)) return 64;
+    } else if (a == "--refresh") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      o.refresh_hz.clear();
+      for (const auto& x : l) o.refresh_hz.push_back(std::strtod(x.c_str(), nullptr));
+    } else if (a == "--stall-prob") o.stall_prob = num();
+    else if (a == "--skip-bands") {
+      if (!parse_bands(val(), &o.bands)) {
+        std::fprintf(stderr, "jank_devsim: bad --skip-bands\n");
+        return 64;
+      }
+    } else if (a == "--crash-per-min") o.crash_per_min = num();
+    else if (a == "--log-rate") o.log_rate = num();
+    else if (a == "--buffer-kib") o.buffer_kib = static_cast<std::size_t>(num());
+    else if (a == "--tz-offset-min") o.tz_offset_min = static_cast<std::int32_t>(num());
+    else if (a == "--root") o.root = true;
+    else if (a == "--no-shell-v2") o.shell_v2 = false;
+    else if (a == "--unauthorized") o.unauthorized = true;
+    else if (a == "--tick-ms") o.tick_ms = std::max(1, static_cast<int>(num()));
+    else if (a == "--threads") threads = std::max(1, static_cast<int>(num()));
+    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(num());
+    else {
+      std::fprintf(stderr, "jank_devsim: unknown option %s\n%s", a.c_str(), kUsage);
+      return 64;
+    }
+  }
+  if (o.devices < 1 || o.devices > 5000) {
+    std::fprintf(stderr, "jank_devsim: --devices must be 1..5000\n");
+    return 64;
+  }
+
+  boost::asio::io_context io;
+  SystemClock clock;
+  Simulator sim(io, o, clock);
+  try {
+    sim.start();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jank_devsim: cannot listen: %s\n", e.what());
+    return 71;
+  }
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code, int) { io.stop(); });
+
+  const std::string ready = sim.ready_json();
+  if (!ready_file.empty()) {
+    // Write then rename, so that a reader never sees half a file.
+    const std::string tmp = ready_file + ".tmp";
+    {
+      std::ofstream f(tmp);
+      f << ready << "\n";
+      if (!f) {
+        std::fprintf(stderr, "jank_devsim: cannot write %s\n", tmp.c_str());
+        return 73;
+      }
+    }
+    if (std::rename(tmp.c_str(), ready_file.c_str()) != 0) {
+      std::perror("jank_devsim: rename");
+      return 73;
+    }
+  }
+  std::fprintf(stderr, "jank_devsim: %d device(s) listening, control port %u\n", o.devices, sim.control_port());
+
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back([&io] { io.run(); });
+  io.run();
+  io.stop();
+  for (auto& t : pool) t.join();
+  return 0;
+}

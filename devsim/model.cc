@@ -1,0 +1,487 @@
+#include "devsim/model.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace jank::devsim {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kSec = 1'000'000'000;
+
+std::string fmt(const char* f, auto... a) {
+  char buf[1024];
+  int n = std::snprintf(buf, sizeof buf, f, a...);
+  return std::string(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+}
+
+// Index of the histogram bin HWUI puts a frame of `ms` milliseconds in.
+std::size_t hist_index(std::int64_t ms) {
+  if (ms < 5) return 0;
+  if (ms <= 32) return static_cast<std::size_t>(ms - 5);
+  if (ms < 53) return std::min<std::size_t>(28 + static_cast<std::size_t>((ms - 34 + 1) / 2), 35);
+  if (ms < 150) return std::min<std::size_t>(36 + static_cast<std::size_t>((ms - 53) / 4), 56);
+  return std::min<std::size_t>(57 + static_cast<std::size_t>((ms - 150) / 50), kHistBins - 1);
+}
+
+struct NoiseLine {
+  LogId id;
+  char prio;
+  const char* tag;
+  const char* msg;
+};
+constexpr NoiseLine kNoise[] = {
+    {LogId::system, 'I', "ActivityTaskManager", "Displayed com.android.settings/.Settings: +412ms"},
+    {LogId::main, 'D', "ConnectivityService", "NetworkAgentInfo [WIFI () - 100] validation passed"},
+    {LogId::system, 'W', "BroadcastQueue", "Background execution not allowed: receiving Intent { act=android.intent.action.SCREEN_ON }"},
+    {LogId::main, 'I', "chatty", "uid=1000(system) Binder:1234_5 identical 3 lines"},
+    {LogId::main, 'D', "WifiStateMachine", "ConnectedState !CMD_RSSI_POLL rt=1234567/1234567 0 0 -58"},
+    {LogId::main, 'V', "AudioFlinger", "setParameters(): io 13, keyvalue routing=2, calling pid 1234"},
+    {LogId::system, 'I', "PowerManagerService", "Waking up from Dozing (uid=1000, reason=WAKE_REASON_POWER_BUTTON)..."},
+    {LogId::main, 'E', "BatteryStatsService", "no controller energy info supplied for bluetooth"},
+};
+
+}  // namespace
+
+std::array<std::uint32_t, kHistBins> histogram_labels() {
+  std::array<std::uint32_t, kHistBins> l{};
+  std::size_t i = 0;
+  for (std::uint32_t v = 5; v <= 32; ++v) l[i++] = v;
+  for (std::uint32_t v = 34; v <= 48; v += 2) l[i++] = v;
+  for (std::uint32_t v = 53; v <= 133; v += 4) l[i++] = v;
+  for (std::uint32_t v = 150; v <= 4950; v += 50) l[i++] = v;
+  return l;
+}
+
+Device::Device(DeviceConfig cfg, const Clock& clock)
+    : cfg_(std::move(cfg)),
+      clock_(clock),
+      mono_offset_(cfg_.initial_uptime_ns - clock.mono_ns()),
+      wall_offset_(clock.wall_ns() - cfg_.initial_uptime_ns),
+      sim_time_(cfg_.initial_uptime_ns),
+      refresh_hz_(cfg_.refresh_hz),
+      rng_(cfg_.seed),
+      logs_(cfg_.log_buffer_bytes) {
+  props_ = {
+      {"ro.product.model", cfg_.model},
+      {"ro.product.name", cfg_.product},
+      {"ro.product.device", cfg_.device},
+      {"ro.product.manufacturer", "JankSim"},
+      {"ro.build.version.sdk", std::to_string(cfg_.sdk)},
+      {"ro.build.version.release", cfg_.release},
+      {"ro.build.type", cfg_.root_build ? "userdebug" : "user"},
+      {"ro.debuggable", cfg_.root_build ? "1" : "0"},
+      {"ro.secure", "1"},
+      {"ro.serialno", cfg_.name},
+      {"persist.sys.timezone", cfg_.tz_offset_s == 0 ? "UTC" : "Etc/Unknown"},
+      {"sys.boot_completed", "1"},
+      {"init.svc.zygote", "running"},
+  };
+  std::uniform_int_distribution<std::int32_t> pid0(2000, 9000);
+  zygote_pid_ = pid0(rng_) / 10;
+  system_server_pid_ = zygote_pid_ + 300;
+  next_pid_ = pid0(rng_);
+  std::int32_t uid = 10100;
+  for (auto& ac : cfg_.apps) {
+    AppState a;
+    a.cfg = ac;
+    a.uid = uid++;
+    apps_.push_back(std::move(a));
+  }
+  next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
+  last_log_mono_ = sim_time_;
+  for (auto& a : apps_) start_app(a);
+}
+
+std::int64_t Device::interval_ns() const {
+  return static_cast<std::int64_t>(std::llround(1e9 / refresh_hz_));
+}
+
+std::int64_t Device::exp_delay(double per_sec) {
+  if (per_sec <= 0) return INT64_MAX / 4;
+  std::exponential_distribution<double> d(per_sec);
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(d(rng_) * 1e9));
+}
+
+std::uint32_t Device::sample_skip(const AppConfig& c) {
+  double total = 0;
+  for (const auto& b : c.bands) total += b.weight;
+  if (c.bands.empty() || total <= 0) return 1;
+  double r = std::uniform_real_distribution<double>(0, total)(rng_);
+  const SkipBand* pick = &c.bands.back();
+  for (const auto& b : c.bands) {
+    if (r < b.weight) {
+      pick = &b;
+      break;
+    }
+    r -= b.weight;
+  }
+  return std::uniform_int_distribution<std::uint32_t>(pick->lo, std::max(pick->lo, pick->hi))(rng_);
+}
+
+void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
+                    std::int32_t uid, std::string tag, std::string msg, std::int32_t app,
+                    std::uint32_t skipped) {
+  // logd stamps on arrival: keep the buffer in time order.
+  mono = std::max(mono, last_log_mono_);
+  last_log_mono_ = mono;
+  LogEntry e;
+  e.id = id;
+  e.mono_ns = mono;
+  e.wall_ns = wall_of(mono);
+  e.pid = pid;
+  e.tid = tid;
+  e.uid = uid;
+  e.prio = prio;
+  e.tag = std::move(tag);
+  e.msg = std::move(msg);
+  e.app = app;
+  e.skipped = skipped;
+  logs_.append(std::move(e), [this](const LogEntry& gone) {
+    if (gone.app >= 0 && gone.skipped > 0) {
+      ++apps_[static_cast<std::size_t>(gone.app)].truth.skip_lines_lost;
+    }
+  });
+}
+
+void Device::log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
+                 std::string tag, std::string msg) {
+  advance();
+  log_at(now_mono(), id, prio, pid, tid, uid, std::move(tag), std::move(msg));
+}
+
+void Device::start_app(AppState& a) {
+  const std::int64_t t = sim_time_;
+  next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
+  if (next_pid_ > 32000) next_pid_ = 3000;
+  a.pid = next_pid_;
+  // Choreographer reads the limit once per process (class init).
+  a.threshold = 30;
+  if (auto v = getprop("debug.choreographer.skipwarning")) {
+    char* end = nullptr;
+    long x = std::strtol(v->c_str(), &end, 10);
+    if (end != v->c_str() && *end == '\0') a.threshold = static_cast<std::int32_t>(x);
+  }
+  a.restart_at = -1;
+  a.pending_skip = 0;
+  a.next_frame = t + interval_ns();
+  a.next_crash = a.cfg.crash_per_min > 0 ? t + exp_delay(a.cfg.crash_per_min / 60.0) : -1;
+  a.gfx = GfxCounters{};
+  a.gfx.since_mono_ns = t;
+  a.recent.clear();
+  a.view_root = static_cast<std::uint32_t>(rng_());
+  ++a.truth.starts;
+  log_at(t, LogId::system, 'I', system_server_pid_, system_server_pid_ + 40, 1000, "ActivityManager",
+         fmt("Start proc %d:%s/u0a%d for top-activity {%s/%s.MainActivity}", a.pid,
+             a.cfg.package.c_str(), a.uid - 10000, a.cfg.package.c_str(), a.cfg.package.c_str()));
+}
+
+void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
+  if (a.pid == 0) return;
+  log_at(sim_time_, LogId::system, 'I', system_server_pid_, system_server_pid_ + 41, 1000,
+         "ActivityManager",
+         fmt("Process %s (pid %d) has died: %.*s", a.cfg.package.c_str(), a.pid,
+             static_cast<int>(reason.size()), reason.data()));
+  a.pid = 0;
+  a.restart_at = restart_soon ? sim_time_ + 800 * kMs : -1;
+}
+
+void Device::frame(std::size_t idx, std::int64_t t) {
+  AppState& a = apps_[idx];
+  const std::int64_t iv = interval_ns();
+  std::uniform_real_distribution<double> u(0, 1);
+  if (a.pending_skip == 0) {
+    // A vsync arrives: decide whether the main thread is blocked.
+    std::uint32_t n = a.forced_skip;
+    a.forced_skip = 0;
+    if (n == 0 && u(rng_) < a.cfg.stall_prob) n = sample_skip(a.cfg);
+    if (n > 0) {
+      a.pending_skip = n;
+      a.pending_intended = t;
+      a.next_frame = t + static_cast<std::int64_t>(n) * iv;
+      return;
+    }
+  }
+  const std::uint32_t skipped = a.pending_skip;
+  const std::int64_t intended = skipped ? a.pending_intended : t;
+  a.pending_skip = 0;
+  // Work of the frame itself: mostly within budget, sometimes a bit over.
+  double work = u(rng_) < 0.06 ? (1.0 + u(rng_) * 0.8) : (0.3 + u(rng_) * 0.6);
+  const std::int64_t own = static_cast<std::int64_t>(work * static_cast<double>(iv));
+  const std::int64_t duration = static_cast<std::int64_t>(skipped) * iv + own;
+  const std::int64_t gpu = static_cast<std::int64_t>((0.1 + u(rng_) * 0.4) * static_cast<double>(iv));
+
+  AppTruth& tr = a.truth;
+  ++tr.frames_rendered;
+  if (skipped > 0) {
+    tr.skipped_frames += skipped;
+    ++tr.skip_events;
+    // Choreographer only logs when N reaches the limit read at process start.
+    if (static_cast<std::int64_t>(skipped) >= a.threshold) {
+      ++tr.skip_lines;
+      tr.skipped_frames_logged += skipped;
+      log_at(t, LogId::main, 'I', a.pid, a.pid, a.uid, "Choreographer",
+             fmt("Skipped %u frames!  The application may be doing too much work on its main thread.", skipped),
+             static_cast<std::int32_t>(idx), skipped);
+    }
+  }
+  const std::int64_t vsync_id = static_cast<std::int64_t>(a.vsync_id);
+  a.vsync_id += 1 + skipped;
+  if (duration >= 700 * kMs) {
+    ++tr.davey;
+    const std::int64_t done = intended + duration;
+    log_at(t, LogId::main, 'I', a.pid, a.pid + 17, a.uid, "OpenGLRenderer",
+           fmt("Davey! duration=%" PRId64 "ms; Flags=0, FrameTimelineVsyncId=%" PRId64
+               ", IntendedVsync=%" PRId64 ", Vsync=%" PRId64 ", InputEventId=0, HandleInputStart=%" PRId64
+               ", AnimationStart=%" PRId64 ", PerformTraversalsStart=%" PRId64 ", DrawStart=%" PRId64
+               ", FrameDeadline=%" PRId64 ", FrameInterval=%" PRId64 ", FrameStartTime=%" PRId64
+               ", SyncQueued=%" PRId64 ", SyncStart=%" PRId64 ", IssueDrawCommandsStart=%" PRId64
+               ", SwapBuffers=%" PRId64 ", FrameCompleted=%" PRId64 ", DequeueBufferDuration=%" PRId64
+               ", QueueBufferDuration=%" PRId64 ", GpuCompleted=%" PRId64 ", SwapBuffersCompleted=%" PRId64
+               ", DisplayPresentTime=0, CommandSubmissionCompleted=%" PRId64 ", ",
+               duration / kMs, vsync_id, intended, t, t + 300'000, t + 310'000, t + own / 3, t + own / 2,
+               intended + iv, iv, t + 200'000, t + own * 6 / 10, t + own * 7 / 10, t + own * 8 / 10,
+               t + own * 9 / 10, done, std::int64_t{20'000}, std::int64_t{250'000}, done,
+               done - 100'000, t + own * 9 / 10));
+  }
+  GfxCounters& g = a.gfx;
+  ++g.total;
+  if (duration > iv) {
+    ++g.janky;
+  }
+  if (duration > 16 * kMs + kMs / 2) ++g.janky_legacy;
+  if (skipped > 0) {
+    ++g.missed_vsync;
+    ++g.slow_ui;
+  }
+  if (skipped == 0 && duration > iv) ++g.slow_draw;
+  ++g.hist[hist_index(duration / kMs)];
+  ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
+  a.recent.push_back(FrameRecord{static_cast<std::uint64_t>(vsync_id), intended, t, duration, iv, gpu});
+  if (a.recent.size() > 120) a.recent.pop_front();
+  a.next_frame = t + iv;
+}
+
+void Device::noise(std::int64_t t) {
+  const auto& n = kNoise[std::uniform_int_distribution<std::size_t>(0, std::size(kNoise) - 1)(rng_)];
+  log_at(t, n.id, n.prio, system_server_pid_, system_server_pid_ + 12, 1000, n.tag, n.msg);
+}
+
+void Device::advance() {
+  const std::int64_t now = now_mono();
+  if (paused_) {
+    sim_time_ = std::max(sim_time_, now);
+    return;
+  }
+  for (;;) {
+    // Discrete events in time order: frames, crashes, restarts, noise.
+    std::int64_t best = now + 1;
+    int kind = -1;
+    std::size_t which = 0;
+    for (std::size_t i = 0; i < apps_.size(); ++i) {
+      const AppState& a = apps_[i];
+      if (a.pid != 0 && a.next_frame < best) best = a.next_frame, kind = 0, which = i;
+      if (a.pid != 0 && a.next_crash >= 0 && a.next_crash < best) best = a.next_crash, kind = 1, which = i;
+      if (a.pid == 0 && a.restart_at >= 0 && a.restart_at < best) best = a.restart_at, kind = 2, which = i;
+    }
+    if (next_noise_ < best) best = next_noise_, kind = 3;
+    if (kind < 0) break;
+    sim_time_ = std::max(sim_time_, best);
+    AppState& a = apps_[which];
+    switch (kind) {
+      case 0: frame(which, best); break;
+      case 1: {
+        ++a.truth.crashes;
+        const std::int32_t pid = a.pid;
+        log_at(best, LogId::crash, 'E', pid, pid, a.uid, "AndroidRuntime", "FATAL EXCEPTION: main");
+        log_at(best, LogId::crash, 'E', pid, pid, a.uid, "AndroidRuntime",
+               fmt("Process: %s, PID: %d", a.cfg.package.c_str(), pid));
+        log_at(best, LogId::crash, 'E', pid, pid, a.uid, "AndroidRuntime",
+               "java.lang.IllegalStateException: simulated crash");
+        kill_app(a, "fg  TOP", true);
+        break;
+      }
+      case 2: start_app(a); break;
+      case 3:
+        noise(best);
+        next_noise_ = best + exp_delay(cfg_.noise_lines_per_sec);
+        break;
+      default: break;
+    }
+  }
+  sim_time_ = now;
+}
+
+void Device::set_paused(bool p) {
+  advance();
+  if (paused_ && !p) {
+    // Resume: nothing happened while paused, so move pending events to now.
+    const std::int64_t now = now_mono();
+    for (auto& a : apps_) {
+      const std::int64_t shift = std::max<std::int64_t>(0, now - a.next_frame);
+      a.next_frame += shift;
+      if (a.pending_skip) a.pending_intended += shift;
+      if (a.next_crash >= 0) a.next_crash = std::max(a.next_crash, now);
+      if (a.restart_at >= 0) a.restart_at = std::max(a.restart_at, now);
+    }
+    next_noise_ = std::max(next_noise_, now);
+  }
+  paused_ = p;
+}
+
+std::optional<std::string> Device::getprop(std::string_view key) const {
+  auto it = props_.find(key);
+  if (it == props_.end()) return std::nullopt;
+  return it->second;
+}
+
+SetpropResult Device::setprop(std::string_view key, std::string_view value) {
+  advance();
+  auto fail = [&] {
+    return SetpropResult{1, fmt("Failed to set property '%.*s' to '%.*s'.\nSee dmesg for error reason.\n",
+                                static_cast<int>(key.size()), key.data(), static_cast<int>(value.size()),
+                                value.data())};
+  };
+  if (key.starts_with("ctl.")) {
+    // shell has no ctl.* rights; a root build (adb root) does.
+    if (!cfg_.root_build) return fail();
+    if (key == "ctl.restart" && value == "zygote") restart_zygote();
+    return {};
+  }
+  if (key.starts_with("ro.") && props_.count(key)) return fail();
+  const bool shell_ok = key.starts_with("debug.") || key.starts_with("persist.") ||
+                        key.starts_with("log.") || key.starts_with("ro.");
+  if (!shell_ok && !cfg_.root_build) return fail();
+  props_[std::string(key)] = std::string(value);
+  return {};
+}
+
+void Device::restart_zygote() {
+  advance();
+  for (auto& a : apps_) kill_app(a, "fg  TOP", false);
+  log_at(sim_time_, LogId::main, 'I', 1, 1, 0, "init", "Service 'zygote' (pid 1) received signal 9");
+  zygote_pid_ = next_pid_ + 1;
+  system_server_pid_ = zygote_pid_ + 120;
+  next_pid_ = system_server_pid_ + 10;
+  log_at(sim_time_, LogId::main, 'I', zygote_pid_, zygote_pid_, 0, "Zygote", "System server process has been created");
+  for (auto& a : apps_) start_app(a);
+}
+
+bool Device::restart_app(std::string_view pkg) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg) continue;
+    kill_app(a, "fg  TOP", false);
+    start_app(a);
+    return true;
+  }
+  return false;
+}
+
+bool Device::crash_app(std::string_view pkg) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg || a.pid == 0) continue;
+    a.next_crash = sim_time_;
+    advance();
+    return true;
+  }
+  return false;
+}
+
+bool Device::force_skip(std::string_view pkg, std::uint32_t frames) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg) continue;
+    a.forced_skip = frames;
+    return true;
+  }
+  return false;
+}
+
+void Device::set_refresh_hz(double hz) {
+  advance();
+  if (hz >= 1 && hz <= 1000) refresh_hz_ = hz;
+}
+
+const AppState* Device::app(std::string_view pkg) const {
+  for (const auto& a : apps_) {
+    if (a.cfg.package == pkg) return &a;
+  }
+  return nullptr;
+}
+
+std::uint64_t Device::lines_lost() const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < kLogIdCount; ++i) n += logs_.stats(static_cast<LogId>(i)).pruned;
+  return n;
+}
+
+std::string Device::truth_json() const {
+  std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_lost\":%" PRIu64 ",\"apps\":[",
+                      cfg_.name.c_str(), refresh_hz_, lines_lost());
+  for (std::size_t i = 0; i < apps_.size(); ++i) {
+    const auto& a = apps_[i];
+    const auto& t = a.truth;
+    s += fmt("%s{\"package\":\"%s\",\"pid\":%d,\"threshold\":%d,\"frames_rendered\":%" PRIu64
+             ",\"skipped_frames\":%" PRIu64 ",\"skip_events\":%" PRIu64 ",\"skip_lines\":%" PRIu64
+             ",\"skipped_frames_logged\":%" PRIu64 ",\"skip_lines_lost\":%" PRIu64 ",\"davey\":%" PRIu64
+             ",\"crashes\":%" PRIu64 ",\"starts\":%" PRIu64 ",\"gfx_total_frames\":%" PRIu64
+             ",\"gfx_janky_frames\":%" PRIu64 "}",
+             i ? "," : "", a.cfg.package.c_str(), a.pid, a.threshold, t.frames_rendered, t.skipped_frames,
+             t.skip_events, t.skip_lines, t.skipped_frames_logged, t.skip_lines_lost, t.davey, t.crashes,
+             t.starts, a.gfx.total, a.gfx.janky);
+  }
+  s += "]}";
+  return s;
+}
+
+std::string Device::ps() const {
+  std::string s = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n";
+  auto row = [&](const char* user, std::int32_t pid, std::int32_t ppid, const std::string& name) {
+    s += fmt("%-10s %7d %5d %7d %6d %-16s %4d %c %s\n", user, pid, ppid, 12345678, 98765, "do_epoll_wait", 0, 'S',
+             name.c_str());
+  };
+  row("root", 1, 0, "init");
+  row("logd", 180, 1, "logd");
+  row("root", zygote_pid_, 1, "zygote64");
+  row("system", system_server_pid_, zygote_pid_, "system_server");
+  for (const auto& a : apps_) {
+    if (a.pid == 0) continue;
+    row(fmt("u0_a%d", a.uid - 10000).c_str(), a.pid, zygote_pid_, a.cfg.package);
+  }
+  return s;
+}
+
+std::string Device::dumpsys_display() const {
+  const double hz = refresh_hz_;
+  const std::int64_t period = interval_ns();
+  return fmt(
+      "DISPLAY MANAGER (dumpsys display)\n"
+      "  mOnlyCode=false\n  mSafeMode=false\n\nDisplay Devices: size=1\n"
+      "  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:0\", 1080 x 2400, modeId 1, defaultModeId 1, "
+      "supportedModes [{id=1, width=1080, height=2400, fps=%.6f, alternativeRefreshRates=[]}], density 420, "
+      "appVsyncOff 1000000, presDeadline %" PRId64 ", type INTERNAL, state ON}\n"
+      "\nLogical Displays: size=1\n  Display 0:\n"
+      "    mBaseDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real 1080 x 2400, mode 1, defaultMode 1, "
+      "modes [{id=1, width=1080, height=2400, fps=%.6f, alternativeRefreshRates=[]}], renderFrameRate %.6f, "
+      "state ON, type INTERNAL}\n",
+      hz, period, hz, hz);
+}
+
+std::string Device::dumpsys_surfaceflinger() const {
+  const std::int64_t period = interval_ns();
+  return fmt(
+      "Build configuration: [sf PRESENT_TIME_OFFSET=0 FORCE_HWC_FOR_RBG_TO_YUV=1 MAX_VIRT_DISPLAY_DIM=0 "
+      "RUNNING_WITHOUT_SYNC_FRAMEWORK=0 NUM_FRAMEBUFFER_SURFACE_BUFFERS=3]\n\n"
+      "Display identification data:\nDisplay 0 (HWC display 0): no identification data\n\n"
+      "Scheduler:\n  app phase:      1000000 ns\t         SF phase:      1000000 ns\n"
+      "      present offset:         0 ns\t     VSYNC period: %" PRId64 " ns\n\n"
+      "Display 0 (active) HWC layers:\n"
+      "  refresh-rate              : %.2f Hz\n",
+      period, refresh_hz_);
+}
+
+}  // namespace jank::devsim

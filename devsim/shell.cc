@@ -1,0 +1,505 @@
+#include "devsim/shell.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
+namespace jank::devsim {
+namespace {
+
+constexpr char kOp = '\0';
+
+bool is_op(const std::string& w) { return !w.empty() && w[0] == kOp; }
+
+int prio_rank(char p) {
+  switch (p) {
+    case 'V': return 2;
+    case 'D': return 3;
+    case 'I': return 4;
+    case 'W': return 5;
+    case 'E': return 6;
+    case 'F': return 7;
+    case 'S': return 9;
+    default: return -1;
+  }
+}
+
+std::string size_text(std::size_t bytes) {
+  if (bytes >= 4u * 1024 * 1024) return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  if (bytes >= 1024) return std::to_string(bytes / 1024) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `logcat ARGS`: returns the finished result or a follow.
+ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
+  ShellResult r;
+  LogcatFollow f;
+  bool mask_given = false, clear = false, getsize = false, dump = false;
+  std::optional<std::string> setsize;
+  std::optional<std::size_t> count;
+  std::optional<std::int64_t> since;
+  LogMask mask = 0;
+  auto need = [&](std::size_t& i, std::string_view opt, std::string& val) {
+    if (i + 1 >= args.size()) {
+      r.err += "logcat: option requires an argument -- '" + std::string(opt.substr(1)) + "'\n";
+      r.exit = 1;
+      return false;
+    }
+    val = args[++i];
+    return true;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string val;
+    // Options may carry their argument glued on: -vthreadtime, -bmain, --pid=12.
+    auto opt_with_value = [&](std::string_view opt) -> int {
+      if (a == opt) return need(i, opt, val) ? 1 : -1;
+      if (opt.size() == 2 && a.size() > 2 && a.compare(0, 2, opt) == 0) {
+        val = a.substr(2);
+        return 1;
+      }
+      return 0;
+    };
+    int got = 0;
+    if ((got = opt_with_value("-v")) != 0) {
+      if (got < 0) return r;
+      if (!f.format.apply(val)) {
+        r.err += "logcat: Invalid parameter \"" + val + "\" to -v\n";
+        r.exit = 1;
+        return r;
+      }
+    } else if ((got = opt_with_value("-b")) != 0) {
+      if (got < 0) return r;
+      std::string bad;
+      auto m = parse_log_mask(val, &bad);
+      if (!m) {
+        r.err += "Unknown buffer '" + bad + "' listed for -b.\n";
+        r.exit = 1;
+        return r;
+      }
+      mask |= *m;
+      mask_given = true;
+    } else if (a.rfind("--buffer=", 0) == 0) {
+      std::string bad;
+      auto m = parse_log_mask(a.substr(9), &bad);
+      if (!m) {
+        r.err += "Unknown buffer '" + bad + "' listed for -b.\n";
+        r.exit = 1;
+        return r;
+      }
+      mask |= *m;
+      mask_given = true;
+    } else if ((got = opt_with_value("-T")) != 0 || (got = opt_with_value("-t")) != 0) {
+      if (got < 0) return r;
+      if (a.rfind("-t", 0) == 0) dump = true;
+      if (!parse_logcat_start(val, dev.config().tz_offset_s, dev.wall_of(dev.now_mono()), &count, &since)) {
+        r.err += "logcat: unrecognized time format '" + val + "'\n";
+        r.exit = 1;
+        return r;
+      }
+    } else if ((got = opt_with_value("-G")) != 0) {
+      if (got < 0) return r;
+      setsize = val;
+    } else if ((got = opt_with_value("-m")) != 0) {
+      if (got < 0) return r;
+      f.max_count = std::strtoll(val.c_str(), nullptr, 10);
+    } else if (a.rfind("--pid=", 0) == 0) {
+      f.pid = static_cast<std::int32_t>(std::strtol(a.c_str() + 6, nullptr, 10));
+    } else if (a == "--pid") {
+      if (!need(i, a, val)) return r;
+      f.pid = static_cast<std::int32_t>(std::strtol(val.c_str(), nullptr, 10));
+    } else if (a == "-d") {
+      dump = true;
+    } else if (a == "-c" || a == "--clear") {
+      clear = true;
+    } else if (a == "-g" || a == "--buffer-size") {
+      getsize = true;
+    } else if (a == "-s") {
+      f.default_min = 'S';
+    } else if (a == "-D" || a == "--dividers" || a == "-B" || a == "-Q") {
+      // Accepted, no effect in the simulator.
+    } else if (!a.empty() && a[0] == '-') {
+      r.err += "logcat: invalid option -- '" + a.substr(1) + "'\n";
+      r.exit = 1;
+      return r;
+    } else {
+      // Filter spec TAG[:PRIO]; "*:S" silences the rest.
+      std::size_t c = a.rfind(':');
+      std::string tag = a.substr(0, c);
+      char p = c == std::string::npos || c + 1 >= a.size() ? 'V' : static_cast<char>(std::toupper(static_cast<unsigned char>(a[c + 1])));
+      if (prio_rank(p) < 0) {
+        r.err += "Invalid filter expression '" + a + "'\n";
+        r.exit = 1;
+        return r;
+      }
+      if (tag == "*") f.default_min = p;
+      else f.tag_min.emplace_back(tag, p);
+    }
+  }
+  f.mask = mask_given ? mask : kDefaultLogMask;
+  auto& logs = dev.logs();
+  dev.advance();
+  if (clear) {
+    logs.clear(f.mask);
+    return r;
+  }
+  if (setsize) {
+    std::size_t mult = 1;
+    std::string v = *setsize;
+    if (!v.empty() && (v.back() == 'K' || v.back() == 'k')) mult = 1024, v.pop_back();
+    else if (!v.empty() && (v.back() == 'M' || v.back() == 'm')) mult = 1024 * 1024, v.pop_back();
+    if (!all_digits(v) || !logs.set_capacity(f.mask, std::stoull(v) * mult)) {
+      r.err += "failed to set the log size\n";
+      r.exit = 1;
+    }
+    return r;
+  }
+  if (getsize) {
+    for (std::size_t i = 0; i < kLogIdCount; ++i) {
+      if (!(f.mask & (LogMask{1} << i))) continue;
+      const auto& st = logs.stats(static_cast<LogId>(i));
+      r.out += std::string(log_id_name(static_cast<LogId>(i))) + ": ring buffer is " + size_text(st.capacity) +
+               " (" + size_text(st.used) + " consumed), max entry is 5120 B, max payload is 4068 B\n";
+    }
+    return r;
+  }
+  if (count) f.next_seq = logs.seq_of_last(f.mask, *count);
+  else if (since) f.next_seq = logs.seq_after_time(f.mask, *since);
+  else f.next_seq = 0;
+  f.dump = dump;
+  if (dump) {
+    bool done = false;
+    r.out += pump_logcat(dev, f, SIZE_MAX, &done);
+    return r;
+  }
+  r.follow = std::move(f);
+  return r;
+}
+
+std::string joined(const std::vector<std::string>& w, std::size_t from) {
+  std::string s;
+  for (std::size_t i = from; i < w.size(); ++i) {
+    if (i > from) s += ' ';
+    s += w[i];
+  }
+  return s;
+}
+
+// Runs one simple command (no operators). Returns its exit status.
+int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop) {
+  // Leading VAR=value assignments only set the environment, which we ignore.
+  while (!w.empty() && w[0].find('=') != std::string::npos && w[0][0] != '=' &&
+         std::isalpha(static_cast<unsigned char>(w[0][0]))) {
+    w.erase(w.begin());
+  }
+  if (w.empty()) return 0;
+  if (w[0] == "exec") {
+    w.erase(w.begin());
+    *stop = true;
+    if (w.empty()) return 0;
+  }
+  const std::string& cmd = w[0];
+  if (cmd == "export" || cmd == "true" || cmd == ":" || cmd == "cd") return 0;
+  if (cmd == "false") return 1;
+  if (cmd == "exit") {
+    *stop = true;
+    return w.size() > 1 ? static_cast<int>(std::strtol(w[1].c_str(), nullptr, 10) & 0xff) : 0;
+  }
+  if (cmd == "echo") {
+    bool nl = true;
+    std::size_t i = 1;
+    if (i < w.size() && w[i] == "-n") nl = false, ++i;
+    r.out += joined(w, i);
+    if (nl) r.out += '\n';
+    return 0;
+  }
+  if (cmd == "id") {
+    r.out += dev.is_root() ? "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n"
+                           : "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
+                             "1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),"
+                             "3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n";
+    return 0;
+  }
+  if (cmd == "getprop") {
+    if (w.size() >= 2) {
+      auto v = dev.getprop(w[1]);
+      r.out += (v ? *v : (w.size() >= 3 ? w[2] : std::string())) + "\n";
+      return 0;
+    }
+    for (const auto& [k, v] : dev.props()) r.out += "[" + k + "]: [" + v + "]\n";
+    return 0;
+  }
+  if (cmd == "setprop") {
+    if (w.size() != 3) {
+      r.err += "usage: setprop NAME VALUE\n\nSets an Android system property.\n";
+      return 1;
+    }
+    SetpropResult s = dev.setprop(w[1], w[2]);
+    r.err += s.err;
+    return s.exit;
+  }
+  if (cmd == "ps") {
+    r.out += dev.ps();
+    return 0;
+  }
+  if (cmd == "dumpsys") {
+    if (w.size() < 2) {
+      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n";
+      return 0;
+    }
+    if (w[1] == "gfxinfo") {
+      int code = 0;
+      r.out += dev.dumpsys_gfxinfo(std::vector<std::string>(w.begin() + 2, w.end()), &code);
+      return code;
+    }
+    if (w[1] == "display") {
+      dev.advance();
+      r.out += dev.dumpsys_display();
+      return 0;
+    }
+    if (w[1] == "SurfaceFlinger") {
+      dev.advance();
+      r.out += dev.dumpsys_surfaceflinger();
+      return 0;
+    }
+    r.err += "Can't find service: " + w[1] + "\n";
+    return 0;
+  }
+  if (cmd == "logcat") {
+    ShellResult lr = run_logcat(dev, std::vector<std::string>(w.begin() + 1, w.end()));
+    r.out += lr.out;
+    r.err += lr.err;
+    if (lr.follow) {
+      r.follow = std::move(lr.follow);
+      *stop = true;
+    }
+    return lr.exit;
+  }
+  r.err += "sh: " + cmd + ": not found\n";
+  return 127;
+}
+
+}  // namespace
+
+std::vector<std::string> shell_words(std::string_view s, bool* ok) {
+  std::vector<std::string> out;
+  *ok = true;
+  std::string cur;
+  bool in_word = false;
+  auto flush = [&] {
+    if (in_word) out.push_back(std::move(cur));
+    cur.clear();
+    in_word = false;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      flush();
+    } else if (c == ';') {
+      flush();
+      out.push_back(std::string(1, kOp) + ";");
+    } else if (c == '&' && i + 1 < s.size() && s[i + 1] == '&') {
+      flush();
+      out.push_back(std::string(1, kOp) + "&&");
+      ++i;
+    } else if (c == '|' && i + 1 < s.size() && s[i + 1] == '|') {
+      flush();
+      out.push_back(std::string(1, kOp) + "||");
+      ++i;
+    } else if (c == '|' || c == '&' || c == '<' || c == '(' || c == ')' || c == '`') {
+      *ok = false;  // pipes, background jobs, subshells: not simulated
+      return out;
+    } else if (c == '>' || (!in_word && (c == '1' || c == '2') && i + 1 < s.size() && s[i + 1] == '>')) {
+      // Redirection: [n]>[>]target or n>&m.
+      std::string fd = c == '>' ? "1" : std::string(1, c);
+      flush();
+      if (c != '>') ++i;
+      ++i;
+      if (i < s.size() && s[i] == '>') ++i;
+      if (i < s.size() && s[i] == '&') {
+        ++i;
+        std::string to;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) to += s[i++];
+        out.push_back(std::string(1, kOp) + ">" + fd + "&" + to);
+      } else {
+        out.push_back(std::string(1, kOp) + ">" + fd);
+      }
+      --i;
+    } else if (c == '\'') {
+      in_word = true;
+      std::size_t e = s.find('\'', i + 1);
+      if (e == std::string_view::npos) {
+        *ok = false;
+        return out;
+      }
+      cur.append(s.substr(i + 1, e - i - 1));
+      i = e;
+    } else if (c == '"') {
+      in_word = true;
+      ++i;
+      for (; i < s.size() && s[i] != '"'; ++i) {
+        if (s[i] == '\\' && i + 1 < s.size() &&
+            (s[i + 1] == '"' || s[i + 1] == '\\' || s[i + 1] == '$' || s[i + 1] == '`')) {
+          ++i;
+        }
+        cur += s[i];
+      }
+      if (i >= s.size()) {
+        *ok = false;
+        return out;
+      }
+    } else if (c == '\\' && i + 1 < s.size()) {
+      in_word = true;
+      cur += s[++i];
+    } else {
+      in_word = true;
+      cur += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+ShellResult run_shell(Device& dev, std::string_view script) {
+  ShellResult r;
+  bool ok = true;
+  auto words = shell_words(script, &ok);
+  if (!ok) {
+    r.err = "sh: syntax not supported by the simulator\n";
+    r.exit = 2;
+    return r;
+  }
+  int status = 0;
+  std::string pending_op = ";";
+  std::size_t i = 0;
+  while (i < words.size()) {
+    // Collect one simple command and its redirections.
+    std::vector<std::string> cmd;
+    bool out_null = false, err_null = false, err_to_out = false;
+    while (i < words.size() && !(is_op(words[i]) && words[i][1] != '>')) {
+      if (is_op(words[i])) {
+        const std::string op = words[i].substr(1);
+        if (op.find('&') != std::string::npos) {
+          if (op.substr(1, 1) == "2" && op.back() == '1') err_to_out = true;
+        } else if (i + 1 < words.size() && !is_op(words[i + 1])) {
+          const bool null = words[i + 1] == "/dev/null";
+          if (op == ">1") out_null = null;
+          if (op == ">2") err_null = null;
+          ++i;
+        }
+        ++i;
+        continue;
+      }
+      cmd.push_back(words[i++]);
+    }
+    const bool run = pending_op == ";" || (pending_op == "&&" && status == 0) || (pending_op == "||" && status != 0);
+    if (run) {
+      ShellResult one;
+      bool stop = false;
+      status = run_simple(dev, std::move(cmd), one, &stop);
+      if (!out_null) r.out += one.out;
+      if (err_to_out && !out_null) r.out += one.err;
+      else if (!err_null) r.err += one.err;
+      if (one.follow) {
+        r.follow = std::move(one.follow);
+        break;
+      }
+      if (stop) break;
+    }
+    if (i < words.size()) pending_op = words[i++].substr(1);
+  }
+  r.exit = status;
+  return r;
+}
+
+std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done) {
+  std::string out;
+  *done = false;
+  const auto& logs = dev.logs();
+  for (;;) {
+    auto batch = logs.read(f.mask, f.next_seq, 256);
+    if (batch.empty()) break;
+    for (const LogEntry* e : batch) {
+      f.next_seq = e->seq + 1;
+      if (f.pid >= 0 && e->pid != f.pid) continue;
+      char min = f.default_min;
+      for (const auto& [tag, p] : f.tag_min) {
+        if (tag == e->tag) min = p;
+      }
+      if (prio_rank(e->prio) < prio_rank(min)) continue;
+      const auto b = static_cast<std::size_t>(e->id);
+      if (!f.begun[b]) {
+        f.begun[b] = true;
+        out += "--------- beginning of ";
+        out += log_id_name(e->id);
+        out += '\n';
+      }
+      out += format_entry(*e, f.format, dev.config().tz_offset_s);
+      if (f.max_count > 0 && --f.max_count == 0) {
+        *done = true;
+        return out;
+      }
+    }
+    if (out.size() >= max_bytes) return out;
+  }
+  if (f.dump) *done = true;
+  return out;
+}
+
+bool parse_logcat_start(std::string_view arg, std::int32_t tz_offset_s, std::int64_t now_wall_ns,
+                        std::optional<std::size_t>* count, std::optional<std::int64_t>* wall_ns) {
+  if (all_digits(arg)) {
+    *count = static_cast<std::size_t>(std::stoull(std::string(arg)));
+    return true;
+  }
+  auto frac_ns = [](std::string_view f) -> std::int64_t {
+    std::int64_t v = 0;
+    int digits = 0;
+    for (char c : f) {
+      if (c < '0' || c > '9' || digits == 9) break;
+      v = v * 10 + (c - '0');
+      ++digits;
+    }
+    for (; digits < 9; ++digits) v *= 10;
+    return v;
+  };
+  // Epoch form: seconds '.' fraction (the fraction is what tells it from a count).
+  std::size_t dot = arg.find('.');
+  if (dot != std::string_view::npos && all_digits(arg.substr(0, dot)) && dot + 1 < arg.size() &&
+      std::isdigit(static_cast<unsigned char>(arg[dot + 1]))) {
+    *wall_ns = std::stoll(std::string(arg.substr(0, dot))) * 1'000'000'000 + frac_ns(arg.substr(dot + 1));
+    return true;
+  }
+  std::tm tm{};
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+  std::string a(arg);
+  if (std::sscanf(a.c_str(), "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) == 6 && used >= 19) {
+  } else if (std::sscanf(a.c_str(), "%2d-%2d %2d:%2d:%2d%n", &mo, &d, &h, &mi, &sec, &used) == 5) {
+    std::time_t now = static_cast<std::time_t>(now_wall_ns / 1'000'000'000 + tz_offset_s);
+    std::tm nowtm{};
+    gmtime_r(&now, &nowtm);
+    y = nowtm.tm_year + 1900;
+  } else {
+    return false;
+  }
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  std::int64_t secs = static_cast<std::int64_t>(timegm(&tm)) - tz_offset_s;
+  std::int64_t ns = 0;
+  if (static_cast<std::size_t>(used) < a.size() && a[static_cast<std::size_t>(used)] == '.') {
+    ns = frac_ns(std::string_view(a).substr(static_cast<std::size_t>(used) + 1));
+  }
+  *wall_ns = secs * 1'000'000'000 + ns;
+  return true;
+}
+
+}  // namespace jank::devsim

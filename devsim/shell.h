@@ -1,0 +1,53 @@
+// A very small /system/bin/sh for the commands the exporter and the tests run:
+// `;` `&&` `||`, POSIX quoting, `export`/`exec`, redirection to /dev/null, and
+// the builtins and tools of a device (logcat, dumpsys, getprop, setprop, ps …).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "devsim/log_buffer.h"
+#include "devsim/model.h"
+
+namespace jank::devsim {
+
+// An endless `logcat` (no -d): the transport pumps it whenever the device logs.
+struct LogcatFollow {
+  LogMask mask = kDefaultLogMask;
+  LogFormat format;
+  std::uint64_t next_seq = 0;
+  std::array<bool, kLogIdCount> begun{};  // "--------- beginning of X" printed
+  char default_min = 'V';
+  std::vector<std::pair<std::string, char>> tag_min;  // tag:prio filter specs
+  std::int32_t pid = -1;                               // --pid
+  std::int64_t max_count = -1;                         // -m
+  bool dump = false;                                   // -d/-t: stop at the end of the buffer
+};
+
+struct ShellResult {
+  std::string out, err;
+  int exit = 0;
+  std::optional<LogcatFollow> follow;  // set: the command keeps streaming
+};
+
+// Splits a command line into words the way sh does (quotes removed). Operators
+// ; && || are returned as separate words prefixed with '\0' so that quoted
+// text never mistakes for them.
+std::vector<std::string> shell_words(std::string_view line, bool* ok);
+
+ShellResult run_shell(Device& dev, std::string_view script);
+
+// Formats entries that are new for `f` (at most about max_bytes of output).
+// Sets *done when a -d/-m logcat has printed everything it will.
+std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done);
+
+// Parses logcat's -T/-t argument. A count sets *count; a time sets *wall_ns.
+bool parse_logcat_start(std::string_view arg, std::int32_t tz_offset_s, std::int64_t now_wall_ns,
+                        std::optional<std::size_t>* count, std::optional<std::int64_t>* wall_ns);
+
+}  // namespace jank::devsim

@@ -1,0 +1,323 @@
+#include "devsim/simulator.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace jank::devsim {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+// Runs fn on every device's strand in turn, then done(results) on the last one.
+struct Chain : std::enable_shared_from_this<Chain> {
+  std::vector<std::shared_ptr<SimDevice>> devs;
+  std::function<std::string(SimDevice&)> fn;
+  std::function<void(std::vector<std::string>)> done;
+  std::vector<std::string> results;
+  void step(std::size_t i) {
+    if (i == devs.size()) return done(std::move(results));
+    auto self = shared_from_this();
+    asio::post(devs[i]->strand(), [self, i] {
+      self->results.push_back(self->fn(*self->devs[i]));
+      self->step(i + 1);
+    });
+  }
+};
+
+void for_devices(std::vector<std::shared_ptr<SimDevice>> devs, std::function<std::string(SimDevice&)> fn,
+                 std::function<void(std::vector<std::string>)> done) {
+  auto c = std::make_shared<Chain>();
+  c->devs = std::move(devs);
+  c->fn = std::move(fn);
+  c->done = std::move(done);
+  c->step(0);
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+class ControlSession : public std::enable_shared_from_this<ControlSession> {
+ public:
+  ControlSession(Simulator& sim, tcp::socket s) : sim_(sim), sock_(std::move(s)) {}
+  void start() { read(); }
+
+ private:
+  void read() {
+    auto self = shared_from_this();
+    asio::async_read_until(sock_, buf_, '\n', [this, self](boost::system::error_code ec, std::size_t n) {
+      if (ec) return;
+      std::string line(asio::buffers_begin(buf_.data()), asio::buffers_begin(buf_.data()) + static_cast<std::ptrdiff_t>(n));
+      buf_.consume(n);
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+      if (line == "quit") return;
+      auto ex = sock_.get_executor();
+      sim_.command(line, [this, self, ex](std::string reply) {
+        asio::post(ex, [this, self, r = std::move(reply)]() mutable {
+          out_ = std::move(r) + "\n";
+          asio::async_write(sock_, asio::buffer(out_), [this, self](boost::system::error_code e, std::size_t) {
+            if (!e) read();
+          });
+        });
+      });
+    });
+  }
+
+  Simulator& sim_;
+  tcp::socket sock_;
+  asio::streambuf buf_;
+  std::string out_;
+};
+
+}  // namespace
+
+bool parse_bands(const std::string& text, std::vector<SkipBand>* out) {
+  out->clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    SkipBand b;
+    unsigned lo = 0, hi = 0;
+    double w = 1;
+    int n = std::sscanf(item.c_str(), "%u-%u:%lf", &lo, &hi, &w);
+    if (n < 2) {
+      n = std::sscanf(item.c_str(), "%u:%lf", &lo, &w);
+      if (n < 1) return false;
+      hi = lo;
+    }
+    if (lo < 1 || hi < lo || w < 0) return false;
+    b.lo = lo;
+    b.hi = hi;
+    b.weight = w;
+    out->push_back(b);
+  }
+  return !out->empty();
+}
+
+Simulator::Simulator(asio::io_context& io, SimOptions opts, const Clock& clock)
+    : io_(io), opts_(std::move(opts)), clock_(clock), control_(asio::make_strand(io)) {}
+
+Simulator::~Simulator() = default;
+
+void Simulator::start() {
+  for (int i = 0; i < opts_.devices; ++i) {
+    DeviceConfig c;
+    c.name = opts_.name_prefix + std::to_string(i);
+    c.model = opts_.model_prefix + " " + std::to_string(i);
+    c.product = "janksim";
+    c.device = "janksim" + std::to_string(i % 10);
+    c.refresh_hz = opts_.refresh_hz[static_cast<std::size_t>(i) % opts_.refresh_hz.size()];
+    c.root_build = opts_.root;
+    c.log_buffer_bytes = opts_.buffer_kib * 1024;
+    c.noise_lines_per_sec = opts_.log_rate;
+    c.tz_offset_s = opts_.tz_offset_min * 60;
+    c.seed = opts_.seed * 1000003u + static_cast<std::uint64_t>(i);
+    c.initial_uptime_ns = (3600 + 97LL * i) * 1'000'000'000LL;
+    for (const auto& p : opts_.packages) {
+      AppConfig a;
+      a.package = p;
+      a.stall_prob = opts_.stall_prob;
+      a.bands = opts_.bands;
+      a.crash_per_min = opts_.crash_per_min;
+      c.apps.push_back(a);
+    }
+    TransportOptions t;
+    t.port = opts_.base_port ? static_cast<std::uint16_t>(opts_.base_port + i) : 0;
+    t.shell_v2 = opts_.shell_v2;
+    t.unauthorized = opts_.unauthorized;
+    t.tick_ms = opts_.tick_ms;
+    auto d = std::make_shared<SimDevice>(io_, std::make_unique<Device>(std::move(c), clock_), t);
+    d->start();
+    devices_.push_back(std::move(d));
+  }
+  tcp::endpoint ep(asio::ip::address_v4::loopback(), opts_.control_port);
+  control_.open(ep.protocol());
+  control_.set_option(tcp::acceptor::reuse_address(true));
+  control_.bind(ep);
+  control_.listen();
+  control_port_ = control_.local_endpoint().port();
+  accept_control();
+}
+
+void Simulator::stop() {
+  boost::system::error_code ec;
+  control_.close(ec);
+  for (auto& d : devices_) {
+    asio::post(d->strand(), [d] { d->stop(); });
+  }
+}
+
+void Simulator::accept_control() {
+  control_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec, tcp::socket s) {
+    if (ec) return;
+    std::make_shared<ControlSession>(*this, std::move(s))->start();
+    accept_control();
+  });
+}
+
+std::string Simulator::ready_json() const {
+  std::string s = "{\"devices\":[";
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const auto& c = devices_[i]->model().config();
+    s += (i ? "," : "");
+    s += "{\"name\":\"" + json_escape(c.name) + "\",\"port\":" + std::to_string(devices_[i]->port()) +
+         ",\"model\":\"" + json_escape(c.model) + "\"}";
+  }
+  s += "],\"control\":" + std::to_string(control_port_) + "}";
+  return s;
+}
+
+std::vector<std::shared_ptr<SimDevice>> Simulator::select(const std::string& which) const {
+  if (which == "*" || which == "all") return devices_;
+  for (const auto& d : devices_) {
+    if (d->model().config().name == which) return {d};
+  }
+  char* end = nullptr;
+  const long idx = std::strtol(which.c_str(), &end, 10);
+  if (!which.empty() && *end == '\0' && idx >= 0 && static_cast<std::size_t>(idx) < devices_.size()) {
+    return {devices_[static_cast<std::size_t>(idx)]};
+  }
+  // A serial as adb prints it: 127.0.0.1:PORT or emulator-(PORT-1).
+  for (const auto& d : devices_) {
+    const std::string port = std::to_string(d->port());
+    if (which == "127.0.0.1:" + port || which == "localhost:" + port ||
+        which == "emulator-" + std::to_string(d->port() - 1)) {
+      return {d};
+    }
+  }
+  return {};
+}
+
+void Simulator::command(const std::string& line, std::function<void(std::string)> reply) {
+  std::istringstream in(line);
+  std::string cmd, dev;
+  in >> cmd;
+  if (cmd.empty()) return reply("ERR empty command");
+  if (cmd == "help") {
+    return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
+                 "refresh restart crash setprop pause resume auth shutdown quit (see docs/devsim.md)");
+  }
+  if (cmd == "devices") return reply("OK " + ready_json());
+  if (cmd == "shutdown") {
+    reply("OK");
+    asio::post(io_, [this] { io_.stop(); });
+    return;
+  }
+  in >> dev;
+  if ((cmd == "truth" || cmd == "pause" || cmd == "resume") && dev.empty()) dev = "*";
+  auto devs = select(dev);
+  if (devs.empty()) return reply("ERR unknown device '" + dev + "'");
+  std::vector<std::string> args;
+  for (std::string w; in >> w;) args.push_back(w);
+  auto arg = [&](std::size_t i) { return i < args.size() ? args[i] : std::string(); };
+  auto num = [&](std::size_t i, double dflt) {
+    return i < args.size() ? std::strtod(args[i].c_str(), nullptr) : dflt;
+  };
+
+  auto ok_all = [reply](std::vector<std::string> r) {
+    for (const auto& e : r) {
+      if (!e.empty()) return reply("ERR " + e);
+    }
+    reply("OK");
+  };
+  std::function<std::string(SimDevice&)> fn;
+  if (cmd == "truth") {
+    return for_devices(devs, [](SimDevice& d) {
+      d.model().advance();
+      std::string t = d.model().truth_json();
+      t.pop_back();  // add transport facts before the closing brace
+      return t + ",\"port\":" + std::to_string(d.port()) + ",\"plugged\":" + (d.plugged() ? "true" : "false") +
+             ",\"hung\":" + (d.hung() ? "true" : "false") + ",\"connections\":" + std::to_string(d.connections()) +
+             ",\"paused\":" + (d.model().paused() ? "true" : "false") + "}";
+    }, [reply](std::vector<std::string> r) {
+      std::string s = "OK {\"devices\":[";
+      for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
+      reply(s + "]}");
+    });
+  } else if (cmd == "log") {
+    // log DEV BUFFER PRIO PID TAG MESSAGE…
+    std::istringstream ls(line);
+    std::string w;
+    for (int i = 0; i < 6 && ls >> w; ++i) {
+    }
+    std::string msg;
+    std::getline(ls, msg);
+    if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    std::string bad;
+    auto mask = parse_log_mask(arg(0), &bad);
+    if (!mask || args.size() < 4 || arg(1).size() != 1) return reply("ERR usage: log DEV BUFFER PRIO PID TAG MESSAGE");
+    LogId id = LogId::main;
+    for (std::size_t b = 0; b < kLogIdCount; ++b) {
+      if (*mask & (LogMask{1} << b)) {
+        id = static_cast<LogId>(b);
+        break;
+      }
+    }
+    const char prio = arg(1)[0];
+    const auto pid = static_cast<std::int32_t>(num(2, 0));
+    const std::string tag = arg(3);
+    fn = [=](SimDevice& d) {
+      d.model().log(id, prio, pid, pid, 1000, tag, msg);
+      d.pump();
+      return std::string();
+    };
+  } else if (cmd == "skip") {
+    const std::string pkg = arg(0);
+    const auto n = static_cast<std::uint32_t>(num(1, 0));
+    if (n == 0) return reply("ERR usage: skip DEV PKG N");
+    fn = [=](SimDevice& d) { return d.model().force_skip(pkg, n) ? std::string() : "unknown package " + pkg; };
+  } else if (cmd == "unplug") {
+    const double secs = num(0, 0);
+    fn = [=](SimDevice& d) { d.unplug(secs); return std::string(); };
+  } else if (cmd == "replug") {
+    fn = [](SimDevice& d) { d.replug(); return std::string(); };
+  } else if (cmd == "kick") {
+    fn = [](SimDevice& d) { d.kick(); return std::string(); };
+  } else if (cmd == "hang" || cmd == "unhang") {
+    const bool h = cmd == "hang";
+    fn = [=](SimDevice& d) { d.set_hung(h); return std::string(); };
+  } else if (cmd == "garbage") {
+    const auto n = static_cast<std::size_t>(num(0, 64));
+    fn = [=](SimDevice& d) { d.garbage(n); return std::string(); };
+  } else if (cmd == "corrupt") {
+    fn = [](SimDevice& d) { d.corrupt(); return std::string(); };
+  } else if (cmd == "cut") {
+    fn = [](SimDevice& d) { d.cut(); return std::string(); };
+  } else if (cmd == "refresh") {
+    const double hz = num(0, 0);
+    if (hz < 1 || hz > 1000) return reply("ERR usage: refresh DEV HZ");
+    fn = [=](SimDevice& d) { d.model().set_refresh_hz(hz); return std::string(); };
+  } else if (cmd == "restart" || cmd == "crash") {
+    const std::string pkg = arg(0);
+    const bool crash = cmd == "crash";
+    fn = [=](SimDevice& d) {
+      const bool ok = crash ? d.model().crash_app(pkg) : d.model().restart_app(pkg);
+      d.pump();
+      return ok ? std::string() : "unknown or dead package " + pkg;
+    };
+  } else if (cmd == "setprop") {
+    const std::string k = arg(0), v = arg(1);
+    fn = [=](SimDevice& d) {
+      auto r = d.model().setprop(k, v);
+      d.pump();
+      return r.exit ? std::string("setprop failed") : std::string();
+    };
+  } else if (cmd == "pause" || cmd == "resume") {
+    const bool p = cmd == "pause";
+    fn = [=](SimDevice& d) { d.model().set_paused(p); d.pump(); return std::string(); };
+  } else if (cmd == "auth") {
+    const bool unauthorized = arg(0) == "off";
+    fn = [=](SimDevice& d) { d.set_unauthorized(unauthorized); return std::string(); };
+  } else {
+    return reply("ERR unknown command '" + cmd + "'");
+  }
+  for_devices(devs, fn, ok_all);
+}
+
+}  // namespace jank::devsim

@@ -1,0 +1,67 @@
+// Many simulated devices in one process plus the control channel: a loopback
+// TCP port taking one command per line (see docs/devsim.md).
+#pragma once
+
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+#include <boost/asio.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devsim/transport.h"
+
+namespace jank::devsim {
+
+struct SimOptions {
+  int devices = 1;
+  std::uint16_t base_port = 0;     // device i listens on base_port + i; 0: kernel-chosen
+  std::uint16_t control_port = 0;
+  std::string name_prefix = "sim";
+  std::string model_prefix = "JankSim";
+  std::vector<double> refresh_hz = {60};  // cycled over devices
+  std::vector<std::string> packages = {"com.example.feed", "com.example.shop", "com.example.chat"};
+  double stall_prob = 0.012;
+  std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
+  double crash_per_min = 0;
+  double log_rate = 2;               // background lines per second per device
+  std::size_t buffer_kib = 256;
+  std::int32_t tz_offset_min = 0;
+  bool root = false;
+  bool shell_v2 = true;
+  bool unauthorized = false;
+  int tick_ms = 50;
+  std::uint64_t seed = 1;
+};
+
+// Parses a "1-9:0.55,10-44:0.33" band list; false on syntax errors.
+bool parse_bands(const std::string& text, std::vector<SkipBand>* out);
+
+class Simulator {
+ public:
+  Simulator(boost::asio::io_context& io, SimOptions opts, const Clock& clock);
+  ~Simulator();
+  // Creates every device and listens (ports are known on return).
+  void start();
+  void stop();
+  std::uint16_t control_port() const { return control_port_; }
+  // {"devices":[{"name":…,"port":…,"model":…},…],"control":PORT}
+  std::string ready_json() const;
+  const std::vector<std::shared_ptr<SimDevice>>& devices() const { return devices_; }
+
+  // Runs one control command; `reply` is called once, from some io thread.
+  void command(const std::string& line, std::function<void(std::string)> reply);
+
+ private:
+  void accept_control();
+  std::vector<std::shared_ptr<SimDevice>> select(const std::string& which) const;
+
+  boost::asio::io_context& io_;
+  SimOptions opts_;
+  const Clock& clock_;
+  std::vector<std::shared_ptr<SimDevice>> devices_;
+  boost::asio::ip::tcp::acceptor control_;
+  std::uint16_t control_port_ = 0;
+};
+
+}  // namespace jank::devsim

@@ -1,0 +1,472 @@
+#include "devsim/transport.h"
+
+#include <array>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+
+#include "devsim/shell.h"
+
+namespace jank::devsim {
+namespace {
+
+constexpr std::uint32_t kCnxn = 0x4e584e43;
+constexpr std::uint32_t kAuth = 0x48545541;
+constexpr std::uint32_t kOpen = 0x4e45504f;
+constexpr std::uint32_t kOkay = 0x59414b4f;
+constexpr std::uint32_t kWrte = 0x45545257;
+constexpr std::uint32_t kClse = 0x45534c43;
+constexpr std::uint32_t kVersion = 0x01000001;
+constexpr std::uint32_t kMaxPayload = 1024 * 1024;
+constexpr std::size_t kFollowHighWater = 64 * 1024;  // stop pulling logs past this backlog
+
+void put32(std::string& s, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+std::uint32_t get32(const unsigned char* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+std::string packet(std::uint32_t cmd, std::uint32_t a0, std::uint32_t a1, std::string_view data = {}) {
+  std::string s;
+  s.reserve(24 + data.size());
+  put32(s, cmd);
+  put32(s, a0);
+  put32(s, a1);
+  put32(s, static_cast<std::uint32_t>(data.size()));
+  std::uint32_t sum = 0;
+  for (char c : data) sum += static_cast<unsigned char>(c);
+  put32(s, sum);
+  put32(s, cmd ^ 0xffffffffu);
+  s.append(data);
+  return s;
+}
+
+// Shell protocol v2 packet: id, little-endian length, data.
+std::string v2(std::uint8_t id, std::string_view data) {
+  std::string s;
+  s += static_cast<char>(id);
+  put32(s, static_cast<std::uint32_t>(data.size()));
+  s.append(data);
+  return s;
+}
+
+}  // namespace
+
+struct Stream {
+  std::uint32_t local = 0, remote = 0;
+  enum class Kind { v2, raw, pty, exec } kind = Kind::v2;
+  std::string pending;
+  bool awaiting_ack = false;
+  bool finished = false;  // no more data will be added
+  std::optional<LogcatFollow> follow;
+  bool cut = false;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(SimDevice& dev, asio::ip::tcp::socket sock) : dev_(dev), sock_(std::move(sock)) {}
+
+  void start() {
+    asio::ip::tcp::no_delay nd(true);
+    boost::system::error_code ec;
+    sock_.set_option(nd, ec);
+    read_header();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ec;
+    sock_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    sock_.close(ec);
+    streams_.clear();
+  }
+
+  void resume() {
+    if (closed_) return;
+    if (read_paused_) {
+      read_paused_ = false;
+      handle_packet();
+    }
+    do_write();
+  }
+
+  void send_raw(std::string bytes) {
+    outq_.push_back(std::move(bytes));
+    do_write();
+  }
+
+  // Moves log lines into following streams and flushes them.
+  void pump() {
+    if (closed_ || !online_) return;
+    std::vector<std::uint32_t> ids;
+    for (auto& [id, s] : streams_) {
+      if (s.follow) ids.push_back(id);
+    }
+    for (std::uint32_t id : ids) pump_stream(id);
+  }
+
+  void pump_stream(std::uint32_t id) {
+    auto it = streams_.find(id);
+    if (it == streams_.end()) return;
+    Stream& s = it->second;
+    if (s.finished || s.pending.size() >= kFollowHighWater) return flush(s);
+    bool done = false;
+    std::string text = pump_logcat(dev_.model(), *s.follow, kFollowHighWater, &done);
+    if (s.cut) {
+      const std::size_t nl = text.find('\n');
+      if (nl != std::string::npos) {
+        // Half a line, then EOF without an exit packet.
+        add_output(s, std::string_view(text).substr(0, std::max<std::size_t>(1, nl / 2)), 1);
+        s.finished = true;
+        return flush(s);
+      }
+    }
+    add_output(s, text, 1);
+    if (done) finish(s, 0);
+    flush(s);
+  }
+
+  void inject(std::string_view bytes) {
+    for (auto& [id, s] : streams_) {
+      if (s.follow && !s.finished) {
+        add_output(s, bytes, 1);
+        flush(s);
+      }
+    }
+  }
+
+  void mark_cut() {
+    for (auto& [id, s] : streams_) {
+      if (s.follow) s.cut = true;
+    }
+  }
+
+ private:
+  void read_header() {
+    auto self = shared_from_this();
+    asio::async_read(sock_, asio::buffer(hdr_), [this, self](boost::system::error_code ec, std::size_t) {
+      if (ec || closed_) return fail();
+      const std::uint32_t cmd = get32(hdr_.data());
+      const std::uint32_t len = get32(hdr_.data() + 12);
+      const std::uint32_t magic = get32(hdr_.data() + 20);
+      if ((cmd ^ 0xffffffffu) != magic || len > kMaxPayload) return fail();
+      payload_.resize(len);
+      asio::async_read(sock_, asio::buffer(payload_), [this, self](boost::system::error_code ec2, std::size_t) {
+        if (ec2 || closed_) return fail();
+        if (dev_.hung()) {
+          read_paused_ = true;  // a wedged device: keep TCP up, answer nothing
+          return;
+        }
+        handle_packet();
+      });
+    });
+  }
+
+  void fail() {
+    close();
+    dev_.forget(shared_from_this());
+  }
+
+  void handle_packet() {
+    const std::uint32_t cmd = get32(hdr_.data());
+    const std::uint32_t a0 = get32(hdr_.data() + 4);
+    const std::uint32_t a1 = get32(hdr_.data() + 8);
+    switch (cmd) {
+      case kCnxn: on_cnxn(a1); break;
+      case kAuth:
+        // Signature (2) → ask again; public key (3) → the dialog is up, never accepted.
+        if (dev_.options().unauthorized && a0 == 2) send_auth_token();
+        break;
+      case kOpen: if (online_) on_open(a0); break;
+      case kOkay: if (online_) on_okay(a0, a1); break;
+      case kWrte: if (online_) on_write(a0, a1); break;
+      case kClse: if (online_) streams_.erase(a1); break;
+      default: break;
+    }
+    read_header();
+  }
+
+  void send_auth_token() {
+    std::string token(20, '\0');
+    for (auto& c : token) c = static_cast<char>(rng_() & 0xff);
+    send_raw(packet(kAuth, 1, 0, token));
+  }
+
+  void on_cnxn(std::uint32_t host_maxdata) {
+    // A (re)connect drops every stream of the previous session.
+    streams_.clear();
+    max_payload_ = std::min<std::uint32_t>(host_maxdata ? host_maxdata : 4096, kMaxPayload);
+    if (dev_.options().unauthorized) {
+      online_ = false;
+      send_auth_token();
+      return;
+    }
+    online_ = true;
+    send_raw(packet(kCnxn, kVersion, kMaxPayload, dev_.banner()));
+  }
+
+  void on_open(std::uint32_t remote) {
+    std::string svc(payload_.begin(), payload_.end());
+    while (!svc.empty() && svc.back() == '\0') svc.pop_back();
+    Stream s;
+    s.remote = remote;
+    std::string cmd;
+    const bool v2_ok = dev_.options().shell_v2;
+    if (svc.rfind("shell,", 0) == 0 || svc.rfind("shell:", 0) == 0) {
+      const std::size_t colon = svc.find(':');
+      const std::string argstr = svc.substr(0, colon);
+      cmd = svc.substr(colon + 1);
+      const bool v2req = argstr.find(",v2") != std::string::npos;
+      if (v2req && !v2_ok) return send_raw(packet(kClse, 0, remote));
+      s.kind = v2req ? Stream::Kind::v2 : (v2_ok ? Stream::Kind::raw : Stream::Kind::pty);
+    } else if (svc.rfind("exec:", 0) == 0) {
+      cmd = svc.substr(5);
+      s.kind = Stream::Kind::exec;
+    } else {
+      return send_raw(packet(kClse, 0, remote));  // host sees "closed"
+    }
+    s.local = next_id_++;
+    send_raw(packet(kOkay, s.local, remote));
+    auto [it, inserted] = streams_.emplace(s.local, std::move(s));
+    Stream& st = it->second;
+
+    ShellResult r = run_shell(dev_.model(), cmd);
+    if (st.kind == Stream::Kind::v2) {
+      if (!r.out.empty()) st.pending += v2(1, r.out);
+      if (!r.err.empty()) st.pending += v2(2, r.err);
+    } else if (st.kind == Stream::Kind::exec) {
+      st.pending += r.out;
+    } else {
+      add_output(st, r.out + r.err, 1);
+    }
+    if (r.follow) {
+      st.follow = std::move(r.follow);
+      return pump_stream(st.local);
+    }
+    finish(st, r.exit);
+    flush(st);
+  }
+
+  void add_output(Stream& s, std::string_view text, std::uint8_t id) {
+    if (text.empty()) return;
+    switch (s.kind) {
+      case Stream::Kind::v2: s.pending += v2(id, text); break;
+      case Stream::Kind::pty:
+        // A pre-N device's PTY turns \n into \r\n.
+        for (char c : text) {
+          if (c == '\n') s.pending += '\r';
+          s.pending += c;
+        }
+        break;
+      default: s.pending.append(text); break;
+    }
+  }
+
+  void finish(Stream& s, int exit_code) {
+    if (s.finished) return;
+    if (s.kind == Stream::Kind::v2) s.pending += v2(3, std::string(1, static_cast<char>(exit_code & 0xff)));
+    s.finished = true;
+  }
+
+  void flush(Stream& s) {
+    if (s.awaiting_ack) return;
+    if (!s.pending.empty()) {
+      const std::size_t n = std::min<std::size_t>(s.pending.size(), max_payload_);
+      send_raw(packet(kWrte, s.local, s.remote, std::string_view(s.pending).substr(0, n)));
+      s.pending.erase(0, n);
+      s.awaiting_ack = true;
+      return;
+    }
+    if (s.finished) {
+      send_raw(packet(kClse, s.local, s.remote));
+      streams_.erase(s.local);
+    }
+  }
+
+  void on_okay(std::uint32_t remote, std::uint32_t local) {
+    auto it = streams_.find(local);
+    if (it == streams_.end()) return;
+    it->second.remote = remote;
+    it->second.awaiting_ack = false;
+    Stream& s = it->second;
+    if (s.follow && !s.finished && s.pending.size() < kFollowHighWater / 2) return pump_stream(local);
+    flush(s);
+  }
+
+  void on_write(std::uint32_t remote, std::uint32_t local) {
+    // stdin and close-stdin are acknowledged and otherwise ignored.
+    if (streams_.count(local)) send_raw(packet(kOkay, local, remote));
+  }
+
+  void do_write() {
+    if (writing_ || outq_.empty() || closed_ || dev_.hung()) return;
+    writing_ = true;
+    // Gather everything queued into one write.
+    wbuf_.clear();
+    while (!outq_.empty()) {
+      wbuf_ += outq_.front();
+      outq_.pop_front();
+    }
+    auto self = shared_from_this();
+    asio::async_write(sock_, asio::buffer(wbuf_), [this, self](boost::system::error_code ec, std::size_t) {
+      writing_ = false;
+      if (ec) return fail();
+      do_write();
+    });
+  }
+
+  SimDevice& dev_;
+  asio::ip::tcp::socket sock_;
+  std::array<unsigned char, 24> hdr_{};
+  std::vector<char> payload_;
+  std::deque<std::string> outq_;
+  std::string wbuf_;
+  bool writing_ = false;
+  bool closed_ = false;
+  bool online_ = false;
+  bool read_paused_ = false;
+  std::uint32_t max_payload_ = 4096;
+  std::uint32_t next_id_ = 1;
+  std::map<std::uint32_t, Stream> streams_;
+  std::mt19937 rng_{std::random_device{}()};
+};
+
+SimDevice::SimDevice(asio::io_context& io, std::unique_ptr<Device> model, TransportOptions opts)
+    : io_(io),
+      strand_(asio::make_strand(io)),
+      model_(std::move(model)),
+      opts_(opts),
+      acceptor_(strand_),
+      tick_timer_(strand_),
+      replug_timer_(strand_) {}
+
+SimDevice::~SimDevice() = default;
+
+std::string SimDevice::banner() const {
+  const auto& c = model_->config();
+  std::string features = "cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell";
+  if (opts_.shell_v2) features = "shell_v2," + features;
+  return "device::ro.product.name=" + c.product + ";ro.product.model=" + c.model +
+         ";ro.product.device=" + c.device + ";features=" + features;
+}
+
+void SimDevice::listen() {
+  using asio::ip::tcp;
+  tcp::endpoint ep(asio::ip::address_v4::loopback(), port_ ? port_ : opts_.port);
+  acceptor_.open(ep.protocol());
+  acceptor_.set_option(tcp::acceptor::reuse_address(true));
+  acceptor_.bind(ep);
+  acceptor_.listen();
+  port_ = acceptor_.local_endpoint().port();
+  plugged_ = true;
+}
+
+void SimDevice::start() {
+  listen();
+  accept_loop();
+  tick();
+}
+
+void SimDevice::stop() {
+  stopped_ = true;
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  tick_timer_.cancel();
+  replug_timer_.cancel();
+  kick();
+}
+
+void SimDevice::accept_loop() {
+  auto self = shared_from_this();
+  acceptor_.async_accept(strand_, [this, self](boost::system::error_code ec, asio::ip::tcp::socket s) {
+    if (ec) {
+      if (acceptor_.is_open() && ec != asio::error::operation_aborted) accept_loop();
+      return;
+    }
+    auto c = std::make_shared<Connection>(*this, std::move(s));
+    conns_.insert(c);
+    c->start();
+    accept_loop();
+  });
+}
+
+void SimDevice::tick() {
+  if (stopped_) return;
+  model_->advance();
+  pump();
+  tick_timer_.expires_after(std::chrono::milliseconds(opts_.tick_ms));
+  auto self = shared_from_this();
+  tick_timer_.async_wait([this, self](boost::system::error_code ec) {
+    if (!ec) tick();
+  });
+}
+
+void SimDevice::pump() {
+  if (model_->logs().next_seq() == pumped_seq_) return;
+  pumped_seq_ = model_->logs().next_seq();
+  auto copy = conns_;
+  for (auto& c : copy) c->pump();
+}
+
+void SimDevice::kick() {
+  auto copy = conns_;
+  conns_.clear();
+  for (auto& c : copy) c->close();
+}
+
+void SimDevice::unplug(double seconds) {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  plugged_ = false;
+  kick();
+  replug_timer_.cancel();
+  if (seconds > 0) {
+    replug_timer_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
+    auto self = shared_from_this();
+    replug_timer_.async_wait([this, self](boost::system::error_code e) {
+      if (!e) replug();
+    });
+  }
+}
+
+void SimDevice::replug() {
+  if (plugged_ || stopped_) return;
+  replug_timer_.cancel();
+  listen();
+  accept_loop();
+}
+
+void SimDevice::set_hung(bool hung) {
+  hung_ = hung;
+  if (!hung) {
+    auto copy = conns_;
+    for (auto& c : copy) c->resume();
+  }
+}
+
+void SimDevice::garbage(std::size_t bytes) {
+  std::mt19937 rng(static_cast<std::uint32_t>(model_->now_mono()));
+  std::string junk;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    char c = static_cast<char>(rng() & 0xff);
+    junk += c == '\n' ? '\x80' : c;
+  }
+  junk += '\n';
+  for (auto& c : conns_) c->inject(junk);
+}
+
+void SimDevice::corrupt() {
+  for (auto& c : conns_) c->send_raw(std::string(24, '\xff'));
+}
+
+void SimDevice::cut() {
+  for (auto& c : conns_) c->mark_cut();
+  pumped_seq_ = 0;
+}
+
+}  // namespace jank::devsim

@@ -1,0 +1,84 @@
+// The device side of the adb transport over TCP: one acceptor per simulated
+// device, CNXN/AUTH/OPEN/OKAY/WRTE/CLSE with one WRTE in flight per stream,
+// shell v2 framing, and the faults the control channel asks for. Everything of
+// one device runs on that device's strand.
+#pragma once
+
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "devsim/model.h"
+
+namespace jank::devsim {
+
+namespace asio = boost::asio;
+using Strand = asio::strand<asio::io_context::executor_type>;
+
+struct TransportOptions {
+  std::uint16_t port = 0;       // 0: the kernel chooses
+  bool shell_v2 = true;         // false: a pre-N device (no exit codes)
+  bool unauthorized = false;    // send AUTH forever, never CNXN
+  int tick_ms = 50;             // simulation step and logcat pump period
+};
+
+class Connection;
+
+class SimDevice : public std::enable_shared_from_this<SimDevice> {
+ public:
+  SimDevice(asio::io_context& io, std::unique_ptr<Device> model, TransportOptions opts);
+  ~SimDevice();
+
+  // Binds and listens (synchronously, so the port is known on return), then
+  // starts accepting and ticking.
+  void start();
+  void stop();
+  std::uint16_t port() const { return port_; }
+  Strand& strand() { return strand_; }
+  Device& model() { return *model_; }
+  const TransportOptions& options() const { return opts_; }
+
+  // Faults; call on the strand.
+  void unplug(double seconds);  // seconds <= 0: until replug
+  void replug();
+  void kick();
+  void set_hung(bool hung);
+  bool hung() const { return hung_; }
+  void garbage(std::size_t bytes);  // junk bytes into every logcat stream
+  void corrupt();                    // a packet with a bad magic on every connection
+  void cut();                        // next logcat line cut in the middle, then the stream ends
+  void set_unauthorized(bool u) { opts_.unauthorized = u; }
+  bool plugged() const { return plugged_; }
+  std::size_t connections() const { return conns_.size(); }
+
+  // Pushes new log lines to every following logcat stream.
+  void pump();
+
+  // Connection bookkeeping.
+  void forget(const std::shared_ptr<Connection>& c) { conns_.erase(c); }
+  std::string banner() const;
+
+ private:
+  void listen();
+  void accept_loop();
+  void tick();
+
+  asio::io_context& io_;
+  Strand strand_;
+  std::unique_ptr<Device> model_;
+  TransportOptions opts_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer tick_timer_;
+  asio::steady_timer replug_timer_;
+  std::set<std::shared_ptr<Connection>> conns_;
+  std::uint16_t port_ = 0;
+  bool plugged_ = false;
+  bool hung_ = false;
+  bool stopped_ = false;
+  std::uint64_t pumped_seq_ = 0;
+};
+
+}  // namespace jank::devsim
