@@ -3,6 +3,8 @@
 #include <limits>
 #include <optional>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -27,6 +29,32 @@ std::string_view frame_stage_name(FrameStage stage) {
     case FrameStage::count_: break;
   }
   return "unknown";
+}
+
+void FramestatsTracker::save(StateWriter& w) const {
+  w.u64(newest_.size());
+  for (const auto& [window, newest] : newest_) w.str(window).i64(newest);
+  w.u64(frames_).u64(janky_).u64(flagged_).u64(invalid_).u64(overflows_).u64(unusable_);
+  frame_duration_.save(w);
+  for (const auto& h : stages_) h.save(w);
+}
+
+bool FramestatsTracker::load(StateReader& r) {
+  newest_.clear();
+  const std::uint64_t n = r.count(kMaxWindows + 1);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    std::string window = r.str();
+    newest_[window] = r.i64();
+  }
+  frames_ = r.u64();
+  janky_ = r.u64();
+  flagged_ = r.u64();
+  invalid_ = r.u64();
+  overflows_ = r.u64();
+  unusable_ = r.u64();
+  frame_duration_.load(r);
+  for (auto& h : stages_) h.load(r);
+  return !r.fail();
 }
 
 FramestatsTracker::FramestatsTracker()

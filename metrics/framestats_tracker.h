@@ -36,6 +36,9 @@ class FramestatsTracker {
   const std::array<Histogram, kFrameStages>& stage_duration() const { return stages_; }
   std::size_t windows_tracked() const { return newest_.size(); }
 
+  void save(class StateWriter& w) const;
+  bool load(class StateReader& r);
+
  private:
   std::map<std::string, std::int64_t, std::less<>> newest_;  // window → newest IntendedVsync counted
   std::uint64_t frames_ = 0, janky_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -102,6 +104,117 @@ std::string_view jank_cause_name(JankCause cause) {
     case JankCause::count_: break;
   }
   return "unknown";
+}
+
+namespace {
+
+template <typename T>
+void save_opt(StateWriter& w, const std::optional<T>& v) {
+  w.boolean(v.has_value()).u64(v.value_or(0));
+}
+template <typename T>
+void load_opt(StateReader& r, std::optional<T>& v) {
+  const bool has = r.boolean();
+  const std::uint64_t value = r.u64();
+  if (has) {
+    v = static_cast<T>(value);
+  } else {
+    v.reset();
+  }
+}
+void save_bins(StateWriter& w, const std::vector<HistogramBin>& bins) {
+  w.u64(bins.size());
+  for (const auto& b : bins) w.u64(b.label_ms).u64(b.count);
+}
+void load_bins(StateReader& r, std::vector<HistogramBin>& bins) {
+  bins.clear();
+  const std::uint64_t n = r.count(4096);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    HistogramBin b;
+    b.label_ms = static_cast<std::uint32_t>(r.u64());
+    b.count = r.u64();
+    bins.push_back(b);
+  }
+}
+void save_stats(StateWriter& w, const GfxStats& s) {
+  for (const auto* v : {&s.stats_since_ns, &s.total_frames, &s.janky_frames, &s.janky_frames_legacy,
+                        &s.missed_vsync, &s.high_input_latency, &s.slow_ui_thread, &s.slow_bitmap_uploads,
+                        &s.slow_issue_draw_commands, &s.frame_deadline_missed, &s.frame_deadline_missed_legacy}) {
+    save_opt(w, *v);
+  }
+  for (const auto* v : {&s.p50_ms, &s.p90_ms, &s.p95_ms, &s.p99_ms, &s.gpu_p50_ms, &s.gpu_p90_ms, &s.gpu_p95_ms,
+                        &s.gpu_p99_ms}) {
+    save_opt(w, *v);
+  }
+  save_bins(w, s.histogram);
+  save_bins(w, s.gpu_histogram);
+}
+void load_stats(StateReader& r, GfxStats& s) {
+  for (auto* v : {&s.stats_since_ns, &s.total_frames, &s.janky_frames, &s.janky_frames_legacy, &s.missed_vsync,
+                  &s.high_input_latency, &s.slow_ui_thread, &s.slow_bitmap_uploads, &s.slow_issue_draw_commands,
+                  &s.frame_deadline_missed, &s.frame_deadline_missed_legacy}) {
+    load_opt(r, *v);
+  }
+  for (auto* v : {&s.p50_ms, &s.p90_ms, &s.p95_ms, &s.p99_ms, &s.gpu_p50_ms, &s.gpu_p90_ms, &s.gpu_p95_ms,
+                  &s.gpu_p99_ms}) {
+    load_opt(r, *v);
+  }
+  load_bins(r, s.histogram);
+  load_bins(r, s.gpu_histogram);
+}
+void save_percentiles(StateWriter& w, const std::optional<ReportedPercentiles>& p) {
+  w.boolean(p.has_value());
+  if (p) w.boolean(p->has_p50).u64(p->p50_ms).u64(p->p90_ms).u64(p->p95_ms).u64(p->p99_ms);
+}
+void load_percentiles(StateReader& r, std::optional<ReportedPercentiles>& p) {
+  p.reset();
+  if (!r.boolean()) return;
+  ReportedPercentiles v;
+  v.has_p50 = r.boolean();
+  v.p50_ms = static_cast<std::uint32_t>(r.u64());
+  v.p90_ms = static_cast<std::uint32_t>(r.u64());
+  v.p95_ms = static_cast<std::uint32_t>(r.u64());
+  v.p99_ms = static_cast<std::uint32_t>(r.u64());
+  p = v;
+}
+
+}  // namespace
+
+void GfxinfoTracker::save(StateWriter& w) const {
+  w.boolean(previous_.has_value());
+  if (previous_) save_stats(w, *previous_);
+  w.u64(frames_rendered_).u64(janky_).u64(janky_legacy_).u64(resets_).u64(dumps_);
+  w.boolean(has_legacy_).boolean(has_gpu_histogram_);
+  for (std::size_t c = 0; c < kJankCauses; ++c) w.u64(causes_[c]).boolean(causes_seen_[c]);
+  frame_duration_.save(w);
+  gpu_duration_.save(w);
+  save_percentiles(w, percentiles_);
+  save_percentiles(w, gpu_percentiles_);
+}
+
+bool GfxinfoTracker::load(StateReader& r) {
+  previous_.reset();
+  if (r.boolean()) {
+    GfxStats s;
+    load_stats(r, s);
+    previous_ = std::move(s);
+  }
+  frames_rendered_ = r.u64();
+  janky_ = r.u64();
+  janky_legacy_ = r.u64();
+  resets_ = r.u64();
+  dumps_ = r.u64();
+  has_legacy_ = r.boolean();
+  has_gpu_histogram_ = r.boolean();
+  for (std::size_t c = 0; c < kJankCauses; ++c) {
+    causes_[c] = r.u64();
+    causes_seen_[c] = r.boolean();
+  }
+  frame_duration_.load(r);
+  gpu_duration_.load(r);
+  load_percentiles(r, percentiles_);
+  load_percentiles(r, gpu_percentiles_);
+  return !r.fail();
 }
 
 GfxinfoTracker::GfxinfoTracker()

@@ -54,6 +54,9 @@ class GfxinfoTracker {
   const std::optional<ReportedPercentiles>& percentiles() const { return percentiles_; }
   const std::optional<ReportedPercentiles>& gpu_percentiles() const { return gpu_percentiles_; }
 
+  void save(class StateWriter& w) const;
+  bool load(class StateReader& r);
+
  private:
   bool continues_baseline(const parsers::GfxStats& s) const;
 

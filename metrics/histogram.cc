@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 
 Histogram::Histogram(std::span<const double> upper_bounds)
@@ -23,6 +25,24 @@ void Histogram::add_to_bucket(std::size_t bucket, std::uint64_t n, double value_
   counts_[bucket] += n;
   count_ += n;
   sum_ += value_sum;
+}
+
+void Histogram::save(StateWriter& w) const {
+  w.u64(counts_.size());
+  for (auto c : counts_) w.u64(c);
+  w.u64(count_).f64(sum_);
+}
+
+bool Histogram::load(StateReader& r) {
+  const std::uint64_t n = r.count(1024);
+  if (n != counts_.size()) {
+    r.set_error("histogram bucket layout changed");
+    return false;
+  }
+  for (auto& c : counts_) c = r.u64();
+  count_ = r.u64();
+  sum_ = r.f64();
+  return !r.fail();
 }
 
 namespace buckets {

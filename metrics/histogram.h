@@ -25,6 +25,9 @@ class Histogram {
   std::uint64_t count() const { return count_; }
   double sum() const { return sum_; }
 
+  void save(class StateWriter& w) const;
+  bool load(class StateReader& r);
+
  private:
   std::span<const double> bounds_;
   std::vector<std::uint64_t> counts_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 
 std::int64_t SkipWindow::second_of(std::int64_t ns) {
@@ -44,6 +46,25 @@ std::uint32_t SkipWindow::max_skip(std::int64_t now_ns) const {
     if (s.second > now - window_s_ && s.second <= now) worst = std::max(worst, s.max);
   }
   return worst;
+}
+
+void SkipWindow::save(StateWriter& w) const {
+  w.u64(seconds_.size());
+  for (const auto& s : seconds_) w.i64(s.second).u64(s.frames).u64(s.max);
+}
+
+bool SkipWindow::load(StateReader& r) {
+  seconds_.clear();
+  const std::uint64_t n = r.count(1'000'000);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    Second s{};
+    s.second = r.i64();
+    s.frames = r.u64();
+    s.max = static_cast<std::uint32_t>(r.u64());
+    if (!seconds_.empty() && s.second <= seconds_.back().second) r.set_error("skip window out of order");
+    seconds_.push_back(s);
+  }
+  return !r.fail();
 }
 
 double smoothness(double refresh_hz, std::uint64_t skipped_in_window, std::int64_t window_seconds) {

@@ -19,6 +19,9 @@ class SkipWindow {
   std::int64_t window_seconds() const { return window_s_; }
   std::size_t buckets() const { return seconds_.size(); }
 
+  void save(class StateWriter& w) const;
+  bool load(class StateReader& r);
+
  private:
   struct Second {
     std::int64_t second;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -137,6 +139,122 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       pkg.has_framestats = true;
     }
   }
+}
+
+namespace {
+
+constexpr std::string_view kStateMagic = "jank_exporter_state";
+constexpr std::uint64_t kStateVersion = 1;
+
+void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
+  w.tag("package").str(name).newline();
+  w.u64(p.skipped_frames).u64(p.skip_events);
+  p.skip_size.save(w);
+  p.window.save(w);
+  w.newline().u64(p.davey_frames).u64(p.davey_invalid_durations);
+  p.davey_duration.save(w);
+  w.newline().boolean(p.has_gfxinfo);
+  p.gfxinfo.save(w);
+  w.newline().boolean(p.has_framestats);
+  p.framestats.save(w);
+  w.newline();
+}
+
+bool load_package(StateReader& r, PackageMetrics& p) {
+  p.skipped_frames = r.u64();
+  p.skip_events = r.u64();
+  p.skip_size.load(r);
+  p.window.load(r);
+  p.davey_frames = r.u64();
+  p.davey_invalid_durations = r.u64();
+  p.davey_duration.load(r);
+  p.has_gfxinfo = r.boolean();
+  p.gfxinfo.load(r);
+  p.has_framestats = r.boolean();
+  p.framestats.load(r);
+  return !r.fail();
+}
+
+}  // namespace
+
+std::string Store::save() const {
+  StateWriter w;
+  w.tag(kStateMagic).u64(kStateVersion).u64(devices_.size()).newline();
+  for (const auto& [serial, d] : devices_) {
+    w.tag("device").str(serial).f64(d->refresh_hz).boolean(d->refresh_is_fallback).newline();
+    const auto& l = d->lines;
+    w.u64(l.received).u64(l.duplicates).u64(l.parsed).u64(l.unmatched).u64(l.discarded.size());
+    for (auto n : l.discarded) w.u64(n);
+    w.newline();
+    d->window.save(w);
+    w.u64(d->package_overflow_events).u64(d->gfxinfo_dumps).i64(d->latest_time_ns).boolean(d->has_time).newline();
+    // Sorted so that equal stores give equal files.
+    std::map<std::int32_t, std::string_view> pids(d->pid_names.begin(), d->pid_names.end());
+    w.u64(pids.size());
+    for (const auto& [pid, name] : pids) w.i64(pid).str(name);
+    w.newline().boolean(d->log_position.valid).i64(d->log_position.ns).u64(d->log_position.hashes.size());
+    for (auto h : d->log_position.hashes) w.u64(h);
+    w.newline().u64(d->packages.size()).newline();
+    for (const auto& [name, p] : d->packages) save_package(w, name, p);
+  }
+  w.tag("end").newline();
+  return w.text();
+}
+
+bool Store::load(std::string_view text, std::string& error) {
+  StateReader r(text);
+  std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>> loaded;
+  if (r.expect(kStateMagic)) {
+    if (const auto version = r.u64(); !r.fail() && version != kStateVersion) {
+      r.set_error("state version " + std::to_string(version) + " is not " + std::to_string(kStateVersion));
+    }
+  }
+  const std::uint64_t devices = r.count(100'000);
+  for (std::uint64_t i = 0; i < devices && !r.fail(); ++i) {
+    r.expect("device");
+    std::string serial = r.str();
+    auto d = std::make_unique<DeviceMetrics>(serial, options_);
+    d->refresh_hz = r.f64();
+    d->refresh_is_fallback = r.boolean();
+    auto& l = d->lines;
+    l.received = r.u64();
+    l.duplicates = r.u64();
+    l.parsed = r.u64();
+    l.unmatched = r.u64();
+    if (r.count(64) != l.discarded.size()) r.set_error("discard reasons changed");
+    for (auto& n : l.discarded) n = r.u64();
+    d->window.load(r);
+    d->package_overflow_events = r.u64();
+    d->gfxinfo_dumps = r.u64();
+    d->latest_time_ns = r.i64();
+    d->has_time = r.boolean();
+    const std::uint64_t pids = r.count(options_.max_pids_per_device);
+    for (std::uint64_t k = 0; k < pids && !r.fail(); ++k) {
+      const auto pid = static_cast<std::int32_t>(r.i64());
+      d->pid_names[pid] = r.str();
+    }
+    d->log_position.valid = r.boolean();
+    d->log_position.ns = r.i64();
+    const std::uint64_t hashes = r.count(1'000'000);
+    for (std::uint64_t k = 0; k < hashes && !r.fail(); ++k) d->log_position.hashes.push_back(r.u64());
+    const std::uint64_t packages = r.count(1'000'000);
+    for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
+      r.expect("package");
+      std::string name = r.str();
+      auto [it, inserted] = d->packages.emplace(name, PackageMetrics(options_.window_seconds));
+      if (!inserted) r.set_error("package listed twice");
+      load_package(r, it->second);
+    }
+    if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
+  }
+  r.expect("end");
+  if (!r.fail() && !r.at_end()) r.set_error("data after the end marker");
+  if (r.fail()) {
+    error = r.error();
+    return false;
+  }
+  devices_ = std::move(loaded);
+  return true;
 }
 
 void DeviceLogcatRecorder::on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) {

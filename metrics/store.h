@@ -64,6 +64,7 @@ struct DeviceMetrics {
 
   std::map<std::string, PackageMetrics, std::less<>> packages;
   std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
+  parsers::LogPosition log_position;                       // how far this device's log was counted
 };
 
 class Store {
@@ -88,6 +89,11 @@ class Store {
   // Name used for a process: the pid's known name, else the name printed in
   // the line (Android Studio layouts), else "pid:N".
   static std::string package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed);
+
+  // The whole model as text (the daemon's checkpoint), and back. load()
+  // replaces the store's devices only when the whole text is valid.
+  std::string save() const;
+  bool load(std::string_view text, std::string& error);
 
  private:
   StoreOptions options_;

@@ -29,8 +29,8 @@ bool trigger_at(const char* p, const char* end) {
   return false;
 }
 
-bool is_plain(std::string_view line, unsigned flags, std::size_t max_line_bytes) {
-  return flags == 0 && !line.empty() && line.front() != '[' && line.size() <= max_line_bytes;
+bool is_plain(std::string_view line, unsigned flags, std::size_t max_line_bytes, bool visit_all) {
+  return !visit_all && flags == 0 && !line.empty() && line.front() != '[' && line.size() <= max_line_bytes;
 }
 
 }  // namespace
@@ -43,7 +43,8 @@ bool line_has_trigger(std::string_view line) {
   return false;
 }
 
-ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor) {
+ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
+                             bool visit_all) {
   ScanResult result;
   const char* p = region.data();
   const char* end = p + region.size();
@@ -54,7 +55,7 @@ ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes
     unsigned flags = 0;
     if (line_has_trigger(line)) flags |= kLineTrigger;
     if (std::memchr(line.data(), '\0', line.size()) != nullptr) flags |= kLineNul;
-    if (is_plain(line, flags, max_line_bytes)) {
+    if (is_plain(line, flags, max_line_bytes, visit_all)) {
       ++result.plain_lines;
     } else {
       visitor.visit(line, flags);
@@ -73,7 +74,7 @@ namespace {
 constexpr int kMaxOffset = 9;
 
 __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, std::size_t max_line_bytes,
-                                                     LineVisitor& visitor) {
+                                                     LineVisitor& visitor, bool visit_all) {
   ScanResult result;
   const char* base = region.data();
   const std::size_t n = region.size();
@@ -92,7 +93,7 @@ __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, st
   unsigned line_flags = 0;
   auto finish_line = [&](std::size_t nl_pos) {
     std::string_view line(base + line_start, nl_pos - line_start);
-    if (is_plain(line, line_flags, max_line_bytes)) {
+    if (is_plain(line, line_flags, max_line_bytes, visit_all)) {
       ++result.plain_lines;
     } else {
       visitor.visit(line, line_flags);
@@ -153,7 +154,7 @@ __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, st
   // Tail: finish the current line and the rest with the portable loop. The
   // current line may have started in the vector part, so rescan it whole.
   if (line_start < n) {
-    ScanResult tail = scan_lines_scalar(region.substr(line_start), max_line_bytes, visitor);
+    ScanResult tail = scan_lines_scalar(region.substr(line_start), max_line_bytes, visitor, visit_all);
     result.plain_lines += tail.plain_lines;
   }
   return result;
@@ -167,11 +168,11 @@ bool have_avx2() {
 }  // namespace
 #endif
 
-ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor) {
+ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all) {
 #if defined(__x86_64__)
-  if (have_avx2()) return scan_avx2(region, max_line_bytes, visitor);
+  if (have_avx2()) return scan_avx2(region, max_line_bytes, visitor, visit_all);
 #endif
-  return scan_lines_scalar(region, max_line_bytes, visitor);
+  return scan_lines_scalar(region, max_line_bytes, visitor, visit_all);
 }
 
 }  // namespace jank::parsers

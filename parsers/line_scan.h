@@ -32,11 +32,14 @@ struct ScanResult {
 
 // `region` must end with '\n'. Lines are passed without the '\n' (a CR before
 // it is kept: the visitor strips it). Lines longer than max_line_bytes are
-// always visited so that the caller can discard them.
-ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor);
+// always visited so that the caller can discard them. With visit_all, every
+// line is visited (with its flags) and none is counted as plain.
+ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
+                      bool visit_all = false);
 
 // Same contract, portable byte loop; used where AVX2 is missing and to check
 // the vector path in tests.
-ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor);
+ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
+                             bool visit_all = false);
 
 }  // namespace jank::parsers

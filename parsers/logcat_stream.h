@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parsers/line_scan.h"
 #include "parsers/logcat_events.h"
@@ -28,6 +29,9 @@ std::string_view discard_reason_name(DiscardReason reason);
 
 struct LineCounts {
   std::uint64_t received = 0;
+  // Lines dropped on resume because an earlier connection already counted
+  // them (not part of received).
+  std::uint64_t duplicates = 0;
   std::uint64_t parsed = 0;     // lines that produced an event
   std::uint64_t unmatched = 0;  // well-formed or not, nothing to count in them
   std::array<std::uint64_t, kDiscardReasons> discarded{};
@@ -47,7 +51,23 @@ class LogcatSink {
 struct LogcatStreamOptions {
   std::size_t max_line_bytes = 16 * 1024;
   ParseOptions parse;
+  // Parse every line's header, not only the lines that can carry a metric:
+  // needed to keep an exact resume position (the live daemon), pointless for
+  // replays of files.
+  bool every_line = false;
 };
+
+// Where a device's log was read up to: the newest wall-clock timestamp seen
+// and a hash of every line with exactly that timestamp. Resuming with
+// `logcat -T <time>` replays some of those lines; the hashes tell which.
+struct LogPosition {
+  bool valid = false;
+  std::int64_t ns = 0;
+  std::vector<std::uint64_t> hashes;
+};
+
+// Identity of a line for resume de-duplication (FNV-1a over its bytes).
+std::uint64_t log_line_hash(std::string_view line);
 
 class LogcatStream final : private LineVisitor {
  public:
@@ -59,6 +79,12 @@ class LogcatStream final : private LineVisitor {
   void finish();
 
   const LineCounts& counts() const { return counts_; }
+  // Only with every_line: the position after the last line read.
+  const LogPosition& position() const { return position_; }
+  // Only with every_line: drop lines at or before `from` that were counted
+  // already (older timestamp, or same timestamp and a known hash) until the
+  // first newer line.
+  void resume_after(const LogPosition& from);
   // Layout of the last line whose header parsed (unknown before any).
   LogLayout layout() const { return layout_; }
   // Time of the newest line with a timestamp seen at a chunk boundary or in a
@@ -97,6 +123,10 @@ class LogcatStream final : private LineVisitor {
   std::string pending_tag_;
   std::string pending_package_;
   std::string pending_uid_name_;
+
+  LogPosition position_;
+  LogPosition resume_;
+  bool resuming_ = false;
 };
 
 }  // namespace jank::parsers

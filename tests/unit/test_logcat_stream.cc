@@ -163,3 +163,48 @@ TEST_CASE("a CRLF line exactly at the cap is kept whatever the chunking", "[stre
     REQUIRE(s.counts().discarded_total() == 0);
   }
 }
+
+TEST_CASE("every_line mode resumes after a position without recounting", "[stream][resume]") {
+  const std::string a = "11-21 10:00:01.000  42  42 I Choreographer: Skipped 10 frames!  The application may be doing too much work on its main thread.\n";
+  const std::string b = "11-21 10:00:02.000  42  42 I Choreographer: Skipped 20 frames!  The application may be doing too much work on its main thread.\n";
+  const std::string c = "11-21 10:00:02.000  42  43 D Other   : same millisecond\n";
+  const std::string d = "11-21 10:00:02.000  42  42 I Choreographer: Skipped 40 frames!  The application may be doing too much work on its main thread.\n";
+  const std::string e = "11-21 10:00:03.000  42  42 I Choreographer: Skipped 80 frames!  The application may be doing too much work on its main thread.\n";
+  LogcatStreamOptions options;
+  options.every_line = true;
+  options.parse.default_year = 2024;
+
+  Events first;
+  LogcatStream s1(first, options);
+  s1.feed(a + b + c);
+  const LogPosition pos = s1.position();
+  REQUIRE(pos.valid);
+  CHECK(pos.hashes.size() == 2);  // b and c share the newest timestamp
+
+  // The reconnect asks logcat for lines from 10:00:02.000 on: b and c come again.
+  Events second;
+  LogcatStream s2(second, options);
+  s2.resume_after(pos);
+  s2.feed(b + c + d + e + b);
+  s2.finish();
+  REQUIRE(second.skips == std::vector<std::pair<std::int32_t, std::uint32_t>>{{42, 40}, {42, 80}, {42, 20}});
+  CHECK(s2.counts().duplicates == 2);
+  CHECK(s2.counts().received == 3);  // d, e and the late b (resume is over once past the position)
+}
+
+TEST_CASE("every_line mode and the fast path count the same", "[stream]") {
+  LineCounts fast;
+  Events a = run(kThreadtime, 1 << 20, &fast);
+  Events b;
+  LogcatStreamOptions options;
+  options.every_line = true;
+  options.parse.default_year = 2024;
+  LogcatStream s(b, options);
+  s.feed(kThreadtime);
+  s.finish();
+  CHECK(b.skips == a.skips);
+  CHECK(b.davey_ms == a.davey_ms);
+  CHECK(s.counts().received == fast.received);
+  CHECK(s.counts().parsed == fast.parsed);
+  CHECK(s.counts().unmatched == fast.unmatched);
+}

@@ -1,0 +1,54 @@
+// A small token format for the daemon's checkpoint: whitespace-separated
+// tokens, strings percent-escaped, doubles with full precision. Readers
+// never throw: a malformed file sets fail() and the caller reports it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace jank::metrics {
+
+class StateWriter {
+ public:
+  StateWriter& tag(std::string_view t);
+  StateWriter& u64(std::uint64_t v);
+  StateWriter& i64(std::int64_t v);
+  StateWriter& f64(double v);
+  StateWriter& str(std::string_view s);
+  StateWriter& boolean(bool b) { return u64(b ? 1 : 0); }
+  StateWriter& newline();
+  const std::string& text() const { return out_; }
+
+ private:
+  void sep();
+  std::string out_;
+};
+
+class StateReader {
+ public:
+  explicit StateReader(std::string_view text) : in_(text) {}
+
+  bool expect(std::string_view tag);    // the next token must be `tag`
+  bool peek(std::string_view tag);      // is the next token `tag`? (not consumed)
+  std::uint64_t u64();
+  std::int64_t i64();
+  double f64();
+  std::string str();
+  bool boolean() { return u64() != 0; }
+  // Bounds a count read from the file before it sizes anything.
+  std::uint64_t count(std::uint64_t max);
+
+  bool fail() const { return failed_; }
+  const std::string& error() const { return error_; }
+  void set_error(std::string message);
+  bool at_end();
+
+ private:
+  std::string_view next();
+  std::string_view in_;
+  bool failed_ = false;
+  std::string error_;
+};
+
+}  // namespace jank::metrics
