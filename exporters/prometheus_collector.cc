@@ -94,6 +94,9 @@ void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t n
               with(dev, "reason", std::string(parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r)))),
               static_cast<double>(d.lines.discarded[r]));
   }
+  f.counter("jank_exporter_logcat_duplicate_lines_total",
+            "Lines dropped after a reconnect or restart because they had been counted already.", dev,
+            static_cast<double>(d.lines.duplicates));
   f.counter("jank_exporter_package_overflow_events_total",
             "Events counted under package=\"_other_\" because the device reached its package cap.", dev,
             static_cast<double>(d.package_overflow_events));
