@@ -117,7 +117,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (s.finished || s.pending.size() >= kFollowHighWater) return flush(s);
     bool done = false;
     std::string text = pump_logcat(dev_.model(), *s.follow, kFollowHighWater, &done);
-    if (s.cut) {
+    if (s.cut || dev_.take_cut()) {
+      s.cut = true;
       const std::size_t nl = text.find('\n');
       if (nl != std::string::npos) {
         // Half a line, then EOF without an exit packet.
@@ -140,10 +141,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  void mark_cut() {
+  // True when some following stream was marked.
+  bool mark_cut() {
+    bool any = false;
     for (auto& [id, s] : streams_) {
-      if (s.follow) s.cut = true;
+      if (s.follow && !s.finished) s.cut = any = true;
     }
+    return any;
   }
 
  private:
@@ -465,7 +469,10 @@ void SimDevice::corrupt() {
 }
 
 void SimDevice::cut() {
-  for (auto& c : conns_) c->mark_cut();
+  bool any = false;
+  for (auto& c : conns_) any = c->mark_cut() || any;
+  // No stream yet: the next one to send a line gets cut.
+  cut_armed_ = !any;
   pumped_seq_ = 0;
 }
 

@@ -49,7 +49,10 @@ class SimDevice : public std::enable_shared_from_this<SimDevice> {
   bool hung() const { return hung_; }
   void garbage(std::size_t bytes);  // junk bytes into every logcat stream
   void corrupt();                    // a packet with a bad magic on every connection
-  void cut();                        // next logcat line cut in the middle, then the stream ends
+  // The next line of every following logcat stream (or, if none, of the next
+  // stream that sends one) is cut in the middle, then that stream ends.
+  void cut();
+  bool take_cut() { return std::exchange(cut_armed_, false); }
   void set_unauthorized(bool u) { opts_.unauthorized = u; }
   bool plugged() const { return plugged_; }
   std::size_t connections() const { return conns_.size(); }
@@ -78,6 +81,7 @@ class SimDevice : public std::enable_shared_from_this<SimDevice> {
   bool plugged_ = false;
   bool hung_ = false;
   bool stopped_ = false;
+  bool cut_armed_ = false;
   std::uint64_t pumped_seq_ = 0;
 };
 
