@@ -1,0 +1,45 @@
+// The HTTP side of the daemon: /metrics (every registered collectable through
+// prometheus-cpp's TextSerializer), a landing page at /, and /healthz and
+// /readyz for probes. Optional HTTP basic auth on / and /metrics.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <prometheus/collectable.h>
+
+class CivetServer;
+
+namespace jank::exporters {
+
+struct HttpOptions {
+  std::string listen_address = ":9789";  // ":PORT" for every interface, "HOST:PORT" for one
+  std::optional<std::pair<std::string, std::string>> basic_auth;  // username, password
+  int threads = 4;                        // scrapes in parallel; each is cheap
+  int request_timeout_ms = 10'000;        // slow or half-open clients are dropped
+};
+
+class HttpServer {
+ public:
+  // Starts listening. Throws std::runtime_error when the address cannot be used.
+  HttpServer(const HttpOptions& options, std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
+             std::function<bool()> ready);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  std::vector<int> ports() const;
+
+ private:
+  class Handler;
+  std::unique_ptr<Handler> handler_;
+  std::unique_ptr<CivetServer> server_;
+};
+
+// civetweb's listening_ports value for a listen address (":9789" → "9789").
+std::string civetweb_listening_ports(const std::string& listen_address);
+
+}  // namespace jank::exporters
