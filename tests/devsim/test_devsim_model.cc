@@ -246,7 +246,7 @@ TEST_CASE("dumpsys gfxinfo framestats agrees with the simulated frames") {
   CHECK(parsers::parse_gfxinfo(dev.dumpsys_gfxinfo({}, &code)).processes.size() == 2);
 }
 
-TEST_CASE("the shell: quoting, operators, exit codes, unknown commands") {
+TEST_CASE("the shell handles quoting and operators and exit codes and unknown commands") {
   ManualClock clock;
   Device dev(quiet_config(), clock);
   CHECK(run_shell(dev, "echo hi").out == "hi\n");

@@ -72,7 +72,7 @@ TEST_CASE("adb devices -l lists simulated devices as device with their model") {
   CHECK(adb.adb({"-s", emu, "shell", "getprop", "ro.product.model"}).out == sim.devices()[2].model + "\n");
 }
 
-TEST_CASE("adb shell: echo, exit codes through shell v2, quoting, not found") {
+TEST_CASE("adb shell echo and exit codes through shell v2 with quoting and not found") {
   AdbServer adb;
   DevSim sim({"--devices", "1"});
   attach_all(adb, sim);
@@ -158,7 +158,7 @@ TEST_CASE("adb logcat -d -v threadtime skip lines match the simulator's ground t
   }
 }
 
-TEST_CASE("adb logcat streams new lines, -T resumes, and a cut line ends the stream mid-line") {
+TEST_CASE("adb logcat -T resumes after an epoch time and a cut line ends the stream mid-line") {
   AdbServer adb;
   DevSim sim({"--devices", "1", "--stall-prob", "0", "--log-rate", "0"});
   attach_all(adb, sim);
@@ -228,7 +228,7 @@ TEST_CASE("adb shell dumpsys gfxinfo framestats parses with the project's parser
   CHECK(r.out.find("refresh-rate              : 90.00 Hz") != std::string::npos);
 }
 
-TEST_CASE("setprop threshold applies to processes started later; zygote restart needs root") {
+TEST_CASE("setprop of the skip threshold applies only to processes started later and ctl.restart needs root") {
   AdbServer adb;
   DevSim sim({"--devices", "2", "--stall-prob", "0", "--log-rate", "0"});
   attach_all(adb, sim);
@@ -267,7 +267,7 @@ TEST_CASE("a root build restarts every app with new pids on ctl.restart zygote")
   CHECK(adb.adb({"-s", s, "shell", "ps -A"}).out.find(" com.example.chat") != std::string::npos);
 }
 
-TEST_CASE("unplug: a connect device goes offline and comes back; an emulator is removed and re-added") {
+TEST_CASE("unplug makes a connect device offline and an emulator disappear and replug brings both back") {
   AdbServer adb;
   DevSim sim({"--devices", "2", "--log-rate", "0"});
   attach_all(adb, sim);
@@ -290,7 +290,7 @@ TEST_CASE("unplug: a connect device goes offline and comes back; an emulator is 
   CHECK(adb.adb({"-s", s, "shell", "echo back"}).out == "back\n");
 }
 
-TEST_CASE("kick and corrupt drop the transport; the server reconnects") {
+TEST_CASE("a corrupt packet drops the transport and the server reconnects") {
   AdbServer adb;
   DevSim sim({"--devices", "1", "--log-rate", "0"});
   attach_all(adb, sim);
@@ -317,7 +317,7 @@ TEST_CASE("a hung device keeps adb waiting until unhang") {
   CHECK(adb.adb({"-s", s, "shell", "echo hi"}, 10000ms).out == "hi\n");
 }
 
-TEST_CASE("unauthorized mode: adb lists the device as unauthorized and refuses shell") {
+TEST_CASE("unauthorized mode makes adb list the device as unauthorized and refuse shell") {
   AdbServer adb;
   DevSim sim({"--devices", "1", "--unauthorized"});
   const std::string s = tcp_serial(sim.devices()[0]);
