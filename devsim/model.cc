@@ -420,8 +420,11 @@ std::uint64_t Device::lines_lost() const {
 }
 
 std::string Device::truth_json() const {
-  std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_lost\":%" PRIu64 ",\"apps\":[",
-                      cfg_.name.c_str(), refresh_hz_, lines_lost());
+  std::uint64_t written = 0;
+  for (std::size_t i = 0; i < kLogIdCount; ++i) written += logs_.stats(static_cast<LogId>(i)).written;
+  std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_written\":%" PRIu64
+                      ",\"lines_lost\":%" PRIu64 ",\"apps\":[",
+                      cfg_.name.c_str(), refresh_hz_, written, lines_lost());
   for (std::size_t i = 0; i < apps_.size(); ++i) {
     const auto& a = apps_[i];
     const auto& t = a.truth;

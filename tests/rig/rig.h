@@ -100,6 +100,7 @@ class AdbServer {
   // Waits until `serial` has `state` ("" = absent from the list).
   bool wait_state(const std::string& serial, const std::string& state, ms timeout) const;
   std::string log() const;
+  pid_t pid() const { return proc_.pid(); }
 
  private:
   TempDir home_;
