@@ -323,9 +323,32 @@ TEST_CASE("unauthorized mode makes adb list the device as unauthorized and refus
   const std::string s = tcp_serial(sim.devices()[0]);
   const std::string reply = adb.connect(s);
   INFO(reply);
-  CHECK((reply.find("failed to authenticate") != std::string::npos || reply.find("connected to") != std::string::npos));
+  CHECK(reply == "failed to authenticate to " + s);
   CHECK(adb.wait_state(s, "unauthorized", 10000ms));
   RunResult r = adb.adb({"-s", s, "shell", "echo hi"});
   CHECK(r.exit != 0);
   CHECK(r.err.find("unauthorized") != std::string::npos);
+}
+
+TEST_CASE("garbage bytes injected by the control channel arrive in a following logcat stream") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--stall-prob", "0", "--log-rate", "0"});
+  attach_all(adb, sim);
+  const std::string s = tcp_serial(sim.devices()[0]);
+  REQUIRE(sim.control("log sim0 main I 7 JankTest before") == "OK");
+  RunResult streamed;
+  std::thread reader([&] { streamed = adb.adb({"-s", s, "exec-out", "logcat", "-v", "threadtime"}, 3000ms); });
+  REQUIRE(wait_until([&] { return sim.truth()["devices"][0]["connections"].integer() >= 1; }, 5000ms));
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(sim.control("garbage sim0 200") == "OK");
+  REQUIRE(sim.control("log sim0 main I 7 JankTest after") == "OK");
+  reader.join();
+  const auto before = streamed.out.find("JankTest: before\n");
+  const auto after = streamed.out.find("JankTest: after\n");
+  REQUIRE(before != std::string::npos);
+  REQUIRE(after != std::string::npos);
+  // 200 junk bytes and a newline between the two lines.
+  const auto junk_start = before + std::string("JankTest: before\n").size();
+  const auto line_start = streamed.out.rfind('\n', after) + 1;
+  CHECK(line_start - junk_start == 201);
 }
