@@ -1,43 +1,107 @@
 // jank_exporter: Android UI smoothness (skipped frames, jank, frame times)
-// for Prometheus. main() only dispatches to the subcommands.
+// for Prometheus. main() only parses the command line and dispatches.
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "app/daemon.h"
 #include "app/replay.h"
+#include "config/config.h"
 
 namespace {
 
 void print_usage(std::ostream& out) {
-  out << "Usage: jank_exporter COMMAND [ARGS]\n"
+  out << "Usage: jank_exporter [OPTIONS]            run the exporter\n"
+         "       jank_exporter replay [OPTIONS] FILE... | -\n"
+         "       jank_exporter --check-config FILE\n"
          "\n"
-         "Commands:\n"
-         "  replay FILE... | -   run recorded logcat / dumpsys outputs through the\n"
-         "                       parsers and print the Prometheus exposition\n"
-         "  --version            print the version\n"
-         "  --help               this text\n"
+         "Follows every Android device of the adb server(s) and serves Prometheus\n"
+         "metrics of their UI smoothness. Runs with no configuration file at all.\n"
          "\n"
-         "`jank_exporter replay --help` describes the replay options.\n";
+         "Options:\n"
+         "  --config FILE         YAML configuration (see config/jank_exporter.yaml)\n"
+         "  --adb HOST:PORT       adb server to follow; repeatable (default:\n"
+         "                        $ADB_SERVER_SOCKET or 127.0.0.1:5037)\n"
+         "  --listen ADDR         HTTP listen address (default :9789)\n"
+         "  --state-dir DIR       where counters and log positions are checkpointed\n"
+         "                        (default /var/lib/jank_exporter)\n"
+         "  --log-level LEVEL     debug, info, warning or error (default info)\n"
+         "  --check-config FILE   validate FILE and exit: 0 valid, 78 invalid\n"
+         "  --version             print the version\n"
+         "  -h, --help            this text\n"
+         "\n"
+         "Command-line options override the configuration file, also after SIGHUP.\n"
+         "SIGHUP reloads the configuration; SIGTERM and SIGINT stop after writing the\n"
+         "state. `jank_exporter replay --help` describes offline replays.\n";
+}
+
+int check_config(const std::string& path) {
+  auto result = jank::config::load_config_file(path);
+  for (const auto& e : result.errors) std::cerr << e.to_string() << "\n";
+  if (!result.ok()) return jank::config::kExitConfig;
+  std::cout << path << ": valid\n";
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    print_usage(args.empty() ? std::cerr : std::cout);
-    return args.empty() ? jank::app::kExitUsage : jank::app::kExitOk;
-  }
-  if (args[0] == "--version") {
-    std::cout << "jank_exporter " << JANK_VERSION << "\n";
-    return 0;
-  }
-  if (args[0] == "replay") {
+  if (!args.empty() && args[0] == "replay") {
     args.erase(args.begin());
     return jank::app::run_replay(args, stdin, std::cout, std::cerr);
   }
-  std::cerr << "jank_exporter: unknown command '" << args[0] << "'\n";
-  print_usage(std::cerr);
-  return jank::app::kExitUsage;
+  jank::app::DaemonOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name) -> std::string {
+      if (i + 1 >= args.size()) {
+        std::cerr << "jank_exporter: " << name << " needs a value\n";
+        std::exit(jank::app::kExitUsage);
+      }
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      print_usage(std::cout);
+      return 0;
+    } else if (a == "--version") {
+      std::cout << "jank_exporter " << JANK_VERSION << "\n";
+      return 0;
+    } else if (a == "--check-config") {
+      return check_config(value("--check-config"));
+    } else if (a == "--config") {
+      options.config_path = value("--config");
+    } else if (a == "--adb") {
+      options.adb_override.push_back(value("--adb"));
+    } else if (a == "--listen") {
+      options.listen_override = value("--listen");
+    } else if (a == "--state-dir") {
+      options.state_dir_override = value("--state-dir");
+    } else if (a == "--log-level") {
+      options.log_level_override = value("--log-level");
+    } else {
+      std::cerr << "jank_exporter: unknown option '" << a << "'\n";
+      print_usage(std::cerr);
+      return jank::app::kExitUsage;
+    }
+  }
+  if (!options.config_path.empty()) {
+    auto result = jank::config::load_config_file(options.config_path);
+    for (const auto& e : result.errors) std::cerr << e.to_string() << "\n";
+    if (!result.ok()) return jank::config::kExitConfig;
+    options.config = result.config;
+  }
+  jank::app::apply_overrides(options, options.config);
+  // Flags get the same validation as the file.
+  std::string flags_yaml = "listen_address: \"" + options.config.listen_address + "\"\nlog_level: \"" +
+                           options.config.log_level + "\"\nadb_servers: [";
+  for (std::size_t k = 0; k < options.config.adb_servers.size(); ++k) {
+    flags_yaml += (k ? ", \"" : "\"") + options.config.adb_servers[k] + "\"";
+  }
+  flags_yaml += "]\n";
+  auto flags_check = jank::config::parse_config(flags_yaml, "command line");
+  for (const auto& e : flags_check.errors) std::cerr << "jank_exporter: " << e.message << "\n";
+  if (!flags_check.ok()) return jank::app::kExitUsage;
+  return jank::app::run_daemon(std::move(options));
 }

@@ -130,11 +130,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       stream.feed(chunk);
     }
     stream.finish();
-    const auto& c = stream.counts();
-    device.lines.received += c.received;
-    device.lines.parsed += c.parsed;
-    device.lines.unmatched += c.unmatched;
-    for (std::size_t r = 0; r < parsers::kDiscardReasons; ++r) device.lines.discarded[r] += c.discarded[r];
+    device.lines += stream.counts();
     if (stream.last_time().base == parsers::TimeBase::wall) store.note_time(device, stream.last_time().ns);
     return "";
   }

@@ -71,8 +71,68 @@ void add_percentiles(Families& f, const std::string& name, const char* help,
   f.gauge(name, help, with(labels, "percentile", "99"), p.p99_ms / 1000.0);
 }
 
+void collect_live(Families& f, const metrics::DeviceMetrics& d, const std::vector<ClientMetric::Label>& dev) {
+  const auto& l = d.live;
+  f.gauge("android_device_up", "1 while the device is online (adb state \"device\") and followed.", dev, l.up ? 1 : 0);
+  if (!l.info.empty()) {
+    std::vector<ClientMetric::Label> labels = dev;
+    for (const auto& [k, v] : l.info) labels.push_back({k, v});
+    f.gauge("android_device_info", "Device facts from getprop; the value is always 1.", labels, 1);
+  }
+  f.gauge("android_choreographer_skip_threshold_frames",
+          "Smallest N that Choreographer logs for the device's running apps, as far as the exporter knows.", dev,
+          l.skip_threshold_frames);
+  f.counter("jank_exporter_device_sessions_total", "Sessions started with the device (first one and reconnects).",
+            dev, static_cast<double>(l.sessions));
+  f.counter("jank_exporter_logcat_streams_total", "Logcat streams opened on the device.", dev,
+            static_cast<double>(l.logcat_streams));
+  f.counter("jank_exporter_logcat_resume_gaps_total",
+            "Resumes that found the last counted line gone from the device's log buffer (lines lost).", dev,
+            static_cast<double>(l.resume_gaps));
+  for (const auto& [result, n] : l.gfxinfo_polls) {
+    f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", with(dev, "result", result),
+              static_cast<double>(n));
+  }
+  for (const auto& [result, n] : l.commands) {
+    f.counter("jank_exporter_device_commands_total", "Shell commands run on the device, by result.",
+              with(dev, "result", result), static_cast<double>(n));
+  }
+  if (l.last_line_time_ns != 0) {
+    f.gauge("jank_exporter_ingest_lag_seconds",
+            "Host time at receipt minus the time of the newest log line (includes clock skew).", dev,
+            l.ingest_lag_seconds);
+    f.gauge("jank_exporter_last_line_timestamp_seconds", "Time of the newest log line read, on the device's clock.",
+            dev, static_cast<double>(l.last_line_time_ns) / 1e9);
+  }
+}
+
+void collect_daemon(Families& f, const metrics::DaemonMetrics& m) {
+  f.gauge("jank_exporter_build_info", "Version of the running exporter; the value is always 1.",
+          {{"version", m.version}}, 1);
+  for (const auto& [server, s] : m.adb_servers) {
+    f.gauge("jank_exporter_adb_server_up", "1 while the adb server answers and its device list is followed.",
+            {{"server", server}}, s.up ? 1 : 0);
+    for (const auto& [kind, n] : s.errors) {
+      f.counter("jank_exporter_adb_errors_total", "Failed adb requests, by kind.", {{"server", server}, {"kind", kind}},
+                static_cast<double>(n));
+    }
+  }
+  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", {{"result", "written"}},
+            static_cast<double>(m.checkpoints_written));
+  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", {{"result", "failed"}},
+            static_cast<double>(m.checkpoint_failures));
+  f.counter("jank_exporter_state_load_failures_total",
+            "State files that could not be read at start-up (set aside; counting restarted).", {},
+            static_cast<double>(m.state_load_failures));
+  f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
+            {{"result", "success"}}, static_cast<double>(m.config_reloads));
+  f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
+            {{"result", "failure"}}, static_cast<double>(m.config_reload_failures));
+}
+
 void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
   const std::vector<ClientMetric::Label> dev = {{"serial", d.serial}};
+  if (d.live.live) collect_live(f, d, dev);
   f.gauge("android_display_refresh_rate_hertz", "Display refresh rate used for SM and jank thresholds.", dev,
           d.refresh_hz);
   f.gauge("android_display_refresh_rate_fallback",
@@ -196,13 +256,15 @@ WindowNow input_time_now() {
   return [](const metrics::DeviceMetrics& d) { return d.latest_time_ns; };
 }
 
-StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex)
-    : store_(store), now_(std::move(now)), mutex_(mutex) {}
+StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex,
+                               const metrics::DaemonMetrics* daemon)
+    : store_(store), now_(std::move(now)), mutex_(mutex), daemon_(daemon) {}
 
 std::vector<MetricFamily> StoreCollector::Collect() const {
   std::unique_lock<std::mutex> lock;
   if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
   Families families;
+  if (daemon_ != nullptr) collect_daemon(families, *daemon_);
   for (const auto& [serial, device] : store_.devices()) {
     collect_device(families, *device, now_(*device), store_.options().window_seconds);
   }

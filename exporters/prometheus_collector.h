@@ -25,8 +25,10 @@ WindowNow input_time_now();
 
 class StoreCollector final : public prometheus::Collectable {
  public:
-  // `mutex` (may be null) is held while reading the store.
-  StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex = nullptr);
+  // `mutex` (may be null) is held while reading the store; `daemon` (may be
+  // null) adds the daemon's own families.
+  StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex = nullptr,
+                 const metrics::DaemonMetrics* daemon = nullptr);
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
@@ -34,6 +36,7 @@ class StoreCollector final : public prometheus::Collectable {
   const metrics::Store& store_;
   WindowNow now_;
   std::mutex* mutex_;
+  const metrics::DaemonMetrics* daemon_;
 };
 
 // Text exposition format (version 0.0.4) of the given families.

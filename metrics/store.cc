@@ -37,6 +37,10 @@ DeviceMetrics& Store::device(std::string_view serial) {
   return *it->second;
 }
 
+void Store::erase_device(std::string_view serial) {
+  if (auto it = devices_.find(serial); it != devices_.end()) devices_.erase(it);
+}
+
 PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
   auto it = device.packages.find(name);
   if (it != device.packages.end()) return it->second;

@@ -65,6 +65,37 @@ struct DeviceMetrics {
   std::map<std::string, PackageMetrics, std::less<>> packages;
   std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
   parsers::LogPosition log_position;                       // how far this device's log was counted
+
+  // Live status, set by the daemon (replays leave `live` false and export none of it).
+  struct Live {
+    bool live = false;
+    bool up = false;
+    std::map<std::string, std::string> info;      // model, manufacturer, sdk, release, fingerprint
+    int skip_threshold_frames = 30;               // the threshold believed in effect for running apps
+    std::uint64_t sessions = 0;                   // sessions started (first connection and reconnects)
+    std::uint64_t logcat_streams = 0;             // logcat streams opened
+    std::uint64_t resume_gaps = 0;                // resumes that found the old position gone from the buffer
+    std::map<std::string, std::uint64_t> gfxinfo_polls;   // by result
+    std::map<std::string, std::uint64_t> commands;        // device commands by result
+    double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
+    std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
+    std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
+  } live;
+};
+
+// The daemon's own state, beside the devices.
+struct DaemonMetrics {
+  struct AdbServer {
+    bool up = false;
+    std::map<std::string, std::uint64_t> errors;  // by error kind
+  };
+  std::map<std::string, AdbServer> adb_servers;   // by endpoint "host:port"
+  std::uint64_t checkpoints_written = 0;
+  std::uint64_t checkpoint_failures = 0;
+  std::uint64_t state_load_failures = 0;
+  std::uint64_t config_reloads = 0;
+  std::uint64_t config_reload_failures = 0;
+  std::string version;
 };
 
 class Store {
@@ -72,6 +103,7 @@ class Store {
   explicit Store(StoreOptions options = {});
 
   DeviceMetrics& device(std::string_view serial);
+  void erase_device(std::string_view serial);
   const std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>>& devices() const { return devices_; }
   const StoreOptions& options() const { return options_; }
 

@@ -61,6 +61,15 @@ std::uint64_t LineCounts::discarded_total() const {
   return total;
 }
 
+LineCounts& LineCounts::operator+=(const LineCounts& other) {
+  received += other.received;
+  duplicates += other.duplicates;
+  parsed += other.parsed;
+  unmatched += other.unmatched;
+  for (std::size_t i = 0; i < discarded.size(); ++i) discarded[i] += other.discarded[i];
+  return *this;
+}
+
 LogcatStream::LogcatStream(LogcatSink& sink, LogcatStreamOptions options)
     : sink_(sink), options_(options) {}
 
@@ -203,6 +212,12 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
     if (parsed_header && parsed_header->time.base == TimeBase::wall) {
       const std::int64_t t = parsed_header->time.ns;
       const std::uint64_t hash = log_line_hash(line);
+      if (skip_first_) {
+        skip_first_ = false;
+        position_ = LogPosition{true, t, {hash}};
+        last_time_ = parsed_header->time;
+        return;
+      }
       if (resuming_) {
         const bool seen = t < resume_.ns || (t == resume_.ns && std::find(resume_.hashes.begin(), resume_.hashes.end(),
                                                                            hash) != resume_.hashes.end());

@@ -1,0 +1,91 @@
+// One followed device: facts, refresh rate, the skip-warning threshold, a
+// long-lived logcat stream resumed exactly where the last one stopped, and a
+// gfxinfo/framestats poller. Everything runs on the io_context; every device
+// command has a deadline, so a wedged device only stalls itself.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "app/shared_state.h"
+#include "config/config.h"
+#include "ingest/backoff.h"
+#include "ingest/device_stream.h"
+#include "ingest/endpoint.h"
+#include "ingest/protocol.h"
+#include "parsers/logcat_stream.h"
+
+namespace jank::app {
+
+class DeviceController : public std::enable_shared_from_this<DeviceController> {
+ public:
+  DeviceController(boost::asio::io_context& io, std::shared_ptr<const config::Config> config,
+                   ingest::AdbEndpoint endpoint, std::string serial, SharedState& shared);
+  ~DeviceController();
+
+  void start();
+  // Ends the session; the device is reported down. No callback runs afterwards.
+  void stop();
+  const std::string& serial() const { return serial_; }
+  const ingest::AdbEndpoint& endpoint() const { return endpoint_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void begin_session();
+  void restart_session(const std::string& reason);
+  void run(const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done);
+  void step_features();
+  void step_properties();
+  void step_skipwarning(const std::optional<int>& current);
+  void step_display();
+  void step_processes();
+  void open_logcat();
+  void on_logcat_data(std::string_view bytes);
+  void schedule_gfxinfo(std::chrono::milliseconds delay);
+  void poll_next_package();
+  void schedule_liveness();
+  std::vector<std::string> packages_to_poll();
+  void count_command(const ingest::ShellResult& result);
+  template <typename F>
+  void with_device(F&& f);
+
+  boost::asio::io_context& io_;
+  std::shared_ptr<const config::Config> config_;
+  ingest::AdbEndpoint endpoint_;
+  std::string serial_;
+  SharedState& shared_;
+
+  bool running_ = false;
+  std::uint64_t generation_ = 0;  // bumps on every session; stale callbacks compare it
+  ingest::ShellProtocol protocol_ = ingest::ShellProtocol::legacy;
+  ingest::Backoff backoff_;
+  std::mt19937_64 rng_;
+
+  std::shared_ptr<ingest::DeviceStream> logcat_;
+  std::vector<std::shared_ptr<ingest::DeviceStream>> commands_;
+  std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
+  std::unique_ptr<parsers::LogcatStream> stream_;
+  std::uint64_t duplicates_at_open_ = 0;
+  parsers::LineCounts lines_base_;  // the device's totals before this stream
+  bool resume_checked_ = true;
+
+  boost::asio::steady_timer restart_timer_;
+  boost::asio::steady_timer gfxinfo_timer_;
+  boost::asio::steady_timer display_timer_;
+  boost::asio::steady_timer liveness_timer_;
+
+  std::vector<std::string> poll_queue_;
+  bool overflow_seen_ = false;
+  std::optional<std::string> foreground_;
+};
+
+}  // namespace jank::app

@@ -1,0 +1,177 @@
+#include "ingest/device_stream.h"
+
+#include <array>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include "ingest/shell_v2.h"
+
+namespace jank::ingest {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Impl>, private ShellV2Sink {
+ public:
+  Impl(asio::io_context& io, ShellProtocol protocol, StreamCallbacks callbacks)
+      : io_(io), socket_(io), protocol_(protocol), callbacks_(std::move(callbacks)) {}
+
+  void start(const AdbEndpoint& endpoint, const std::string& serial, const std::string& command, Deadline deadline) {
+    auto service = shell_service(protocol_, command);
+    if (!service) {
+      auto self = shared_from_this();
+      asio::post(io_, [self] { self->finish({AdbError{AdbErrorKind::invalid_request, "bad shell command"}, {}}); });
+      return;
+    }
+    auto weak = weak_from_this();
+    request_ = open_device_service(io_, endpoint, serial, *service, deadline,
+                                   [weak](AdbError error, tcp::socket socket) {
+                                     if (auto self = weak.lock()) self->opened(std::move(error), std::move(socket));
+                                   });
+  }
+
+  void close() {
+    closed_ = true;
+    request_.cancel();
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    callbacks_ = {};  // they may own whoever owns us
+  }
+
+  std::uint64_t bytes = 0;
+
+ private:
+  void opened(AdbError error, tcp::socket socket) {
+    if (closed_) return;
+    if (error) return finish({std::move(error), {}});
+    socket_ = std::move(socket);
+    read();
+  }
+
+  void read() {
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(buffer_), [self](boost::system::error_code ec, std::size_t n) {
+      if (self->closed_) return;
+      if (n > 0) {
+        self->bytes += n;
+        const std::string_view chunk(self->buffer_.data(), n);
+        if (self->protocol_ == ShellProtocol::v2) {
+          if (self->demux_.feed(chunk, *self) != ShellV2Error::none) {
+            return self->finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}});
+          }
+          if (self->closed_) return;  // a callback closed us
+        } else if (self->callbacks_.on_data) {
+          self->callbacks_.on_data(chunk);
+          if (self->closed_) return;
+        }
+      }
+      if (ec) {
+        // EOF: legacy shell has no other end; v2 should have sent its exit packet.
+        StreamEnd end;
+        if (self->protocol_ == ShellProtocol::v2 && self->exit_code_) {
+          end.exit_code = self->exit_code_;
+        } else if (self->protocol_ == ShellProtocol::legacy && ec == asio::error::eof) {
+          // normal end of a legacy command
+        } else {
+          end.error = AdbError{ec == asio::error::eof ? AdbErrorKind::eof : AdbErrorKind::io, ec.message()};
+        }
+        return self->finish(std::move(end));
+      }
+      self->read();
+    });
+  }
+
+  void on_stdout(std::string_view bytes_in) override {
+    if (callbacks_.on_data) callbacks_.on_data(bytes_in);
+  }
+  void on_stderr(std::string_view) override {}
+  void on_exit(std::uint8_t code) override { exit_code_ = code; }
+
+  void finish(StreamEnd end) {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    auto callbacks = std::move(callbacks_);
+    callbacks_ = {};
+    if (callbacks.on_end) callbacks.on_end(end);
+  }
+
+  asio::io_context& io_;
+  tcp::socket socket_;
+  ShellProtocol protocol_;
+  StreamCallbacks callbacks_;
+  AdbRequest request_;
+  ShellV2Demuxer demux_;
+  std::optional<int> exit_code_;
+  std::array<char, 64 * 1024> buffer_{};
+  bool closed_ = false;
+};
+
+std::shared_ptr<DeviceStream> DeviceStream::open(asio::io_context& io, const AdbEndpoint& endpoint,
+                                                 const std::string& serial, ShellProtocol protocol,
+                                                 const std::string& command, Deadline open_deadline,
+                                                 StreamCallbacks callbacks) {
+  auto impl = std::make_shared<Impl>(io, protocol, std::move(callbacks));
+  impl->start(endpoint, serial, command, open_deadline);
+  return std::make_shared<DeviceStream>(impl);
+}
+
+void DeviceStream::close() {
+  if (impl_) impl_->close();
+}
+
+std::uint64_t DeviceStream::bytes_received() const { return impl_ ? impl_->bytes : 0; }
+
+namespace {
+
+// Collects a command's output under one deadline.
+struct ShellCall : std::enable_shared_from_this<ShellCall> {
+  ShellCall(asio::io_context& io, std::size_t max, std::function<void(ShellResult)> on_done)
+      : timer(io), max_output(max), handler(std::move(on_done)) {}
+  asio::steady_timer timer;
+  std::size_t max_output;
+  std::function<void(ShellResult)> handler;
+  ShellResult result;
+  std::shared_ptr<DeviceStream> stream;
+  bool done = false;
+
+  void complete() {
+    if (done) return;
+    done = true;
+    timer.cancel();
+    if (stream) stream->close();
+    stream.reset();
+    auto h = std::move(handler);
+    h(std::move(result));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint& endpoint, const std::string& serial,
+                                        ShellProtocol protocol, const std::string& command, Deadline deadline,
+                                        std::size_t max_output, std::function<void(ShellResult)> handler) {
+  auto call = std::make_shared<ShellCall>(io, max_output, std::move(handler));
+  StreamCallbacks callbacks;
+  callbacks.on_data = [call](std::string_view bytes) {
+    const std::size_t room = call->max_output - std::min(call->max_output, call->result.output.size());
+    if (bytes.size() > room) call->result.truncated = true;
+    call->result.output.append(bytes.substr(0, room));
+  };
+  callbacks.on_end = [call](const StreamEnd& end) {
+    call->result.error = end.error;
+    call->result.exit_code = end.exit_code;
+    call->complete();
+  };
+  call->stream = DeviceStream::open(io, endpoint, serial, protocol, command, deadline, std::move(callbacks));
+  call->timer.expires_at(deadline);
+  call->timer.async_wait([call](boost::system::error_code ec) {
+    if (ec) return;
+    call->result.error = AdbError{AdbErrorKind::timeout, "device did not finish the command in time"};
+    call->complete();
+  });
+  return call->stream;
+}
+
+}  // namespace jank::ingest

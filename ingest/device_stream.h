@@ -1,0 +1,64 @@
+// Device shell commands over the host protocol: a long-lived output stream
+// (logcat) and one-shot commands with a deadline and an output cap. Output is
+// demultiplexed from shell protocol v2 when the device speaks it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+
+#include "ingest/client.h"
+#include "ingest/endpoint.h"
+#include "ingest/protocol.h"
+
+namespace jank::ingest {
+
+struct StreamEnd {
+  AdbError error;                 // none when the command ended by itself
+  std::optional<int> exit_code;   // shell v2 only
+};
+
+struct StreamCallbacks {
+  std::function<void(std::string_view stdout_bytes)> on_data;
+  std::function<void(const StreamEnd&)> on_end;  // exactly once, unless close() came first
+};
+
+class DeviceStream : public std::enable_shared_from_this<DeviceStream> {
+ public:
+  // Opens `command` on `serial`; `open_deadline` bounds the transport switch
+  // and the service OPEN. Callbacks run on the io_context.
+  static std::shared_ptr<DeviceStream> open(boost::asio::io_context& io, const AdbEndpoint& endpoint,
+                                            const std::string& serial, ShellProtocol protocol,
+                                            const std::string& command, Deadline open_deadline,
+                                            StreamCallbacks callbacks);
+  // Stops reading and closes the socket; no callback runs afterwards.
+  void close();
+  std::uint64_t bytes_received() const;
+
+  class Impl;
+  explicit DeviceStream(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+struct ShellResult {
+  AdbError error;                // timeout, transport errors …
+  std::optional<int> exit_code;  // shell v2 only
+  std::string output;            // stdout (legacy shell: stdout and stderr merged)
+  bool truncated = false;        // output beyond max_output was dropped
+};
+
+// Runs one command; the handler runs once, on the io_context. The deadline
+// covers everything: a device that stops answering cannot hold the call.
+std::shared_ptr<DeviceStream> run_shell(boost::asio::io_context& io, const AdbEndpoint& endpoint,
+                                        const std::string& serial, ShellProtocol protocol,
+                                        const std::string& command, Deadline deadline, std::size_t max_output,
+                                        std::function<void(ShellResult)> handler);
+
+}  // namespace jank::ingest

@@ -1,0 +1,37 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "config/config.h"
+
+namespace {
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("the example configuration is valid and equals the defaults", "[config][docs]") {
+  const std::string path = std::string(JANK_SOURCE_DIR) + "/config/jank_exporter.yaml";
+  auto r = jank::config::load_config_file(path);
+  for (const auto& e : r.errors) FAIL(e.to_string());
+  const jank::config::Config defaults;
+  CHECK(r.config.listen_address == defaults.listen_address);
+  CHECK(r.config.skipwarning_frames == defaults.skipwarning_frames);
+  CHECK(r.config.gfxinfo_poll_interval_seconds == defaults.gfxinfo_poll_interval_seconds);
+  CHECK(r.config.max_packages_per_device == defaults.max_packages_per_device);
+}
+
+TEST_CASE("every configuration key is documented in the example and in docs/config.md", "[config][docs]") {
+  const std::string example = read(std::string(JANK_SOURCE_DIR) + "/config/jank_exporter.yaml");
+  const std::string doc = read(std::string(JANK_SOURCE_DIR) + "/docs/config.md");
+  for (const auto& key : jank::config::known_keys()) {
+    const std::string leaf = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    INFO(key);
+    CHECK(example.find(leaf + ":") != std::string::npos);
+    CHECK(doc.find("`" + key + "`") != std::string::npos);
+  }
+}
