@@ -285,35 +285,57 @@ void DeviceController::step_display() {
   });
 }
 
+namespace {
+const std::vector<std::string> kLogcatFormat = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system"};
+}  // namespace
+
 void DeviceController::open_logcat() {
-  parsers::LogcatStreamOptions options;
-  options.every_line = true;
-  options.max_line_bytes = config_->logcat_max_line_bytes;
-  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system"};
   parsers::LogPosition position;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
+    position = shared_.store.device(serial_).log_position;
+  }
+  if (position.valid) return open_logcat_at(position, true);
+  // First sight of this device: count from now on. The newest line in the
+  // buffer marks "now"; the stream then resumes after it like after a reconnect.
+  std::vector<std::string> args = kLogcatFormat;
+  args.insert(args.end(), {"-d", "-t", "1"});
+  run(ingest::logcat_command(args), kSmallOutput, [this](ingest::ShellResult r) {
+    if (r.error) return restart_session("logcat -d: " + r.error.to_string());
+    parsers::LogcatStreamOptions options;
+    options.every_line = true;
+    struct Ignore : parsers::LogcatSink {
+      void on_skipped_frames(const parsers::LogLine&, std::uint32_t) override {}
+      void on_davey(const parsers::LogLine&, const parsers::DaveyFrame&) override {}
+      void on_process_event(const parsers::LogLine&, const parsers::ProcessEvent&) override {}
+    } ignore;
+    parsers::LogcatStream newest(ignore, options);
+    newest.feed(r.output);
+    newest.finish();
+    // An empty buffer: everything that comes is new.
+    open_logcat_at(newest.position(), false);
+  });
+}
+
+void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool is_resume) {
+  parsers::LogcatStreamOptions options;
+  options.every_line = true;
+  options.max_line_bytes = config_->logcat_max_line_bytes;
+  std::vector<std::string> args = kLogcatFormat;
+  {
+    std::lock_guard<std::mutex> lock(shared_.mutex);
     auto& d = shared_.store.device(serial_);
-    position = d.log_position;
     sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d);
     lines_base_ = d.lines;
     ++d.live.logcat_streams;
   }
   stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
+  resume_checked_ = !is_resume;
   if (position.valid) {
     args.push_back("-T");
     args.push_back(logcat_time_argument(position.ns));
     stream_->resume_after(position);
-    resume_checked_ = false;
-  } else {
-    // First sight of this device: count from now on. logcat -T 1 prints the
-    // newest line first; it is history, so it is skipped.
-    args.push_back("-T");
-    args.push_back("1");
-    stream_->skip_first_line();
-    resume_checked_ = true;
   }
-  duplicates_at_open_ = 0;
   ingest::StreamCallbacks callbacks;
   auto weak = weak_from_this();
   const std::uint64_t generation = generation_;
@@ -344,7 +366,7 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
     resume_checked_ = true;
     // Resuming re-reads the last counted line; if none came back, the log
     // buffer wrapped while we were away and lines were lost.
-    if (stream_->counts().duplicates == duplicates_at_open_) ++d.live.resume_gaps;
+    if (stream_->counts().duplicates == 0) ++d.live.resume_gaps;
   }
   if (stream_->last_time().base == parsers::TimeBase::wall) {
     const std::int64_t t = stream_->last_time().ns;

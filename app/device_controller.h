@@ -49,6 +49,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void step_display();
   void step_processes();
   void open_logcat();
+  void open_logcat_at(const parsers::LogPosition& position, bool is_resume);
   void on_logcat_data(std::string_view bytes);
   void schedule_gfxinfo(std::chrono::milliseconds delay);
   void poll_next_package();
@@ -74,7 +75,6 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   std::vector<std::shared_ptr<ingest::DeviceStream>> commands_;
   std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
   std::unique_ptr<parsers::LogcatStream> stream_;
-  std::uint64_t duplicates_at_open_ = 0;
   parsers::LineCounts lines_base_;  // the device's totals before this stream
   bool resume_checked_ = true;
 

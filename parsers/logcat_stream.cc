@@ -212,12 +212,6 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
     if (parsed_header && parsed_header->time.base == TimeBase::wall) {
       const std::int64_t t = parsed_header->time.ns;
       const std::uint64_t hash = log_line_hash(line);
-      if (skip_first_) {
-        skip_first_ = false;
-        position_ = LogPosition{true, t, {hash}};
-        last_time_ = parsed_header->time;
-        return;
-      }
       if (resuming_) {
         const bool seen = t < resume_.ns || (t == resume_.ns && std::find(resume_.hashes.begin(), resume_.hashes.end(),
                                                                            hash) != resume_.hashes.end());

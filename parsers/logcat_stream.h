@@ -87,9 +87,6 @@ class LogcatStream final : private LineVisitor {
   // first newer line.
   void resume_after(const LogPosition& from);
   bool resuming() const { return resuming_; }
-  // Only with every_line: the first line with a timestamp is history (the
-  // line `logcat -T 1` repeats), not counted at all.
-  void skip_first_line() { skip_first_ = true; }
   // Layout of the last line whose header parsed (unknown before any).
   LogLayout layout() const { return layout_; }
   // Time of the newest line with a timestamp seen at a chunk boundary or in a
@@ -132,7 +129,6 @@ class LogcatStream final : private LineVisitor {
   LogPosition position_;
   LogPosition resume_;
   bool resuming_ = false;
-  bool skip_first_ = false;
 };
 
 }  // namespace jank::parsers
