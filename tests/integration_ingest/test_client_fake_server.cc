@@ -253,7 +253,7 @@ FakeAdbServer::Responder device_server(std::string service_reply, After after = 
 }
 }  // namespace
 
-TEST_CASE("open_device_service: transport, wait, service, then the stream is ours", "[adb][fake]") {
+TEST_CASE("open_device_service: transport then wait then service then the stream is ours", "[adb][fake]") {
   asio::io_context io;
   FakeAdbServer server(io, device_server("OKAY" + std::string("\x01\x03\0\0\0hi\n", 8)));
   auto out = run_open(io, server.endpoint(), "127.0.0.1:37645", "shell,v2,raw:echo hi");

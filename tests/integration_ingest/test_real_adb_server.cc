@@ -142,7 +142,7 @@ TEST_CASE("real adb: FAIL texts for a missing device and an unknown service", "[
   CHECK(unknown.message == "unknown host service");
 }
 
-TEST_CASE("real adb: an offline transport is listed, tracked and refused", "[adb][real]") {
+TEST_CASE("real adb: an offline transport is listed and tracked and refused", "[adb][real]") {
   asio::io_context io;
   AdbServerProcess server;
   Recorder rec;
@@ -180,7 +180,7 @@ TEST_CASE("real adb: an offline transport is listed, tracked and refused", "[adb
   CHECK(open_error.message == "device offline");
 }
 
-TEST_CASE("real adb: killing the server is reported as loss, a new one on the same port is followed",
+TEST_CASE("real adb: killing the server is reported as loss and a new one on the same port is followed",
           "[adb][real][tracker]") {
   asio::io_context io;
   auto server = std::make_unique<AdbServerProcess>();
@@ -217,7 +217,7 @@ TEST_CASE("real adb: killing the server is reported as loss, a new one on the sa
   CHECK(tracker.devices().empty());  // the new server never heard of the emulator
 }
 
-TEST_CASE("real adb: two servers, two trackers, each with its own devices", "[adb][real][tracker]") {
+TEST_CASE("real adb: two servers and two trackers each with its own devices", "[adb][real][tracker]") {
   asio::io_context io;
   AdbServerProcess a;
   AdbServerProcess b;

@@ -65,7 +65,7 @@ double half() { return 0.5; }
 
 }  // namespace
 
-TEST_CASE("tracker: blocks are diffed, duplicates are silent", "[adb][fake][tracker]") {
+TEST_CASE("tracker: blocks are diffed and duplicates are silent", "[adb][fake][tracker]") {
   asio::io_context io;
   Scripted script{kDevice, kDevice};
   FakeAdbServer server(io, script.responder());
@@ -148,7 +148,7 @@ TEST_CASE("tracker: a poll answer older than a block is discarded", "[adb][fake]
   CHECK(rec.devices[1].change == DeviceChange::removed);
 }
 
-TEST_CASE("tracker: stream EOF is server loss, devices go, reconnect brings them back", "[adb][fake][tracker]") {
+TEST_CASE("tracker: stream EOF is server loss and devices go and a reconnect brings them back", "[adb][fake][tracker]") {
   asio::io_context io;
   Scripted script{kDevice + kTcp, kDevice + kTcp};
   FakeAdbServer server(io, script.responder());

@@ -19,7 +19,7 @@ TEST_CASE("Backoff doubles from initial up to max when the random draw is 0", "[
   CHECK(b.next(0.0).count() == 500);
 }
 
-TEST_CASE("Backoff jitter keeps every delay within [base*(1-jitter), base]", "[adb]") {
+TEST_CASE("Backoff jitter keeps every delay between base times (1 - jitter) and base", "[adb]") {
   BackoffPolicy policy{milliseconds{100}, milliseconds{10000}, 3.0, 0.4};
   std::mt19937 rng(42);
   std::uniform_real_distribution<double> unit(0.0, 1.0);

@@ -4,7 +4,7 @@
 
 using namespace jank::ingest;
 
-TEST_CASE("parse_endpoint accepts HOST:PORT, bracketed IPv6 and ADB_SERVER_SOCKET forms", "[adb]") {
+TEST_CASE("parse_endpoint accepts HOST:PORT and bracketed IPv6 and ADB_SERVER_SOCKET forms", "[adb]") {
   CHECK(parse_endpoint("127.0.0.1:5037") == AdbEndpoint{"127.0.0.1", 5037});
   CHECK(parse_endpoint("localhost:5555") == AdbEndpoint{"localhost", 5555});
   CHECK(parse_endpoint("farm-host.example:1") == AdbEndpoint{"farm-host.example", 1});
@@ -33,7 +33,7 @@ TEST_CASE("AdbEndpoint::to_string round-trips through parse_endpoint", "[adb]") 
   CHECK(AdbEndpoint{"::1", 5037}.to_string() == "[::1]:5037");
 }
 
-TEST_CASE("default_endpoint follows the adb CLI: ADB_SERVER_SOCKET, then ANDROID_ADB_SERVER_PORT", "[adb]") {
+TEST_CASE("default_endpoint follows the adb CLI: ADB_SERVER_SOCKET then ANDROID_ADB_SERVER_PORT", "[adb]") {
   CHECK(default_endpoint(nullptr, nullptr).endpoint == AdbEndpoint{"127.0.0.1", 5037});
   CHECK(default_endpoint("", "").endpoint == AdbEndpoint{"127.0.0.1", 5037});
   CHECK(default_endpoint("tcp:1.2.3.4:99", nullptr).endpoint == AdbEndpoint{"1.2.3.4", 99});

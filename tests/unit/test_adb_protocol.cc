@@ -92,7 +92,7 @@ TEST_CASE("host:devices lists: serial TAB state per line", "[adb]") {
   CHECK(bad.devices[0].serial == "ok");
 }
 
-TEST_CASE("host:devices-l lists: padded serial, state, then key:value fields", "[adb]") {
+TEST_CASE("host:devices-l lists: padded serial and state then key:value fields", "[adb]") {
   std::string payload =
       long_line("emulator-5554", "device",
                 "product:sdk_gphone_x86 model:Android_SDK_built_for_x86 device:generic_x86 transport_id:1") +
@@ -147,7 +147,7 @@ TEST_CASE("host:devices-l lists: padded serial, state, then key:value fields", "
   CHECK(list.devices[7].model == "SM_G973F");
 }
 
-TEST_CASE("devices-l: every state adb prints, unknown keys, features, bad lines", "[adb]") {
+TEST_CASE("devices-l: every state adb prints plus unknown keys and features and bad lines", "[adb]") {
   for (const char* state : {"device", "offline", "unauthorized", "authorizing", "connecting", "bootloader",
                             "recovery", "sideload", "rescue", "host", "unknown"}) {
     auto list = parse_device_list(long_line("127.0.0.1:5555", state, "transport_id:1"), ListFormat::long_);
@@ -199,7 +199,7 @@ DeviceInfo dev(std::string serial, std::string state, std::uint64_t id = 1) {
 }
 }  // namespace
 
-TEST_CASE("diff_device_lists reports added, changed and removed devices by serial", "[adb]") {
+TEST_CASE("diff_device_lists reports added and changed and removed devices by serial", "[adb]") {
   CHECK(diff_device_lists({}, {}).empty());
   std::vector<DeviceInfo> a{dev("b", "device"), dev("127.0.0.1:5555", "device", 2)};
   CHECK(diff_device_lists(a, a).empty());
@@ -307,7 +307,7 @@ TEST_CASE("shell_quote uses POSIX single quotes like adb's escape_arg", "[adb]")
   CHECK(quote_args(std::vector<std::string>{}) == "");
 }
 
-TEST_CASE("shell_quote survives a real shell with metacharacters, quotes, newlines and every byte", "[adb]") {
+TEST_CASE("shell_quote survives a real shell with metacharacters and quotes and newlines and every byte", "[adb]") {
   std::vector<std::string> nasty = {
       "",
       "plain",
@@ -339,7 +339,7 @@ TEST_CASE("logcat_command is what the adb CLI runs for `adb logcat ARGS`", "[adb
   CHECK(logcat_command({"-T", "1700000000.123"}).ends_with("'-T' '1700000000.123'"));
 }
 
-TEST_CASE("is_valid_package_name admits [A-Za-z0-9._:-]+ only, capped, no leading '-'", "[adb]") {
+TEST_CASE("is_valid_package_name admits letters digits and ._:- only with a length cap and no leading dash", "[adb]") {
   for (const char* good : {"com.example.app", "com.android.systemui:ui", "system_server", "android.process.acore",
                            "a", "A-b_c.d:e", "com.google.android.gms.persistent", "0"}) {
     INFO(good);

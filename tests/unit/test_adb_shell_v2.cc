@@ -78,7 +78,7 @@ TEST_CASE("shell v2: every split into two and three chunks gives the same output
   }
 }
 
-TEST_CASE("shell v2: byte by byte, with the boundary state tracked", "[adb]") {
+TEST_CASE("shell v2: byte by byte with the boundary state tracked", "[adb]") {
   ShellV2Demuxer demux;
   Record r;
   std::string first = packet(1, "ab");
@@ -103,7 +103,7 @@ TEST_CASE("shell v2: EOF without an exit packet is visible", "[adb]") {
   CHECK_FALSE(demux.at_packet_boundary());  // cut inside a packet
 }
 
-TEST_CASE("shell v2: absurd lengths are a protocol error, split or not", "[adb]") {
+TEST_CASE("shell v2: absurd lengths are a protocol error whether split or not", "[adb]") {
   const std::string big = header(1, kMaxShellV2Packet + 1);
   for (std::size_t split = 0; split <= big.size(); ++split) {
     ShellV2Demuxer demux;
