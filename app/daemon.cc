@@ -189,6 +189,7 @@ class Daemon {
       device->live.live = true;
       device->live.up = false;
       device->live.down_since_ns = now;
+      for (auto& [name, p] : device->packages) p.last_alive_ns = now;  // dead ones expire after the grace period
     }
   }
 
@@ -410,6 +411,12 @@ class Daemon {
       for (const auto& serial : gone) {
         shared_.store.erase_device(serial);
         log_info("device " + serial + " away longer than devices.grace_seconds: its series are removed");
+      }
+      // Processes that died (and did not come back under the same name).
+      shared_.store.set_host_time(now);
+      const auto process_grace = static_cast<std::int64_t>(config_->process_grace_seconds * 1e9);
+      for (const auto& [serial, d] : shared_.store.devices()) {
+        if (d->live.up) shared_.store.expire_packages(*d, process_grace);
       }
       schedule_expiry();
     });

@@ -245,6 +245,8 @@ void DeviceController::step_processes() {
         if (d.pid_names.size() >= store.options().max_pids_per_device) break;
         d.pid_names[p.pid] = p.name.substr(0, 256);
       }
+      store.set_host_time(wall_ns());
+      store.mark_running_packages_alive(d);
     });
   });
 }
@@ -358,6 +360,7 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
   std::lock_guard<std::mutex> lock(shared_.mutex);
   auto& d = shared_.store.device(serial_);
+  shared_.store.set_host_time(wall_ns());
   stream_->feed(bytes);
   d.lines = lines_base_;
   d.lines += stream_->counts();
@@ -441,6 +444,7 @@ void DeviceController::poll_next_package() {
             auto& d = shared_.store.device(serial_);
             std::uint64_t overflows_before = 0, overflows_after = 0;
             if (auto it = d.packages.find(package); it != d.packages.end()) overflows_before = it->second.framestats.overflows();
+            shared_.store.set_host_time(wall_ns());
             shared_.store.record_gfxinfo(d, dump);
             if (auto it = d.packages.find(package); it != d.packages.end()) overflows_after = it->second.framestats.overflows();
             if (overflows_after > overflows_before) overflow_seen_ = true;

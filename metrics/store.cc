@@ -42,6 +42,38 @@ void Store::erase_device(std::string_view serial) {
 }
 
 PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
+  PackageMetrics& p = find_or_add_package(device, name);
+  if (host_now_ns_ != 0) p.last_alive_ns = host_now_ns_;
+  return p;
+}
+
+void Store::mark_running_packages_alive(DeviceMetrics& device) {
+  if (host_now_ns_ == 0) return;
+  for (const auto& [pid, name] : device.pid_names) {
+    if (auto it = device.packages.find(name); it != device.packages.end()) it->second.last_alive_ns = host_now_ns_;
+    if (auto it = device.packages.find("pid:" + std::to_string(pid)); it != device.packages.end()) {
+      it->second.last_alive_ns = host_now_ns_;
+    }
+  }
+}
+
+std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
+  if (host_now_ns_ == 0) return 0;
+  std::size_t removed = 0;
+  for (auto it = device.packages.begin(); it != device.packages.end();) {
+    const bool dead = it->first != kOverflowPackage && it->second.last_alive_ns != 0 &&
+                      host_now_ns_ - it->second.last_alive_ns > grace_ns;
+    if (dead) {
+      it = device.packages.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
+}
+
+PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
   auto it = device.packages.find(name);
   if (it != device.packages.end()) return it->second;
   if (device.packages.size() >= options_.max_packages_per_device) {

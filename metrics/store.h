@@ -33,6 +33,10 @@ inline constexpr std::string_view kUnknownPackage = "unknown";
 struct PackageMetrics {
   explicit PackageMetrics(std::int64_t window_seconds);
 
+  // Host time the process was last known alive (an event, a dump, a process
+  // listing); 0 when the store is not told the time (replays never expire).
+  std::int64_t last_alive_ns = 0;
+
   std::uint64_t skipped_frames = 0;
   std::uint64_t skip_events = 0;
   Histogram skip_size;
@@ -118,6 +122,15 @@ class Store {
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
+  // The daemon tells the store the host time before feeding it, so that
+  // packages know when they were last alive. Replays never call it.
+  void set_host_time(std::int64_t now_ns) { host_now_ns_ = now_ns; }
+  // Marks alive the packages of running processes (pid_names), including the
+  // "pid:N" series of pids still running.
+  void mark_running_packages_alive(DeviceMetrics& device);
+  // Removes package series not alive for `grace_ns`; returns how many.
+  std::size_t expire_packages(DeviceMetrics& device, std::int64_t grace_ns);
+
   // Name used for a process: the pid's known name, else the name printed in
   // the line (Android Studio layouts), else "pid:N".
   static std::string package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed);
@@ -128,7 +141,10 @@ class Store {
   bool load(std::string_view text, std::string& error);
 
  private:
+  PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
+
   StoreOptions options_;
+  std::int64_t host_now_ns_ = 0;
   std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>> devices_;
 };
 

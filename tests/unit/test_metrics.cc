@@ -195,3 +195,25 @@ TEST_CASE("store caps packages per device and names processes", "[metrics][store
   store.record_process(d, death);
   CHECK(Store::package_label(d, 77, "") == "pid:77");
 }
+
+TEST_CASE("series of dead processes expire after the grace period", "[metrics][store]") {
+  Store store;
+  auto& d = store.device("s");
+  store.set_host_time(100 * kSec);
+  store.record_skip(d, "com.alive", 0, false, 1);
+  store.record_skip(d, "com.dead", 0, false, 1);
+  store.record_skip(d, "pid:42", 0, false, 1);
+  d.pid_names = {{10, "com.alive"}, {42, "sh"}};
+  store.set_host_time(200 * kSec);
+  store.mark_running_packages_alive(d);  // a process listing: com.alive and pid 42 run
+  store.set_host_time(250 * kSec);
+  CHECK(store.expire_packages(d, 120 * kSec) == 1);  // com.dead: last alive at 100 s
+  CHECK(d.packages.count("com.dead") == 0);
+  CHECK(d.packages.count("com.alive") == 1);
+  CHECK(d.packages.count("pid:42") == 1);
+  // Replays never tell the time: nothing expires.
+  Store replay;
+  auto& r = replay.device("r");
+  replay.record_skip(r, "x", 0, false, 1);
+  CHECK(replay.expire_packages(r, 0) == 0);
+}
