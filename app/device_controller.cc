@@ -198,7 +198,8 @@ void DeviceController::step_skipwarning(const std::optional<int>& current) {
     step_display();
     step_processes();
     open_logcat();
-    schedule_gfxinfo(std::chrono::milliseconds(0));
+    // Soon after the start: by then the first skips name the apps worth polling.
+    schedule_gfxinfo(std::chrono::milliseconds(2000));
     schedule_liveness();
   };
   if (current == desired) {
