@@ -94,6 +94,7 @@ class Exporter {
   }
   int terminate() { return proc_.stop(10000ms); }
   bool alive() { return proc_.alive(); }
+  pid_t pid() const { return proc_.pid(); }
   std::string log() const { return read_file(log_); }
 
  private:

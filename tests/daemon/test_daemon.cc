@@ -295,3 +295,41 @@ TEST_CASE("a bad configuration is rejected with every error and exit status 78")
   r = run({JANK_EXPORTER_PROGRAM, "--check-config", conf}, {}, 10000ms);
   CHECK(r.exit == 78);
 }
+
+TEST_CASE("SIGHUP reloads the configuration without losing counters") {
+  AdbServer adb;
+  DevSim sim(janky(1));
+  attach_emulators(adb, sim);
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  { std::ofstream(conf) << "choreographer:\n  sm_window_seconds: 60\n"; }
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
+  const std::string serial = emulator_serial(sim.devices()[0]);
+  auto total = [&] {
+    double sum = 0;
+    for (const auto& p : kPackages) {
+      const double v = ex.value(series("android_choreographer_skipped_frames_total", serial, p));
+      if (!std::isnan(v)) sum += v;
+    }
+    return sum;
+  };
+  REQUIRE(wait_until([&] { return total() > 0; }, 20000ms, 200ms));
+  const double before = total();
+
+  { std::ofstream(conf) << "choreographer:\n  sm_window_seconds: 30\n"; }
+  REQUIRE(::kill(ex.pid(), SIGHUP) == 0);
+  const std::string ok = "jank_exporter_config_reloads_total{result=\"success\"}";
+  REQUIRE(wait_until([&] { return ex.samples()[ok] == 1; }, 10000ms, 100ms));
+  CHECK(total() >= before);
+  REQUIRE(wait_until([&] { return all_streaming(ex, sim, 2); }, 20000ms));  // sessions resumed
+
+  // A broken file is rejected; the exporter keeps running on the old one.
+  { std::ofstream(conf) << "choreographer:\n  sm_window_seconds: -1\n"; }
+  REQUIRE(::kill(ex.pid(), SIGHUP) == 0);
+  const std::string failed = "jank_exporter_config_reloads_total{result=\"failure\"}";
+  CHECK(wait_until([&] { return ex.samples()[failed] == 1; }, 10000ms, 100ms));
+  CHECK(ex.alive());
+  CHECK(total() >= before);
+  CHECK(ex.terminate() == 0);
+}
