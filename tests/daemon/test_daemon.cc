@@ -333,3 +333,26 @@ TEST_CASE("SIGHUP reloads the configuration without losing counters") {
   CHECK(total() >= before);
   CHECK(ex.terminate() == 0);
 }
+
+TEST_CASE("a pre-N device without shell v2 is followed exactly too") {
+  AdbServer adb;
+  auto args = janky(1);
+  args.push_back("--no-shell-v2");
+  DevSim sim(args);
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const Totals before = logged(sim);
+  attach_emulators(adb, sim);
+  TempDir state;
+  Exporter ex({adb.port()}, state.path());
+  REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
+  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(4s);
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  std::uint64_t lost = 0;
+  const Totals expected = minus(logged(sim, &lost), before);
+  REQUIRE(lost == 0);
+  const Totals got = settle(ex, sim, {}, expected);
+  INFO(ex.log());
+  CHECK(got == expected);
+  CHECK(ex.value(series("android_display_refresh_rate_fallback", emulator_serial(sim.devices()[0]))) == 0);
+}
