@@ -409,3 +409,21 @@ TEST_CASE("a log buffer wrap while away is reported as a resume gap and nothing 
   CHECK(counted() >= 1);
   CHECK(counted() <= logged_lines);
 }
+
+TEST_CASE("include and exclude globs choose the devices followed") {
+  AdbServer adb;
+  DevSim sim(janky(3));
+  attach_emulators(adb, sim);
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  const std::string s0 = emulator_serial(sim.devices()[0]);
+  const std::string s1 = emulator_serial(sim.devices()[1]);
+  const std::string s2 = emulator_serial(sim.devices()[2]);
+  { std::ofstream(conf) << "devices:\n  include: [\"emulator-*\"]\n  exclude: [\"" << s1 << "\"]\n"; }
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  REQUIRE(wait_until([&] {
+    return ex.value(series("android_device_up", s0)) == 1 && ex.value(series("android_device_up", s2)) == 1;
+  }, 20000ms, 200ms));
+  std::this_thread::sleep_for(1s);
+  CHECK(std::isnan(ex.value(series("android_device_up", s1))));
+}
