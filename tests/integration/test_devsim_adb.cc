@@ -300,8 +300,9 @@ TEST_CASE("a corrupt packet drops the transport and the server reconnects") {
   REQUIRE(adb.wait_state(emu, "device", 10000ms));
   REQUIRE(sim.control("corrupt sim0") == "OK");
   // Both transports go away; the emulator one comes back within the 1 s poll.
+  // The drop itself takes a moment, so retry until a command goes through.
+  CHECK(wait_until([&] { return adb.adb({"-s", emu, "shell", "echo ok"}, 5000ms).out == "ok\n"; }, 15000ms, 300ms));
   CHECK(adb.wait_state(emu, "device", 10000ms));
-  CHECK(adb.adb({"-s", emu, "shell", "echo ok"}).out == "ok\n");
 }
 
 TEST_CASE("a hung device keeps adb waiting until unhang") {

@@ -13,7 +13,7 @@ using namespace jank;
 namespace {
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(JANK_FIXTURE_DIR) + "/../golden/" + name, std::ios::binary);
+  std::ifstream in(std::string(JANK_SOURCE_DIR) + "/tests/golden/" + name, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
