@@ -73,18 +73,23 @@ LineCounts& LineCounts::operator+=(const LineCounts& other) {
 LogcatStream::LogcatStream(LogcatSink& sink, LogcatStreamOptions options)
     : sink_(sink), options_(options) {}
 
+// Decides the encoding from the bytes held back so far and feeds them on,
+// without their byte-order mark.
+void LogcatStream::settle_encoding() {
+  encoding_known_ = true;
+  encoding_ = detect_encoding(head_);
+  std::string head = std::move(head_);
+  head_.clear();
+  std::string_view data = head;
+  if (encoding_ == Encoding::utf8_bom) data.remove_prefix(3);
+  if (encoding_ == Encoding::utf16le_bom) data.remove_prefix(2);
+  if (!data.empty()) feed(data);
+}
+
 void LogcatStream::feed(std::string_view bytes) {
   if (!encoding_known_) {
     head_.append(bytes);
-    if (head_.size() < kEncodingProbeBytes) return;
-    encoding_known_ = true;
-    encoding_ = detect_encoding(head_);
-    std::string head = std::move(head_);
-    head_.clear();
-    std::string_view data = head;
-    if (encoding_ == Encoding::utf8_bom) data.remove_prefix(3);
-    if (encoding_ == Encoding::utf16le_bom) data.remove_prefix(2);
-    feed(data);
+    if (head_.size() >= kEncodingProbeBytes) settle_encoding();
     return;
   }
   if (encoding_ == Encoding::utf16le || encoding_ == Encoding::utf16le_bom) {
@@ -98,16 +103,7 @@ void LogcatStream::feed(std::string_view bytes) {
 }
 
 void LogcatStream::finish() {
-  if (!encoding_known_) {
-    encoding_known_ = true;
-    encoding_ = detect_encoding(head_);
-    std::string head = std::move(head_);
-    head_.clear();
-    std::string_view data = head;
-    if (encoding_ == Encoding::utf8_bom) data.remove_prefix(3);
-    if (encoding_ == Encoding::utf16le_bom) data.remove_prefix(std::min<std::size_t>(2, data.size()));
-    if (!data.empty()) feed(data);
-  }
+  if (!encoding_known_) settle_encoding();
   if (!partial_.empty() && !skipping_long_) {
     std::string last = std::move(partial_);
     partial_.clear();

@@ -95,6 +95,7 @@ class LogcatStream final : private LineVisitor {
   std::size_t buffered_bytes() const { return partial_.size() + decoded_.size(); }
 
  private:
+  void settle_encoding();
   void feed_utf8(std::string_view text);
   void process_line(std::string_view line);
   void visit(std::string_view line, unsigned flags) override;
