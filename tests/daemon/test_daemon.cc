@@ -87,24 +87,41 @@ Totals settle(const Exporter& ex, const DevSim& sim, const Totals& base, const T
   return got;
 }
 
+// A private adb server with simulated devices attached while paused, so
+// that the ground truth at the start is known exactly.
+struct PausedFarm {
+  AdbServer adb;
+  DevSim sim;
+  Totals before;
+  explicit PausedFarm(const std::vector<std::string>& args) : sim(args) {
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+    before = logged(sim);
+    attach_emulators(adb, sim);
+  }
+  void resume() { REQUIRE(sim.control("resume").rfind("OK", 0) == 0); }
+  // Pauses and returns what the devices logged since the start; none of it
+  // may have been lost to a buffer wrap, or the comparison would be moot.
+  Totals pause_and_expect() {
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+    std::uint64_t lost = 0;
+    const Totals expected = minus(logged(sim, &lost), before);
+    REQUIRE(lost == 0);
+    return expected;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("exported skipped frames equal the simulator's ground truth per device and package") {
-  AdbServer adb;
-  DevSim sim(janky(3));
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  const Totals before = logged(sim);
-  attach_emulators(adb, sim);
+  PausedFarm farm(janky(3));
+  auto& sim = farm.sim;
   TempDir state;
-  Exporter ex({adb.port()}, state.path());
+  Exporter ex({farm.adb.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
 
-  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  farm.resume();
   std::this_thread::sleep_for(6s);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  std::uint64_t lost = 0;
-  const Totals expected = minus(logged(sim, &lost), before);
-  REQUIRE(lost == 0);
+  const Totals expected = farm.pause_and_expect();
   double total = 0;
   for (const auto& [k, v] : expected) total += v;
   REQUIRE(total > 0);
@@ -127,31 +144,25 @@ TEST_CASE("exported skipped frames equal the simulator's ground truth per device
 }
 
 TEST_CASE("kill -9 and a restart on the same state dir keep exact totals") {
-  AdbServer adb;
-  DevSim sim(janky(2));
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  const Totals before = logged(sim);
-  attach_emulators(adb, sim);
+  PausedFarm farm(janky(2));
+  auto& sim = farm.sim;
   TempDir state, conf_dir;
   const std::string conf = conf_dir.path() + "/c.yaml";
   {
     std::ofstream(conf) << "checkpoint_interval_seconds: 1\n";
   }
   {
-    Exporter ex({adb.port()}, state.path(), {"--config", conf});
+    Exporter ex({farm.adb.port()}, state.path(), {"--config", conf});
     REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
-    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    farm.resume();
     std::this_thread::sleep_for(3500ms);
     ex.kill9();  // lines counted after the last checkpoint must be counted again, once
   }
   std::this_thread::sleep_for(1500ms);  // the devices keep logging while no exporter runs
-  Exporter again({adb.port()}, state.path(), {"--config", conf});
+  Exporter again({farm.adb.port()}, state.path(), {"--config", conf});
   REQUIRE(wait_until([&] { return all_streaming(again, sim); }, 20000ms));
   std::this_thread::sleep_for(2s);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  std::uint64_t lost = 0;
-  const Totals expected = minus(logged(sim, &lost), before);
-  REQUIRE(lost == 0);
+  const Totals expected = farm.pause_and_expect();
   const Totals got = settle(again, sim, {}, expected);
   INFO(again.log());
   CHECK(got == expected);
@@ -162,15 +173,12 @@ TEST_CASE("kill -9 and a restart on the same state dir keep exact totals") {
 }
 
 TEST_CASE("unplug replug and kick lose and double nothing") {
-  AdbServer adb;
-  DevSim sim(janky(2));
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  const Totals before = logged(sim);
-  attach_emulators(adb, sim);
+  PausedFarm farm(janky(2));
+  auto& sim = farm.sim;
   TempDir state;
-  Exporter ex({adb.port()}, state.path());
+  Exporter ex({farm.adb.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
-  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  farm.resume();
   std::this_thread::sleep_for(2s);
   const auto& d0 = sim.devices()[0];
   const auto& d1 = sim.devices()[1];
@@ -180,10 +188,7 @@ TEST_CASE("unplug replug and kick lose and double nothing") {
   REQUIRE(wait_until([&] { return ex.value(series("android_device_up", emulator_serial(d0))) == 0; }, 10000ms, 100ms));
   REQUIRE(wait_until([&] { return all_streaming(ex, sim, 2); }, 30000ms));
   std::this_thread::sleep_for(2s);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  std::uint64_t lost = 0;
-  const Totals expected = minus(logged(sim, &lost), before);
-  REQUIRE(lost == 0);
+  const Totals expected = farm.pause_and_expect();
   const Totals got = settle(ex, sim, {}, expected);
   INFO(ex.log());
   CHECK(got == expected);
@@ -335,22 +340,16 @@ TEST_CASE("SIGHUP reloads the configuration without losing counters") {
 }
 
 TEST_CASE("a pre-N device without shell v2 is followed exactly too") {
-  AdbServer adb;
   auto args = janky(1);
   args.push_back("--no-shell-v2");
-  DevSim sim(args);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  const Totals before = logged(sim);
-  attach_emulators(adb, sim);
+  PausedFarm farm(args);
+  auto& sim = farm.sim;
   TempDir state;
-  Exporter ex({adb.port()}, state.path());
+  Exporter ex({farm.adb.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
-  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  farm.resume();
   std::this_thread::sleep_for(4s);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  std::uint64_t lost = 0;
-  const Totals expected = minus(logged(sim, &lost), before);
-  REQUIRE(lost == 0);
+  const Totals expected = farm.pause_and_expect();
   const Totals got = settle(ex, sim, {}, expected);
   INFO(ex.log());
   CHECK(got == expected);
