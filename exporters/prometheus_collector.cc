@@ -1,6 +1,6 @@
 #include "exporters/prometheus_collector.h"
 
-#include <prometheus/text_serializer.h>
+#include "exporters/text_format.h"
 
 #include <limits>
 #include <map>
@@ -13,6 +13,47 @@ namespace {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
+
+// Label values come from devices (serials, getprop, process names) and may
+// hold any bytes. One invalid UTF-8 value makes Prometheus reject the whole
+// scrape, so each byte that is not part of valid UTF-8 is spelled \xNN.
+std::string valid_utf8(std::string value) {
+  auto continuation = [&](std::size_t i) {
+    return i < value.size() && (static_cast<unsigned char>(value[i]) & 0xC0) == 0x80;
+  };
+  auto sequence = [&](std::size_t i) -> std::size_t {  // length of a valid sequence at i, or 0
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (c < 0x80) return 1;
+    std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (std::size_t k = 1; k < n; ++k) {
+      if (!continuation(i + k)) return 0;
+    }
+    if (n >= 3) {
+      const auto c1 = static_cast<unsigned char>(value[i + 1]);
+      if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) {
+        return 0;  // overlong, surrogate or beyond U+10FFFF
+      }
+    }
+    return n;
+  };
+  std::size_t i = 0;
+  while (i < value.size() && sequence(i) != 0) i += sequence(i);
+  if (i == value.size()) return value;
+  std::string out = value.substr(0, i);
+  while (i < value.size()) {
+    if (const std::size_t n = sequence(i); n != 0) {
+      out.append(value, i, n);
+      i += n;
+    } else {
+      static const char hex[] = "0123456789ABCDEF";
+      const auto c = static_cast<unsigned char>(value[i++]);
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+    }
+  }
+  return out;
+}
 
 // Families in a fixed order; each is created on first use so that families
 // without series are not printed.
@@ -27,6 +68,7 @@ class Families {
     }
     auto& family = families_[it->second];
     family.metric.emplace_back();
+    for (auto& l : labels) l.value = valid_utf8(std::move(l.value));
     family.metric.back().label = std::move(labels);
     return family.metric.back();
   }
@@ -89,6 +131,11 @@ void collect_live(Families& f, const metrics::DeviceMetrics& d, const std::vecto
   f.counter("jank_exporter_logcat_resume_gaps_total",
             "Resumes that found the last counted line gone from the device's log buffer (lines lost).", dev,
             static_cast<double>(l.resume_gaps));
+  if (d.log_index.anchored) {
+    f.counter("jank_exporter_logcat_lost_lines_total",
+              "Lines of the followed log buffers that the device's ring dropped before they were read.", dev,
+              static_cast<double>(d.log_index.lost));
+  }
   for (const auto& [result, n] : l.gfxinfo_polls) {
     f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", with(dev, "result", result),
               static_cast<double>(n));
@@ -272,9 +319,9 @@ std::vector<MetricFamily> StoreCollector::Collect() const {
 }
 
 std::string serialize_text(const std::vector<MetricFamily>& families) {
-  std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, families);
-  return out.str();
+  std::string out;
+  append_text_exposition(families, out);
+  return out;
 }
 
 }  // namespace jank::exporters
