@@ -207,7 +207,13 @@ void read_document(const YAML::Node& root, Loader& l, Config& c) {
                  }},
                 {"http",
                  [&](const YAML::Node& n, const std::string& path) {
-                   l.mapping(n, path, {{"basic_auth", basic_auth}});
+                   // Debian 12's civetweb cannot serve TLS with OpenSSL 3 (docs/security.md):
+                   // refuse the key instead of crashing at the first HTTPS scrape.
+                   auto tls = [&](const YAML::Node& t, const std::string& p) {
+                     l.error(t, p + ": TLS is not available in this build (Debian 12's civetweb 1.15 crashes on "
+                                    "HTTPS with OpenSSL 3); terminate TLS in a reverse proxy, see docs/security.md");
+                   };
+                   l.mapping(n, path, {{"basic_auth", basic_auth}, {"tls", tls}});
                  }},
             });
   if (c.gfxinfo_fast_poll_interval_seconds > c.gfxinfo_poll_interval_seconds) {

@@ -136,6 +136,7 @@ HttpServer::HttpServer(const HttpOptions& options, std::vector<std::shared_ptr<p
       "listening_ports", civetweb_listening_ports(options.listen_address),
       "num_threads", std::to_string(options.threads),
       "request_timeout_ms", std::to_string(options.request_timeout_ms),
+      "max_request_size", std::to_string(options.max_request_bytes),
       "enable_keep_alive", "no",
   };
   try {

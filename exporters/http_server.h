@@ -18,8 +18,11 @@ namespace jank::exporters {
 struct HttpOptions {
   std::string listen_address = ":9789";  // ":PORT" for every interface, "HOST:PORT" for one
   std::optional<std::pair<std::string, std::string>> basic_auth;  // username, password
-  int threads = 4;                        // scrapes in parallel; each is cheap
-  int request_timeout_ms = 10'000;        // slow or half-open clients are dropped
+  // One civetweb thread serves one connection, so the thread count is how
+  // many slow or silent clients can be held before a scrape has to queue.
+  int threads = 32;
+  int request_timeout_ms = 5'000;         // slow or half-open clients are dropped after this
+  int max_request_bytes = 16 * 1024;      // request line + headers; larger gets 413
 };
 
 class HttpServer {

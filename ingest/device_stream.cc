@@ -155,9 +155,15 @@ std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint&
   auto call = std::make_shared<ShellCall>(io, max_output, std::move(handler));
   StreamCallbacks callbacks;
   callbacks.on_data = [call](std::string_view bytes) {
+    if (call->result.truncated) return;
     const std::size_t room = call->max_output - std::min(call->max_output, call->result.output.size());
-    if (bytes.size() > room) call->result.truncated = true;
     call->result.output.append(bytes.substr(0, room));
+    if (bytes.size() > room) {
+      // Past the cap: stop reading rather than drain a runaway output until the
+      // deadline. Completed from the io_context, not inside the stream's callback.
+      call->result.truncated = true;
+      asio::post(call->timer.get_executor(), [call] { call->complete(); });
+    }
   };
   callbacks.on_end = [call](const StreamEnd& end) {
     call->result.error = end.error;
