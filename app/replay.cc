@@ -1,5 +1,10 @@
 #include "app/replay.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -7,6 +12,8 @@
 #include <memory>
 #include <ostream>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
@@ -20,12 +27,14 @@ namespace jank::app {
 namespace {
 
 constexpr std::size_t kChunkBytes = 1 << 20;
+constexpr std::size_t kMaxLineBytes = parsers::LogcatStreamOptions{}.max_line_bytes;
 constexpr std::size_t kProbeBytes = 64 * 1024;
 // Dumps are read whole; nothing real comes near this (an all-process
 // framestats dump is a few hundred KiB).
 constexpr std::size_t kMaxDumpBytes = 256u << 20;
 
 struct Options {
+  unsigned threads = 0;  // 0: one per core
   std::string serial = "replay";
   double refresh_hz = 60;
   std::int64_t window_seconds = 60;
@@ -67,6 +76,9 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
     } else if (a == "--window-seconds") {
       if (!value(v) || !parse_number(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
         return "--window-seconds needs a whole number of seconds from 1 to 86400";
+    } else if (a == "--threads") {
+      if (!value(v) || !parse_number(v, o.threads) || o.threads < 1 || o.threads > 64)
+        return "--threads needs a number from 1 to 64";
     } else if (a == "--year") {
       if (!value(v) || !parse_number(v, o.year) || o.year < 1970 || o.year > 9999)
         return "--year needs a year from 1970 to 9999";
@@ -88,6 +100,7 @@ class Input {
   }
   Input(const Input&) = delete;
   Input& operator=(const Input&) = delete;
+  std::FILE* file() const { return f_; }
   // Appends up to n bytes; returns bytes read, 0 at EOF; -1 on error.
   long read(std::string& buf, std::size_t n) {
     const std::size_t old = buf.size();
@@ -102,6 +115,74 @@ class Input {
   std::FILE* f_;
   bool owned_;
 };
+
+// Files at least this big are scanned on several threads.
+constexpr std::size_t kParallelMinBytes = 1u << 20;
+constexpr std::size_t kWindowBytesPerThread = 8u << 20;
+
+// A large UTF-8 file: the pre-filter (the costly part) runs on every core
+// over contiguous slices; the few lines it selects are then parsed in input
+// order, so the result is the same as reading it in one stream.
+bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
+  const int fd = fileno(in.file());
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size < kParallelMinBytes) return false;
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return false;
+  ::madvise(map, size, MADV_SEQUENTIAL);
+  std::string_view all(static_cast<const char*>(map), size);
+  const parsers::Encoding encoding = parsers::detect_encoding(all.substr(0, 64));
+  if (encoding != parsers::Encoding::utf8 && encoding != parsers::Encoding::utf8_bom) {
+    ::munmap(map, size);
+    return false;
+  }
+  if (encoding == parsers::Encoding::utf8_bom) all.remove_prefix(3);
+  stream.assume_utf8();
+  const char* last_nl = static_cast<const char*>(memrchr(all.data(), '\n', all.size()));
+  const std::size_t body_len = last_nl ? static_cast<std::size_t>(last_nl - all.data()) + 1 : 0;
+  // Windows of a few MiB per thread keep resident memory bounded: each is
+  // scanned in slices, fed, then its pages are released.
+  const std::size_t window = kWindowBytesPerThread * threads;
+  std::size_t start = 0;
+  while (start < body_len) {
+    std::size_t end = std::min(body_len, start + window);
+    if (end < body_len) {
+      const void* nl = std::memchr(all.data() + end, '\n', body_len - end);
+      end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - all.data()) + 1 : body_len;
+    }
+    const std::string_view body = all.substr(start, end - start);
+    std::vector<std::size_t> cuts = {0};
+    for (unsigned i = 1; i < threads; ++i) {
+      const std::size_t at = std::max(cuts.back(), body.size() * i / threads);
+      const void* nl = at < body.size() ? std::memchr(body.data() + at, '\n', body.size() - at) : nullptr;
+      if (nl == nullptr) break;
+      cuts.push_back(static_cast<std::size_t>(static_cast<const char*>(nl) - body.data()) + 1);
+    }
+    cuts.push_back(body.size());
+    std::vector<parsers::ScannedRegion> regions(cuts.size() - 1);
+    std::vector<std::thread> workers;
+    for (std::size_t i = 1; i + 1 < cuts.size(); ++i) {
+      workers.emplace_back([&, i] {
+        regions[i] = parsers::scan_region(body.substr(cuts[i], cuts[i + 1] - cuts[i]), kMaxLineBytes);
+      });
+    }
+    regions[0] = parsers::scan_region(body.substr(0, cuts[1]), kMaxLineBytes);
+    for (auto& w : workers) w.join();
+    for (const auto& r : regions) stream.feed_scanned(r);
+    // Page-aligned release of what was read (the mapping is private and read-only).
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<std::uintptr_t>(map);
+    const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(body.data()) - base) / page * page;
+    const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(body.data() + body.size()) - base) / page * page;
+    if (to > from) ::madvise(static_cast<char*>(map) + from, to - from, MADV_DONTNEED);
+    start = end;
+  }
+  stream.feed(all.substr(body_len));
+  ::munmap(map, size);
+  return true;
+}
 
 // Runs one input through the pipeline. Returns an error message or "".
 std::string replay_one(const std::string& name, Input& in, const Options& o, metrics::Store& store,
@@ -120,14 +201,17 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     stream_options.parse.default_year = o.year != 0 ? o.year : current_utc_year();
     metrics::DeviceLogcatRecorder recorder(store, device);
     parsers::LogcatStream stream(recorder, stream_options);
-    stream.feed(head);
-    std::string chunk;
-    for (;;) {
-      chunk.clear();
-      long n = in.read(chunk, kChunkBytes);
-      if (n < 0) return "read error: " + std::string(std::strerror(errno));
-      if (n == 0) break;
-      stream.feed(chunk);
+    const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (name == "-" || threads < 2 || !replay_mapped(in, threads, stream)) {
+      stream.feed(head);
+      std::string chunk;
+      for (;;) {
+        chunk.clear();
+        long n = in.read(chunk, kChunkBytes);
+        if (n < 0) return "read error: " + std::string(std::strerror(errno));
+        if (n == 0) break;
+        stream.feed(chunk);
+      }
     }
     stream.finish();
     device.lines += stream.counts();
@@ -152,7 +236,6 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       device.refresh_is_fallback = false;
     }
   }
-  (void)name;
   return "";
 }
 
@@ -174,6 +257,7 @@ void print_replay_help(std::ostream& out) {
          "  --window-seconds S     window of the SM and worst-skip gauges, ending at the\n"
          "                         newest timestamp of the input (default: 60)\n"
          "  --year YYYY            year for timestamps printed without one (default: this year)\n"
+         "  --threads N            threads scanning large files (default: one per core)\n"
          "  -h, --help             this text\n"
          "\n"
          "Processes are labelled by name when the input names them (process start\n"

@@ -162,6 +162,40 @@ void LogcatStream::feed_utf8(std::string_view text) {
   }
 }
 
+namespace {
+struct RegionCollector : LineVisitor {
+  ScannedRegion* out;
+  void visit(std::string_view line, unsigned flags) override { out->lines.emplace_back(line, flags); }
+};
+}  // namespace
+
+ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes) {
+  ScannedRegion out;
+  RegionCollector collector;
+  collector.out = &out;
+  out.plain_lines = scan_lines(region, max_line_bytes, collector).plain_lines;
+  std::string_view body = region.substr(0, region.empty() ? 0 : region.size() - 1);
+  const char* prev_nl = static_cast<const char*>(memrchr(body.data(), '\n', body.size()));
+  out.last_line = prev_nl ? body.substr(static_cast<std::size_t>(prev_nl - body.data()) + 1) : body;
+  return out;
+}
+
+void LogcatStream::assume_utf8() {
+  if (encoding_known_) return;
+  encoding_known_ = true;
+  encoding_ = Encoding::utf8;
+  std::string head = std::move(head_);
+  head_.clear();
+  if (!head.empty()) feed_utf8(head);
+}
+
+void LogcatStream::feed_scanned(const ScannedRegion& region) {
+  for (const auto& [line, flags] : region.lines) handle(line, flags);
+  counts_.received += region.plain_lines;
+  counts_.unmatched += region.plain_lines;
+  note_time(region.last_line);
+}
+
 void LogcatStream::process_line(std::string_view line) {
   if (strip_cr(line).size() > options_.max_line_bytes) {
     ++counts_.received;
@@ -203,6 +237,12 @@ void LogcatStream::note_time(std::string_view last_line) {
 void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   std::string_view line = strip_cr(raw_line);
   std::optional<LogLine> parsed_header;
+  if (options_.every_line) {
+    if (auto buffer = buffer_separator(line)) {
+      buffer_.assign(*buffer);
+      last_entry_.reset();
+    }
+  }
   if (options_.every_line && !line.empty() && line.size() <= options_.max_line_bytes && (flags & kLineNul) == 0) {
     parsed_header = header_for(strip_tool_prefix(line));
     if (parsed_header && parsed_header->time.base == TimeBase::wall) {
@@ -216,6 +256,12 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
           return;
         }
         if (t > resume_.ns) resuming_ = false;
+      }
+      EntryHeader header{t, parsed_header->pid, parsed_header->tid, parsed_header->priority,
+                         std::string(parsed_header->tag)};
+      if (last_entry_ != header) {
+        ++entries_[buffer_];
+        last_entry_ = std::move(header);
       }
       if (!position_.valid || t > position_.ns) {
         position_.valid = true;

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +72,17 @@ struct LogPosition {
 // Identity of a line for resume de-duplication (FNV-1a over its bytes).
 std::uint64_t log_line_hash(std::string_view line);
 
+// The lines of a region that need a full parse, found by scan_region() —
+// which touches no stream state, so big inputs can be scanned on several
+// threads and then fed, in order, with LogcatStream::feed_scanned().
+struct ScannedRegion {
+  std::vector<std::pair<std::string_view, unsigned>> lines;  // line, LineFlag bits
+  std::uint64_t plain_lines = 0;
+  std::string_view last_line;  // for the newest timestamp
+};
+// `region` must end with '\n' and be UTF-8; the views point into it.
+ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes);
+
 class LogcatStream final : private LineVisitor {
  public:
   LogcatStream(LogcatSink& sink, LogcatStreamOptions options = {});
@@ -78,6 +91,13 @@ class LogcatStream final : private LineVisitor {
   void feed(std::string_view bytes);
   // End of input: a last line without newline is processed.
   void finish();
+
+  // For inputs known to be UTF-8 without a byte-order mark (the caller
+  // stripped it): no bytes are held back to detect the encoding.
+  void assume_utf8();
+  // A region scanned by scan_region(); the stream must hold no partial line
+  // (feed it whole regions, ending with '\n'). Not with every_line.
+  void feed_scanned(const ScannedRegion& region);
 
   const LineCounts& counts() const { return counts_; }
   // Only with every_line: the position after the last line read.
@@ -93,6 +113,12 @@ class LogcatStream final : private LineVisitor {
   // parsed line (TimeBase::none before any).
   LogTime last_time() const { return last_time_; }
   std::size_t buffered_bytes() const { return partial_.size() + decoded_.size(); }
+  // Only with every_line: log entries read after the resume position, by
+  // the buffer named by the last "--------- beginning of X" / "switch to X"
+  // ("" before any). Consecutive lines with one header (time, pid, tid,
+  // priority, tag) in one buffer are one multi-line entry. Duplicates and
+  // lines without a wall-clock header are not entries.
+  const std::map<std::string, std::uint64_t, std::less<>>& entries_by_buffer() const { return entries_; }
 
  private:
   void settle_encoding();
@@ -130,6 +156,17 @@ class LogcatStream final : private LineVisitor {
   LogPosition position_;
   LogPosition resume_;
   bool resuming_ = false;
+
+  std::string buffer_;  // from the last buffer separator
+  std::map<std::string, std::uint64_t, std::less<>> entries_;
+  struct EntryHeader {
+    std::int64_t ns = 0;
+    std::int32_t pid = 0, tid = 0;
+    char priority = 0;
+    std::string tag;
+    bool operator==(const EntryHeader&) const = default;
+  };
+  std::optional<EntryHeader> last_entry_;
 };
 
 }  // namespace jank::parsers
