@@ -7,6 +7,7 @@
 #include "parsers/display_info.h"
 #include "parsers/foreground_app.h"
 #include "parsers/gfxinfo.h"
+#include "parsers/logd_statistics.h"
 #include "parsers/process_list.h"
 #include "parsers/properties.h"
 
@@ -290,6 +291,11 @@ void DeviceController::step_display() {
 
 namespace {
 const std::vector<std::string> kLogcatFormat = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system"};
+const std::vector<std::string> kLogcatBuffers = {"main", "system"};
+// Ends logd's statistics ahead of the log lines in one command's output.
+constexpr std::string_view kStatisticsEnd = "jank_exporter:logcat-statistics-end";
+constexpr std::size_t kMaxPreamble = 1 << 20;
+const std::string kStatisticsCommand = "logcat -S -b main,system; echo " + std::string(kStatisticsEnd);
 }  // namespace
 
 void DeviceController::open_logcat() {
@@ -301,10 +307,25 @@ void DeviceController::open_logcat() {
   if (position.valid) return open_logcat_at(position, true);
   // First sight of this device: count from now on. The newest line in the
   // buffer marks "now"; the stream then resumes after it like after a reconnect.
+  // In one script, so that the statistics count exactly the lines up to that
+  // newest one: they anchor the lost-lines figure (docs/metrics.md).
   std::vector<std::string> args = kLogcatFormat;
   args.insert(args.end(), {"-d", "-t", "1"});
-  run(ingest::logcat_command(args), kSmallOutput, [this](ingest::ShellResult r) {
+  const std::string command = "export ANDROID_LOG_TAGS=\"''\"; logcat " + ingest::quote_args(args) + "; echo " +
+                              std::string(kStatisticsEnd) + "; logcat -S -b main,system";
+  run(command, kSmallOutput, [this](ingest::ShellResult r) {
     if (r.error) return restart_session("logcat -d: " + r.error.to_string());
+    if (const auto end = r.output.find(kStatisticsEnd); end != std::string::npos) {
+      const auto stats = parsers::parse_logd_statistics(std::string_view(r.output).substr(end));
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      auto& index = shared_.store.device(serial_).log_index;
+      index = {};
+      if (std::all_of(kLogcatBuffers.begin(), kLogcatBuffers.end(), [&](const auto& b) { return stats.count(b); })) {
+        index.anchored = true;
+        for (const auto& b : kLogcatBuffers) index.lines[b] = stats.find(b)->second.total;
+      }
+      r.output.resize(end);
+    }
     parsers::LogcatStreamOptions options;
     options.every_line = true;
     struct Ignore : parsers::LogcatSink {
@@ -334,6 +355,9 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
   }
   stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
   resume_checked_ = !is_resume;
+  in_preamble_ = true;
+  preamble_.clear();
+  args.push_back("-D");  // buffer dividers: each line's buffer is known
   if (position.valid) {
     args.push_back("-T");
     args.push_back(logcat_time_argument(position.ns));
@@ -353,12 +377,56 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
     self->restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
   };
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
-  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, ingest::logcat_command(args), deadline,
+  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_,
+                                       kStatisticsCommand + "; " + ingest::logcat_command(args), deadline,
                                        std::move(callbacks));
 }
 
 void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
+  if (!in_preamble_) return feed_logcat(bytes);
+  preamble_.append(bytes);
+  const auto end = preamble_.find(kStatisticsEnd);
+  const auto nl = end == std::string::npos ? end : preamble_.find('\n', end);
+  if (nl == std::string::npos) {
+    if (preamble_.size() <= kMaxPreamble) return;
+    // No marker: whatever this shell printed, read it as log lines.
+    in_preamble_ = false;
+    apply_statistics({});
+    const std::string all = std::move(preamble_);
+    preamble_.clear();
+    return feed_logcat(all);
+  }
+  in_preamble_ = false;
+  apply_statistics(std::string_view(preamble_).substr(0, end));
+  const std::string rest = preamble_.substr(nl + 1);
+  preamble_.clear();
+  if (!rest.empty()) feed_logcat(rest);
+}
+
+// Lines of buffer b up to the resume position: log_index.lines[b]. logd has
+// dropped Total − Now of b's oldest lines; any beyond that index were lost
+// while nobody read them.
+void DeviceController::apply_statistics(std::string_view text) {
+  const auto stats = parsers::parse_logd_statistics(text);
+  std::lock_guard<std::mutex> lock(shared_.mutex);
+  auto& index = shared_.store.device(serial_).log_index;
+  if (index.anchored) {
+    for (const auto& b : kLogcatBuffers) {
+      const auto it = stats.find(b);
+      if (it == stats.end()) continue;
+      const std::uint64_t dropped = it->second.total > it->second.now ? it->second.total - it->second.now : 0;
+      auto& counted = index.lines[b];
+      if (dropped > counted) {
+        index.lost += dropped - counted;
+        counted = dropped;
+      }
+    }
+  }
+  index_base_ = index.lines;
+}
+
+void DeviceController::feed_logcat(std::string_view bytes) {
   std::lock_guard<std::mutex> lock(shared_.mutex);
   auto& d = shared_.store.device(serial_);
   shared_.store.set_host_time(wall_ns());
@@ -366,6 +434,13 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
   d.lines = lines_base_;
   d.lines += stream_->counts();
   d.log_position = stream_->position();
+  if (d.log_index.anchored) {
+    const auto& read = stream_->entries_by_buffer();
+    for (const auto& b : kLogcatBuffers) {
+      const auto it = read.find(b);
+      d.log_index.lines[b] = index_base_[b] + (it == read.end() ? 0 : it->second);
+    }
+  }
   if (!resume_checked_ && !stream_->resuming()) {
     resume_checked_ = true;
     // Resuming re-reads the last counted line; if none came back, the log

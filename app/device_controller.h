@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -51,6 +52,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void open_logcat();
   void open_logcat_at(const parsers::LogPosition& position, bool is_resume);
   void on_logcat_data(std::string_view bytes);
+  void feed_logcat(std::string_view bytes);
+  void apply_statistics(std::string_view text);
   void schedule_gfxinfo(std::chrono::milliseconds delay);
   void poll_next_package();
   void schedule_liveness();
@@ -77,6 +80,10 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   std::unique_ptr<parsers::LogcatStream> stream_;
   parsers::LineCounts lines_base_;  // the device's totals before this stream
   bool resume_checked_ = true;
+  // `logcat -S` output ahead of the stream's lines, until its end marker.
+  bool in_preamble_ = false;
+  std::string preamble_;
+  std::map<std::string, std::uint64_t, std::less<>> index_base_;  // log_index.lines when the stream began
 
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer gfxinfo_timer_;

@@ -127,7 +127,10 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
             p.c_str(), p.c_str(), a.view_root);
     s += "Total ViewRootImpl   : 1\nTotal attached Views : 42\n"
          "Total RenderNode     : 61.20 kB (used) / 120.00 kB (capacity)\n\n";
+    a.truth.gfx_last_dumped = a.gfx.total;
     if (reset) {
+      a.truth.gfx_dumped_before += a.gfx.total;
+      a.truth.gfx_last_dumped = 0;
       a.gfx = GfxCounters{};
       a.gfx.since_mono_ns = now;
       a.recent.clear();

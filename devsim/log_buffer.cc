@@ -63,6 +63,7 @@ LogBuffers::LogBuffers(std::size_t capacity_bytes) {
 void LogBuffers::clear(LogMask mask) {
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     if (!(mask & (LogMask{1} << i))) continue;
+    for (const auto& e : bufs_[i]) removed(e);
     stats_[i].cleared += bufs_[i].size();
     stats_[i].used = 0;
     bufs_[i].clear();
@@ -76,6 +77,7 @@ bool LogBuffers::set_capacity(LogMask mask, std::size_t bytes) {
     stats_[i].capacity = bytes;
     auto& b = bufs_[i];
     while (stats_[i].used > bytes && !b.empty()) {
+      removed(b.front());
       stats_[i].used -= b.front().size();
       ++stats_[i].pruned;
       b.pop_front();
@@ -103,6 +105,44 @@ std::vector<const LogEntry*> LogBuffers::read(LogMask mask, std::uint64_t from,
     out.push_back(&bufs_[best][pos[best]++]);
   }
   return out;
+}
+
+void LogBuffers::removed(const LogEntry& e) {
+  const LostEntry l{e.id, e.wall_ns, e.app, e.skipped, e.davey};
+  if (e.asker != 0 && !e.delivered) {
+    if (on_loss_) on_loss_(l);
+    return;
+  }
+  // Bounded: a reader going back further than this many dropped entries is
+  // not modelled.
+  auto& g = gone_[static_cast<std::size_t>(e.id)];
+  g.push_back(l);
+  if (g.size() > (1u << 18)) g.pop_front();
+}
+
+std::uint64_t LogBuffers::open_reader(LogMask mask, std::int64_t after_wall_ns) {
+  const std::uint64_t id = next_reader_++;
+  constexpr std::int64_t kMs = 1'000'000;
+  const std::int64_t dedup_end = after_wall_ns - ((after_wall_ns % kMs) + kMs) % kMs + kMs;
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    if (!(mask & (LogMask{1} << i))) continue;
+    askers_[i] = id;
+    auto& b = bufs_[i];
+    auto it = std::upper_bound(b.begin(), b.end(), after_wall_ns,
+                               [](std::int64_t t, const LogEntry& e) { return t < e.wall_ns; });
+    for (; it != b.end(); ++it) {
+      if (it->delivered && it->wall_ns < dedup_end) continue;
+      it->asker = id;
+      it->delivered = false;
+    }
+    // Dropped entries asked for again: the reader will never see them.
+    auto& g = gone_[i];
+    while (!g.empty() && g.back().wall_ns >= dedup_end) {
+      if (on_loss_) on_loss_(g.back());
+      g.pop_back();
+    }
+  }
+  return id;
 }
 
 std::size_t LogBuffers::entry_count(LogMask mask) const {

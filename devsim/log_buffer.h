@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,11 @@ struct LogEntry {
   // Ground-truth bookkeeping: which simulated app logged a skip line, and N.
   std::int32_t app = -1;
   std::uint32_t skipped = 0;
+  bool davey = false;
+  // Reader bookkeeping for the truth, not logd state: the `-T TIME` stream
+  // that last asked for this entry (0: none yet) and whether it got it.
+  mutable std::uint64_t asker = 0;
+  mutable bool delivered = false;
   // logd accounts the payload: priority byte, tag and message with their NULs.
   std::size_t size() const { return tag.size() + msg.size() + 3; }
 };
@@ -47,6 +53,16 @@ struct BufferStats {
   std::uint64_t pruned = 0;   // entries dropped by wrap
   std::uint64_t cleared = 0;  // entries dropped by logcat -c
   std::uint64_t written = 0;
+  std::uint64_t written_bytes = 0;
+};
+
+// An entry the reader will never get (see LogBuffers::open_reader).
+struct LostEntry {
+  LogId id = LogId::main;
+  std::int64_t wall_ns = 0;
+  std::int32_t app = -1;
+  std::uint32_t skipped = 0;
+  bool davey = false;
 };
 
 class LogBuffers {
@@ -57,16 +73,20 @@ class LogBuffers {
   template <typename OnPrune>
   void append(LogEntry e, OnPrune&& on_prune) {
     e.seq = next_seq_++;
+    e.asker = askers_[static_cast<std::size_t>(e.id)];
+    e.delivered = false;
     auto& b = bufs_[static_cast<std::size_t>(e.id)];
     auto& st = stats_[static_cast<std::size_t>(e.id)];
     st.used += e.size();
     ++st.written;
+    st.written_bytes += e.size();
     b.push_back(std::move(e));
     if (st.used > st.capacity) {
       // logd prunes down to 90% of the limit, oldest first.
       const std::size_t target = st.capacity / 10 * 9;
       while (st.used > target && !b.empty()) {
         on_prune(b.front());
+        removed(b.front());
         st.used -= b.front().size();
         ++st.pruned;
         b.pop_front();
@@ -91,10 +111,32 @@ class LogBuffers {
   std::uint64_t seq_after_time(LogMask mask, std::int64_t wall_ns) const;
   std::size_t entry_count(LogMask mask) const;
 
+  // What a resuming reader can lose. A follow stream started with `-T TIME`
+  // asks for every entry of its buffers newer than TIME, present or future,
+  // until the next such stream asks again. An entry is lost to the reader
+  // when the stream that last asked for it never got it before the ring
+  // dropped it, or when a later stream asks again for an entry already
+  // dropped (the reader restarted from an older position). Entries within
+  // TIME's millisecond that the previous stream delivered are the reader's
+  // de-duplication window, not asked again. Returns the stream's reader id.
+  std::uint64_t open_reader(LogMask mask, std::int64_t after_wall_ns);
+  // The stream `reader` passed `e` (wrote it out).
+  void note_delivered(std::uint64_t reader, const LogEntry& e) const {
+    if (reader != 0 && e.asker == reader) e.delivered = true;
+  }
+  void set_loss_observer(std::function<void(const LostEntry&)> f) { on_loss_ = std::move(f); }
+
  private:
+  void removed(const LogEntry& e);
+
   std::array<std::deque<LogEntry>, kLogIdCount> bufs_;
   std::array<BufferStats, kLogIdCount> stats_;
   std::uint64_t next_seq_ = 1;
+  std::array<std::uint64_t, kLogIdCount> askers_{};
+  std::uint64_t next_reader_ = 1;
+  // Dropped entries not (yet) lost: a later stream may still ask for them.
+  std::array<std::deque<LostEntry>, kLogIdCount> gone_;
+  std::function<void(const LostEntry&)> on_loss_;
 };
 
 enum class LogVerb : std::uint8_t { brief, process, tag, thread, raw, time, threadtime, long_ };

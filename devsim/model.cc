@@ -92,6 +92,16 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   }
   next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
   last_log_mono_ = sim_time_;
+  logs_.set_loss_observer([this](const LostEntry& e) {
+    ++reader_lost_lines_;
+    if (e.app < 0 || static_cast<std::size_t>(e.app) >= apps_.size()) return;
+    AppTruth& t = apps_[static_cast<std::size_t>(e.app)].truth;
+    if (e.skipped > 0) {
+      ++t.reader_lost_skip_lines;
+      t.reader_lost_skipped_frames += e.skipped;
+    }
+    if (e.davey) ++t.reader_lost_davey;
+  });
   for (auto& a : apps_) start_app(a);
 }
 
@@ -123,9 +133,16 @@ std::uint32_t Device::sample_skip(const AppConfig& c) {
 
 void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
                     std::int32_t uid, std::string tag, std::string msg, std::int32_t app,
-                    std::uint32_t skipped) {
+                    std::uint32_t skipped, bool davey) {
   // logd stamps on arrival: keep the buffer in time order.
   mono = std::max(mono, last_log_mono_);
+  // Two entries of one thread and tag never arrive in the same microsecond:
+  // readers take lines with one header for one multi-line entry.
+  Header& h = last_header_[static_cast<std::size_t>(id)];
+  if (wall_of(mono) / 1000 == h.wall_us && h.pid == pid && h.tid == tid && h.prio == prio && h.tag == tag) {
+    mono = (h.wall_us + 1) * 1000 - wall_offset_;
+  }
+  h = Header{wall_of(mono) / 1000, pid, tid, prio, tag};
   last_log_mono_ = mono;
   LogEntry e;
   e.id = id;
@@ -139,6 +156,7 @@ void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, st
   e.msg = std::move(msg);
   e.app = app;
   e.skipped = skipped;
+  e.davey = davey;
   logs_.append(std::move(e), [this](const LogEntry& gone) {
     if (gone.app >= 0 && gone.skipped > 0) {
       ++apps_[static_cast<std::size_t>(gone.app)].truth.skip_lines_lost;
@@ -152,11 +170,13 @@ void Device::log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::i
   log_at(now_mono(), id, prio, pid, tid, uid, std::move(tag), std::move(msg));
 }
 
-void Device::start_app(AppState& a) {
+void Device::start_app(AppState& a, std::int32_t pid) {
   const std::int64_t t = sim_time_;
   next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
   if (next_pid_ > 32000) next_pid_ = 3000;
-  a.pid = next_pid_;
+  a.pid = pid > 0 ? pid : next_pid_;
+  a.truth.gfx_dumped_before += a.truth.gfx_last_dumped;  // a new process: new gfxinfo counters
+  a.truth.gfx_last_dumped = 0;
   // Choreographer reads the limit once per process (class init).
   a.threshold = 30;
   if (auto v = getprop("debug.choreographer.skipwarning")) {
@@ -173,14 +193,17 @@ void Device::start_app(AppState& a) {
   a.recent.clear();
   a.view_root = static_cast<std::uint32_t>(rng_());
   ++a.truth.starts;
-  log_at(t, LogId::system, 'I', system_server_pid_, system_server_pid_ + 40, 1000, "ActivityManager",
+  // One binder thread per app, so that simultaneous starts have distinct headers.
+  const auto binder = static_cast<std::int32_t>(&a - apps_.data());
+  log_at(t, LogId::system, 'I', system_server_pid_, system_server_pid_ + 40 + 2 * binder, 1000, "ActivityManager",
          fmt("Start proc %d:%s/u0a%d for top-activity {%s/%s.MainActivity}", a.pid,
              a.cfg.package.c_str(), a.uid - 10000, a.cfg.package.c_str(), a.cfg.package.c_str()));
 }
 
 void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
   if (a.pid == 0) return;
-  log_at(sim_time_, LogId::system, 'I', system_server_pid_, system_server_pid_ + 41, 1000,
+  log_at(sim_time_, LogId::system, 'I', system_server_pid_,
+         system_server_pid_ + 41 + 2 * static_cast<std::int32_t>(&a - apps_.data()), 1000,
          "ActivityManager",
          fmt("Process %s (pid %d) has died: %.*s", a.cfg.package.c_str(), a.pid,
              static_cast<int>(reason.size()), reason.data()));
@@ -244,7 +267,8 @@ void Device::frame(std::size_t idx, std::int64_t t) {
                duration / kMs, vsync_id, intended, t, t + 300'000, t + 310'000, t + own / 3, t + own / 2,
                intended + iv, iv, t + 200'000, t + own * 6 / 10, t + own * 7 / 10, t + own * 8 / 10,
                t + own * 9 / 10, done, std::int64_t{20'000}, std::int64_t{250'000}, done,
-               done - 100'000, t + own * 9 / 10));
+               done - 100'000, t + own * 9 / 10),
+           static_cast<std::int32_t>(idx), 0, true);
   }
   GfxCounters& g = a.gfx;
   ++g.total;
@@ -369,15 +393,21 @@ void Device::restart_zygote() {
   for (auto& a : apps_) start_app(a);
 }
 
-bool Device::restart_app(std::string_view pkg) {
+bool Device::restart_app(std::string_view pkg, std::int32_t pid) {
   advance();
   for (auto& a : apps_) {
     if (a.cfg.package != pkg) continue;
     kill_app(a, "fg  TOP", false);
-    start_app(a);
+    start_app(a, pid);
     return true;
   }
   return false;
+}
+
+void Device::flood(std::size_t lines) {
+  advance();
+  // A microsecond apart, as a chatty process would.
+  for (std::size_t i = 0; i < lines; ++i) noise(sim_time_ + static_cast<std::int64_t>(i) * 1000);
 }
 
 bool Device::crash_app(std::string_view pkg) {
@@ -423,8 +453,8 @@ std::string Device::truth_json() const {
   std::uint64_t written = 0;
   for (std::size_t i = 0; i < kLogIdCount; ++i) written += logs_.stats(static_cast<LogId>(i)).written;
   std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_written\":%" PRIu64
-                      ",\"lines_lost\":%" PRIu64 ",\"apps\":[",
-                      cfg_.name.c_str(), refresh_hz_, written, lines_lost());
+                      ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64 ",\"apps\":[",
+                      cfg_.name.c_str(), refresh_hz_, written, lines_lost(), reader_lost_lines_);
   for (std::size_t i = 0; i < apps_.size(); ++i) {
     const auto& a = apps_[i];
     const auto& t = a.truth;
@@ -432,10 +462,13 @@ std::string Device::truth_json() const {
              ",\"skipped_frames\":%" PRIu64 ",\"skip_events\":%" PRIu64 ",\"skip_lines\":%" PRIu64
              ",\"skipped_frames_logged\":%" PRIu64 ",\"skip_lines_lost\":%" PRIu64 ",\"davey\":%" PRIu64
              ",\"crashes\":%" PRIu64 ",\"starts\":%" PRIu64 ",\"gfx_total_frames\":%" PRIu64
-             ",\"gfx_janky_frames\":%" PRIu64 "}",
+             ",\"gfx_janky_frames\":%" PRIu64 ",\"reader_lost_skip_lines\":%" PRIu64
+             ",\"reader_lost_skipped_frames\":%" PRIu64 ",\"reader_lost_davey\":%" PRIu64
+             ",\"gfx_frames_dumped\":%" PRIu64 "}",
              i ? "," : "", a.cfg.package.c_str(), a.pid, a.threshold, t.frames_rendered, t.skipped_frames,
              t.skip_events, t.skip_lines, t.skipped_frames_logged, t.skip_lines_lost, t.davey, t.crashes,
-             t.starts, a.gfx.total, a.gfx.janky);
+             t.starts, a.gfx.total, a.gfx.janky, t.reader_lost_skip_lines, t.reader_lost_skipped_frames,
+             t.reader_lost_davey, t.gfx_dumped_before + t.gfx_last_dumped);
   }
   s += "]}";
   return s;

@@ -56,10 +56,19 @@ struct AppTruth {
   std::uint64_t skip_events = 0;
   std::uint64_t skip_lines = 0;             // Choreographer lines written to logd
   std::uint64_t skipped_frames_logged = 0;  // sum of N over those lines
-  std::uint64_t skip_lines_lost = 0;        // of those, pruned by the ring-buffer wrap
+  std::uint64_t skip_lines_lost = 0;        // of those, pruned by the ring-buffer wrap (read or not)
   std::uint64_t davey = 0;
   std::uint64_t crashes = 0;
   std::uint64_t starts = 0;
+  // Lost to the resuming reader (LogBuffers::open_reader): what a reader
+  // that never double-counts cannot count.
+  std::uint64_t reader_lost_skip_lines = 0;
+  std::uint64_t reader_lost_skipped_frames = 0;
+  std::uint64_t reader_lost_davey = 0;
+  // gfxinfo totals as last dumped, summed over processes (and resets): what
+  // a poller that never double-counts can have added up.
+  std::uint64_t gfx_dumped_before = 0;  // earlier processes / before a reset
+  std::uint64_t gfx_last_dumped = 0;    // the current process, at its last dump
 };
 
 // HWUI's frame-time histogram labels: 5..32 step 1, 34..48 step 2, 53..133 step 4, 150..4950 step 50.
@@ -133,7 +142,10 @@ class Device {
   bool is_root() const { return cfg_.root_build; }
 
   // Control-channel hooks; false when the package is unknown.
-  bool restart_app(std::string_view pkg);
+  // pid > 0: the new process gets that pid (pid reuse).
+  bool restart_app(std::string_view pkg, std::int32_t pid = 0);
+  // Logs `lines` background lines now (forces a buffer wrap).
+  void flood(std::size_t lines);
   bool crash_app(std::string_view pkg);
   bool force_skip(std::string_view pkg, std::uint32_t frames);
   void restart_zygote();
@@ -151,17 +163,19 @@ class Device {
 
   // Lines lost to ring-buffer wrap, over all buffers.
   std::uint64_t lines_lost() const;
+  // Lines lost to the resuming reader (LogBuffers::open_reader).
+  std::uint64_t reader_lost_lines() const { return reader_lost_lines_; }
   // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
   std::string truth_json() const;
 
  private:
-  void start_app(AppState& a);
+  void start_app(AppState& a, std::int32_t pid = 0);
   void kill_app(AppState& a, std::string_view reason, bool restart_soon);
   void frame(std::size_t idx, std::int64_t t);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
               std::int32_t uid, std::string tag, std::string msg, std::int32_t app = -1,
-              std::uint32_t skipped = 0);
+              std::uint32_t skipped = 0, bool davey = false);
   std::int64_t interval_ns() const;
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c);
@@ -183,6 +197,15 @@ class Device {
   std::int64_t last_log_mono_ = 0;
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
+  std::uint64_t reader_lost_lines_ = 0;
+  // Per buffer, the header of the newest entry (see log_at).
+  struct Header {
+    std::int64_t wall_us = -1;
+    std::int32_t pid = 0, tid = 0;
+    char prio = 0;
+    std::string tag;
+  };
+  std::array<Header, kLogIdCount> last_header_{};
 };
 
 }  // namespace jank::devsim

@@ -35,11 +35,44 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The head of logd's `logcat -S`: per selected buffer "size/lines" ever
+// written (Total) and held now (Now); the difference left by wrap or clear.
+std::string logd_statistics(const LogBuffers& logs, LogMask mask) {
+  std::string head = "size/num", total = "Total   ", now = "Now     ";
+  std::uint64_t tb = 0, tn = 0, nb = 0, nn = 0;
+  auto col = [](std::string& row, const std::string& cell) {
+    row += ' ';
+    row += cell;
+    if (cell.size() < 18) row.append(18 - cell.size(), ' ');
+  };
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    if (!(mask & (LogMask{1} << i))) continue;
+    const auto& st = logs.stats(static_cast<LogId>(i));
+    const std::uint64_t now_lines = logs.entry_count(LogMask{1} << i);
+    const std::uint64_t total_bytes = st.written_bytes;
+    col(head, std::string(log_id_name(static_cast<LogId>(i))));
+    col(total, std::to_string(total_bytes) + "/" + std::to_string(st.written));
+    col(now, std::to_string(st.used) + "/" + std::to_string(now_lines));
+    tb += total_bytes;
+    tn += st.written;
+    nb += st.used;
+    nn += now_lines;
+  }
+  col(head, "Total");
+  col(total, std::to_string(tb) + "/" + std::to_string(tn));
+  col(now, std::to_string(nb) + "/" + std::to_string(nn));
+  auto trim = [](std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  return trim(head) + trim(total) + trim(now);
+}
+
 // `logcat ARGS`: returns the finished result or a follow.
 ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   ShellResult r;
   LogcatFollow f;
-  bool mask_given = false, clear = false, getsize = false, dump = false;
+  bool mask_given = false, clear = false, getsize = false, dump = false, statistics = false;
   std::optional<std::string> setsize;
   std::optional<std::size_t> count;
   std::optional<std::int64_t> since;
@@ -121,7 +154,11 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
       getsize = true;
     } else if (a == "-s") {
       f.default_min = 'S';
-    } else if (a == "-D" || a == "--dividers" || a == "-B" || a == "-Q") {
+    } else if (a == "-S" || a == "--statistics") {
+      statistics = true;
+    } else if (a == "-D" || a == "--dividers") {
+      f.dividers = true;
+    } else if (a == "-B" || a == "-Q") {
       // Accepted, no effect in the simulator.
     } else if (!a.empty() && a[0] == '-') {
       r.err += "logcat: invalid option -- '" + a.substr(1) + "'\n";
@@ -143,6 +180,12 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   }
   f.mask = mask_given ? mask : kDefaultLogMask;
   auto& logs = dev.logs();
+  if (statistics) {
+    // A snapshot of logd's state as it is: no simulation step first, so that
+    // `logcat -d …; logcat -S` in one script sees one state.
+    r.out = logd_statistics(logs, f.mask);
+    return r;
+  }
   dev.advance();
   if (clear) {
     logs.clear(f.mask);
@@ -172,6 +215,7 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   else if (since) f.next_seq = logs.seq_after_time(f.mask, *since);
   else f.next_seq = 0;
   f.dump = dump;
+  if (since && !dump) f.reader = logs.open_reader(f.mask, *since);
   if (dump) {
     bool done = false;
     r.out += pump_logcat(dev, f, SIZE_MAX, &done);
@@ -426,6 +470,7 @@ std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_byte
     if (batch.empty()) break;
     for (const LogEntry* e : batch) {
       f.next_seq = e->seq + 1;
+      logs.note_delivered(f.reader, *e);
       if (f.pid >= 0 && e->pid != f.pid) continue;
       char min = f.default_min;
       for (const auto& [tag, p] : f.tag_min) {
@@ -438,7 +483,12 @@ std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_byte
         out += "--------- beginning of ";
         out += log_id_name(e->id);
         out += '\n';
+      } else if (f.dividers && f.last_printed != static_cast<int>(b)) {
+        out += "--------- switch to ";
+        out += log_id_name(e->id);
+        out += '\n';
       }
+      f.last_printed = static_cast<int>(b);
       out += format_entry(*e, f.format, dev.config().tz_offset_s);
       if (f.max_count > 0 && --f.max_count == 0) {
         *done = true;

@@ -27,6 +27,9 @@ struct LogcatFollow {
   std::int32_t pid = -1;                               // --pid
   std::int64_t max_count = -1;                         // -m
   bool dump = false;                                   // -d/-t: stop at the end of the buffer
+  bool dividers = false;                               // -D: "--------- switch to X" on buffer changes
+  int last_printed = -1;                               // buffer of the last line printed
+  std::uint64_t reader = 0;                            // -T TIME follow: LogBuffers::open_reader id
 };
 
 struct ShellResult {

@@ -201,7 +201,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd.empty()) return reply("ERR empty command");
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
-                 "refresh restart crash setprop pause resume auth shutdown quit (see docs/devsim.md)");
+                 "refresh restart crash flood setprop pause resume auth shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
   if (cmd == "shutdown") {
@@ -296,11 +296,16 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   } else if (cmd == "restart" || cmd == "crash") {
     const std::string pkg = arg(0);
     const bool crash = cmd == "crash";
+    const auto pid = static_cast<std::int32_t>(num(1, 0));
     fn = [=](SimDevice& d) {
-      const bool ok = crash ? d.model().crash_app(pkg) : d.model().restart_app(pkg);
+      const bool ok = crash ? d.model().crash_app(pkg) : d.model().restart_app(pkg, pid);
       d.pump();
       return ok ? std::string() : "unknown or dead package " + pkg;
     };
+  } else if (cmd == "flood") {
+    const auto n = static_cast<std::size_t>(num(0, 0));
+    if (n == 0 || n > 10'000'000) return reply("ERR usage: flood DEV LINES");
+    fn = [=](SimDevice& d) { d.model().flood(n); d.pump(); return std::string(); };
   } else if (cmd == "setprop") {
     const std::string k = arg(0), v = arg(1);
     fn = [=](SimDevice& d) {

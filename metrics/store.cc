@@ -230,6 +230,9 @@ std::string Store::save() const {
     for (const auto& [pid, name] : pids) w.i64(pid).str(name);
     w.newline().boolean(d->log_position.valid).i64(d->log_position.ns).u64(d->log_position.hashes.size());
     for (auto h : d->log_position.hashes) w.u64(h);
+    // Optional record (older state files lack it): the loss measurement.
+    w.newline().tag("logindex").boolean(d->log_index.anchored).u64(d->log_index.lost).u64(d->log_index.lines.size());
+    for (const auto& [buffer, n] : d->log_index.lines) w.str(buffer).u64(n);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
   }
@@ -273,6 +276,16 @@ bool Store::load(std::string_view text, std::string& error) {
     d->log_position.ns = r.i64();
     const std::uint64_t hashes = r.count(1'000'000);
     for (std::uint64_t k = 0; k < hashes && !r.fail(); ++k) d->log_position.hashes.push_back(r.u64());
+    if (r.peek("logindex")) {
+      r.expect("logindex");
+      d->log_index.anchored = r.boolean();
+      d->log_index.lost = r.u64();
+      const std::uint64_t buffers = r.count(64);
+      for (std::uint64_t k = 0; k < buffers && !r.fail(); ++k) {
+        std::string buffer = r.str();
+        d->log_index.lines[buffer] = r.u64();
+      }
+    }
     const std::uint64_t packages = r.count(1'000'000);
     for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
       r.expect("package");

@@ -69,6 +69,14 @@ struct DeviceMetrics {
   std::map<std::string, PackageMetrics, std::less<>> packages;
   std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
   parsers::LogPosition log_position;                       // how far this device's log was counted
+  // Lost lines (docs/metrics.md): per buffer, the index of the newest counted
+  // line in logd's count of lines ever written to that buffer (`logcat -S`
+  // "Total"); lines the ring dropped beyond it were never read.
+  struct LogIndex {
+    bool anchored = false;  // known since the device was first seen
+    std::map<std::string, std::uint64_t, std::less<>> lines;
+    std::uint64_t lost = 0;
+  } log_index;
 
   // Live status, set by the daemon (replays leave `live` false and export none of it).
   struct Live {
