@@ -1,0 +1,317 @@
+// A real Prometheus (Debian's) scrapes the real jank_exporter, which follows
+// simulated devices through the real adb server, with the shipped rules
+// loaded. Every recording rule and every Grafana dashboard query (template
+// variables set to real values) must return data through the HTTP API, every
+// rule must evaluate without error, and no query may read a metric the
+// exporter does not serve.
+#include <catch2/catch.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/daemon/exporter_process.h"
+#include "tests/ops/promql_names.h"
+
+using namespace jank::daemon_test;
+using jank::ops_test::grafana_variable_expr;
+using jank::ops_test::promql_metric_names;
+
+namespace {
+
+const std::string kSource = JANK_SOURCE_DIR;
+const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_exporter.rules.yml",
+                                             kSource + "/config/prometheus/jank_exporter.alerts.yml"};
+const std::string kDashboard = kSource + "/config/grafana/jank_exporter.json";
+
+std::string url_encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// HTTP/1.0 so that the body comes whole (no chunked encoding); "" on failure.
+std::string http_body(std::uint16_t port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {};
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  const auto body = response.find("\r\n\r\n");
+  return body == std::string::npos ? std::string() : response.substr(body + 4);
+}
+
+class Prometheus {
+ public:
+  Prometheus(std::uint16_t target_port) : port_(free_port()), dir_("jank-prometheus") {
+    const std::string config = dir_.path() + "/prometheus.yml";
+    {
+      std::ofstream out(config);
+      out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+             "rule_files:\n";
+      for (const auto& f : kRuleFiles) out << "  - " << f << "\n";
+      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n"
+             "      - targets: ['127.0.0.1:"
+          << target_port << "']\n";
+    }
+    log_ = dir_.path() + "/prometheus.log";
+    proc_ = ChildProcess({JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
+                          "--storage.tsdb.path=" + dir_.path() + "/data",
+                          "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"},
+                         {}, log_);
+    ready_ = wait_until([&] { return http_body(port_, "/-/ready").find("Ready") != std::string::npos; }, 30000ms,
+                        200ms);
+  }
+  ~Prometheus() { proc_.stop(10000ms); }
+  bool ready() const { return ready_; }
+  std::string log() const { return read_file(log_); }
+
+  // The "data.result" array of an instant query; nullopt when the query failed.
+  std::optional<Json> query(const std::string& promql, std::string* error = nullptr) const {
+    const std::string body = http_body(port_, "/api/v1/query?query=" + url_encode(promql));
+    auto json = jank::rig::parse_json(body);
+    if (!json || (*json)["status"].str != "success") {
+      if (error) *error = body;
+      return std::nullopt;
+    }
+    return (*json)["data"]["result"];
+  }
+  std::optional<Json> api(const std::string& path) const {
+    auto json = jank::rig::parse_json(http_body(port_, path));
+    if (!json || (*json)["status"].str != "success") return std::nullopt;
+    return (*json)["data"];
+  }
+
+ private:
+  std::uint16_t port_;
+  TempDir dir_;
+  std::string log_;
+  ChildProcess proc_;
+  bool ready_ = false;
+};
+
+struct Rule {
+  std::string name;  // record or alert name
+  std::string expr;
+  bool recording = false;
+};
+
+std::vector<Rule> shipped_rules() {
+  std::vector<Rule> out;
+  for (const auto& file : kRuleFiles) {
+    const YAML::Node doc = YAML::LoadFile(file);
+    for (const auto& group : doc["groups"]) {
+      for (const auto& r : group["rules"]) {
+        const bool recording = static_cast<bool>(r["record"]);
+        out.push_back({r[recording ? "record" : "alert"].as<std::string>(), r["expr"].as<std::string>(), recording});
+      }
+    }
+  }
+  return out;
+}
+
+struct PanelQuery {
+  std::string panel;
+  std::string expr;
+};
+
+void collect_panels(const Json& panels, std::vector<PanelQuery>& out) {
+  for (const Json& p : panels.arr) {
+    collect_panels(p["panels"], out);  // rows hold their panels when collapsed
+    for (const Json& t : p["targets"].arr) {
+      if (!t["expr"].str.empty()) out.push_back({p["title"].str, t["expr"].str});
+    }
+  }
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
+
+// Sample names the exporter serves right now (histograms as _bucket/_sum/_count).
+std::set<std::string> served_names(const Exporter& ex) {
+  std::set<std::string> out;
+  std::istringstream in(ex.scrape());
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto end = line.find_first_of("{ ");
+    const std::string name = line.substr(0, end);
+    if (name.rfind("android_", 0) == 0 || name.rfind("jank_exporter_", 0) == 0) out.insert(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("PromQL metric names are told apart from functions labels and keywords") {
+  using S = std::set<std::string>;
+  CHECK(promql_metric_names(R"(sum by (le, stage) (rate(a_bucket{instance=~"$i", x="y{z}"}[$__rate_interval])))") ==
+        S{"a_bucket"});
+  CHECK(promql_metric_names("a - ignoring (package) group_right b or c offset 5m") == S{"a", "b", "c"});
+  CHECK(promql_metric_names("topk(10, x:y:rate5m) > 0.8 * on (instance) up") == S{"x:y:rate5m", "up"});
+  CHECK(promql_metric_names("count(m == 0) or vector(0)") == S{"m"});
+  CHECK(promql_metric_names("a - ignoring (p) group_right rate(b[1m])") == S{"a", "b"});
+  CHECK(promql_metric_names("histogram_quantile(0.9, sum without (serial) (rate(h[1h] offset 5m)))") == S{"h"});
+  CHECK(grafana_variable_expr(R"(label_values(m{a=~"$a"}, serial))") == R"(m{a=~"$a"})");
+}
+
+TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule against the live exporter") {
+  AdbServer adb;
+  // Janky apps with long stalls (Davey frames), 60 and 120 Hz.
+  DevSim sim({"--devices", "2", "--stall-prob", "0.05", "--skip-bands", "3-20:1,30-90:1", "--log-rate", "20",
+              "--refresh", "60,120"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/jank_exporter.yaml";
+  {
+    std::ofstream(conf) << "checkpoint_interval_seconds: 1\n"
+                           "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n";
+  }
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  const std::string serial = emulator_serial(sim.devices()[0]);
+  const std::string package = "com.example.feed";
+  // Followed, skipping frames, gfxinfo polled.
+  REQUIRE(wait_until([&] {
+    const auto s = ex.samples();
+    auto has = [&](const std::string& k) { return s.count(k) && s.at(k) > 0; };
+    return has(series("android_device_up", serial)) &&
+           has(series("android_choreographer_skipped_frames_total", serial, package)) &&
+           has(series("android_gfxinfo_frames_rendered_total", serial, package)) &&
+           has(series("android_framestats_frames_total", serial, package)) &&
+           has(series("android_hwui_davey_frames_total", serial, package));
+  }, 30000ms, 250ms));
+
+  Prometheus prom(ex.port());
+  INFO(prom.log());
+  REQUIRE(prom.ready());
+  // Enough 1 s scrapes for every [10s] rate and [1m]/[5m] rule to have points.
+  REQUIRE(wait_until([&] {
+    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 12 and up == 1");
+    return r && r->size() == 1;
+  }, 40000ms, 500ms));
+
+  const std::string instance = "127.0.0.1:" + std::to_string(ex.port());
+  auto substitute = [&](const std::string& expr) {
+    std::string e = replace_all(expr, "$__rate_interval", "10s");
+    e = replace_all(e, "$instance", instance);
+    e = replace_all(e, "$serial", serial);
+    return replace_all(e, "$package", package);
+  };
+  // Each query gets a few seconds: recording rules first appear one evaluation later.
+  auto returns_data = [&](const std::string& expr, std::string& error) {
+    return wait_until([&] {
+      auto r = prom.query(expr, &error);
+      return r && r->size() > 0;
+    }, 8000ms, 500ms);
+  };
+
+  const auto rules = shipped_rules();
+  REQUIRE(rules.size() > 20);
+  std::set<std::string> known = served_names(ex);
+  known.insert("up");  // Prometheus' own per target
+  for (const auto& r : rules) {
+    if (r.recording) known.insert(r.name);
+  }
+
+  {  // every rule loaded and evaluates without error (one run of the rig for all checks: no SECTIONs)
+    auto groups = prom.api("/api/v1/rules");
+    REQUIRE(groups);
+    std::set<std::string> seen;
+    for (const Json& g : (*groups)["groups"].arr) {
+      for (const Json& r : g["rules"].arr) {
+        INFO(r["name"].str << ": " << r["lastError"].str);
+        CHECK(r["health"].str == "ok");
+        seen.insert(r["name"].str);
+      }
+    }
+    for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
+  }
+
+  {  // every recording rule returns data
+    std::set<std::string> names;
+    for (const auto& r : rules) {
+      if (r.recording) names.insert(r.name);
+    }
+    for (const auto& name : names) {
+      std::string error;
+      INFO(name << " " << error);
+      CHECK(returns_data(name, error));
+    }
+    // Per device and per app for the device and app under test.
+    std::string error;
+    CHECK(returns_data("serial_package:android_choreographer_sm:1m{serial=\"" + serial + "\",package=\"" + package +
+                           "\"} >= 0",
+                       error));
+  }
+
+  {  // every dashboard panel query and template variable returns data
+    const auto dash = jank::rig::parse_json(read_file(kDashboard));
+    REQUIRE(dash);
+    std::vector<PanelQuery> queries;
+    collect_panels((*dash)["panels"], queries);
+    REQUIRE(queries.size() >= 30);
+    for (const Json& v : (*dash)["templating"]["list"].arr) {
+      if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
+    }
+    std::set<std::string> panels;
+    for (const auto& q : queries) {
+      const std::string expr = substitute(q.expr);
+      std::string error;
+      INFO(q.panel << ": " << expr << "\n" << error);
+      CHECK(expr.find('$') == std::string::npos);  // every variable substituted
+      CHECK(returns_data(expr, error));
+      panels.insert(q.panel);
+    }
+    CHECK(panels.count("Skip size distribution") == 1);
+    CHECK(panels.count("Frame time quantiles (gfxinfo)") == 1);
+  }
+
+  {  // no query or rule reads a metric the exporter does not serve
+    const auto dash = jank::rig::parse_json(read_file(kDashboard));
+    REQUIRE(dash);
+    std::vector<PanelQuery> queries;
+    collect_panels((*dash)["panels"], queries);
+    for (const Json& v : (*dash)["templating"]["list"].arr) {
+      if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
+    }
+    for (const auto& r : rules) queries.push_back({"rule " + r.name, r.expr});
+    std::size_t checked = 0;
+    for (const auto& q : queries) {
+      for (const auto& name : promql_metric_names(q.expr)) {
+        INFO(q.panel << " reads " << name);
+        CHECK(known.count(name) == 1);
+        ++checked;
+      }
+    }
+    CHECK(checked > 60);
+  }
+}
