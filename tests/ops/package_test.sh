@@ -53,6 +53,10 @@ for path in /usr/bin/jank_exporter \
 done
 # Tests and the simulator stay out of the package.
 ! grep -qE 'jank_devsim|tests?/' "$work/contents" || fail "test files in the package"
+dpkg-deb -e "$deb" "$work/control"
+for script in postinst prerm postrm; do
+  sh -n "$work/control/$script" || fail "$script is not valid sh"
+done
 dpkg-deb -I "$deb" conffiles | grep -qxF /etc/jank_exporter/jank_exporter.yaml ||
   fail "the example configuration is not a conffile"
 

@@ -88,10 +88,10 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("under a systemd-like supervisor the daemon sends READY=1 then WATCHDOG=1 pings then STOPPING=1") {
+TEST_CASE("under a systemd-like supervisor the daemon sends READY=1 then paced WATCHDOG=1 pings then STOPPING=1") {
   Run run;
   NotifySocket sock(run.notify_path);
-  ChildProcess proc = run.start({"NOTIFY_SOCKET=" + run.notify_path, "WATCHDOG_USEC=2000000"});
+  ChildProcess proc = run.start({"NOTIFY_SOCKET=" + run.notify_path, "WATCHDOG_USEC=3000000"});
 
   std::vector<Message> got;
   REQUIRE(collect(sock, got, 15000ms, [](const Message& m) { return m.text == "READY=1"; }));
@@ -99,20 +99,21 @@ TEST_CASE("under a systemd-like supervisor the daemon sends READY=1 then WATCHDO
   // Ready means serving: the probe answers at once.
   CHECK(http_get(run.http_port, "/readyz", 2000ms).find(" 200 ") != std::string::npos);
 
-  // WatchdogSec=2s: pings every second (half the interval), from the event loop.
+  // WatchdogSec=3s: a ping every 1.5 s (half the interval) from the event loop.
   const auto ready_at = got.back().at;
   std::vector<Message> after;
-  collect(sock, after, 4500ms, [](const Message&) { return false; });
+  collect(sock, after, 6000ms, [](const Message&) { return false; });
   std::vector<Clock::time_point> pings{ready_at};
   for (const auto& m : after) {
     CHECK(m.text == "WATCHDOG=1");
     if (m.text == "WATCHDOG=1") pings.push_back(m.at);
   }
   CHECK(pings.size() - 1 >= 3);
+  CHECK(pings.size() - 1 <= 5);  // paced, not flooding
   for (std::size_t i = 1; i < pings.size(); ++i) {
     const auto gap = std::chrono::duration_cast<ms>(pings[i] - pings[i - 1]);
     INFO("gap " << i << ": " << gap.count() << " ms");
-    CHECK(gap < 1600ms);  // well inside WATCHDOG_USEC: systemd would never kill it
+    CHECK(gap < 3000ms);  // inside WATCHDOG_USEC: systemd would never kill it, even on a loaded machine
   }
 
   // SIGTERM: STOPPING=1, the state written, exit status 0.
