@@ -183,6 +183,58 @@ TEST_CASE("PromQL metric names are told apart from functions labels and keywords
   CHECK(grafana_variable_expr(R"(label_values(m{a=~"$a"}, serial))") == R"(m{a=~"$a"})");
 }
 
+// What Grafana's import needs and what a person sees: no Grafana package in
+// Debian, so the structure is checked here and the queries against Prometheus.
+TEST_CASE("the Grafana dashboard is importable and laid out without overlaps") {
+  const auto dash = jank::rig::parse_json(read_file(kDashboard));
+  REQUIRE(dash);
+  CHECK(!(*dash)["title"].str.empty());
+  CHECK(!(*dash)["uid"].str.empty());
+  CHECK((*dash)["schemaVersion"].num >= 30);
+  std::set<std::string> variables = {"__rate_interval", "__interval", "__range"};
+  for (const Json& v : (*dash)["templating"]["list"].arr) variables.insert(v["name"].str);
+  for (const char* required : {"datasource", "instance", "serial", "package"}) CHECK(variables.count(required) == 1);
+
+  struct Box {
+    double x, y, w, h;
+    std::string title;
+  };
+  std::vector<Box> boxes;
+  std::set<double> ids;
+  for (const Json& p : (*dash)["panels"].arr) {
+    INFO("panel " << p["title"].str);
+    CHECK(ids.insert(p["id"].num).second);
+    const Json& g = p["gridPos"];
+    CHECK(g["w"].num > 0);
+    CHECK(g["x"].num + g["w"].num <= 24);
+    boxes.push_back({g["x"].num, g["y"].num, g["w"].num, g["h"].num, p["title"].str});
+    if (p["type"].str == "row") continue;
+    CHECK(p["datasource"]["uid"].str == "${datasource}");
+    CHECK(p["targets"].size() > 0);
+    std::set<std::string> refs;
+    for (const Json& t : p["targets"].arr) {
+      CHECK(refs.insert(t["refId"].str).second);
+      // Every $variable is defined (or one of Grafana's own).
+      const std::string& e = t["expr"].str;
+      for (std::size_t at = e.find('$'); at != std::string::npos; at = e.find('$', at + 1)) {
+        std::size_t end = at + 1;
+        while (end < e.size() && (std::isalnum(static_cast<unsigned char>(e[end])) || e[end] == '_')) ++end;
+        INFO(e);
+        CHECK(variables.count(e.substr(at + 1, end - at - 1)) == 1);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const Box& a = boxes[i];
+      const Box& b = boxes[j];
+      const bool overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+      INFO(a.title << " / " << b.title);
+      CHECK_FALSE(overlap);
+    }
+  }
+}
+
 TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule against the live exporter") {
   AdbServer adb;
   // Janky apps with long stalls (Davey frames), 60 and 120 Hz.
