@@ -8,7 +8,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -181,6 +183,33 @@ TEST_CASE("PromQL metric names are told apart from functions labels and keywords
   CHECK(promql_metric_names("a - ignoring (p) group_right rate(b[1m])") == S{"a", "b"});
   CHECK(promql_metric_names("histogram_quantile(0.9, sum without (serial) (rate(h[1h] offset 5m)))") == S{"h"});
   CHECK(grafana_variable_expr(R"(label_values(m{a=~"$a"}, serial))") == R"(m{a=~"$a"})");
+}
+
+// promtool runs the cases; this keeps a new alert from shipping without them.
+TEST_CASE("every shipped alert has firing and not-firing promtool test cases") {
+  std::map<std::string, std::pair<int, int>> cases;  // alert → (firing, not firing)
+  for (const auto& r : shipped_rules()) {
+    if (!r.recording) cases[r.name];
+  }
+  REQUIRE(cases.size() >= 5);
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/tests/prometheus")) {
+    if (entry.path().string().find(".test.yml") == std::string::npos) continue;
+    const YAML::Node doc = YAML::LoadFile(entry.path().string());
+    for (const auto& test : doc["tests"]) {
+      for (const auto& a : test["alert_rule_test"]) {
+        const std::string name = a["alertname"].as<std::string>();
+        INFO(entry.path().filename().string() << ": " << name);
+        CHECK(cases.count(name) == 1);  // no test of an alert that does not exist
+        auto& [firing, quiet] = cases[name];
+        (a["exp_alerts"] && a["exp_alerts"].size() > 0 ? firing : quiet)++;
+      }
+    }
+  }
+  for (const auto& [name, counts] : cases) {
+    INFO(name);
+    CHECK(counts.first > 0);
+    CHECK(counts.second > 0);
+  }
 }
 
 // What Grafana's import needs and what a person sees: no Grafana package in
