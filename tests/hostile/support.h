@@ -70,25 +70,38 @@ struct DeviceScript {
   };
 };
 
+// Runs a command line the way the device's sh would for the scripts the
+// exporter sends: "; "-separated parts, export/exec/echo, logcat (-d dumps and
+// -S statistics print nothing here; otherwise the endless stream).
 inline std::function<void(const std::string&, Conn&)> shell_of(std::shared_ptr<DeviceScript> s) {
-  return [s](const std::string& cmd, Conn& c) {
-    if (cmd == "getprop") {
-      c.write(s->getprop);
-    } else if (cmd == "ps -A") {
-      c.write(s->ps);
-    } else if (cmd == "dumpsys window displays") {
-      c.write(s->window);
-    } else if (cmd == "echo alive") {
-      c.write("alive\n");
-    } else if (cmd.find("exec logcat") != std::string::npos) {
-      if (cmd.find("'-d'") == std::string::npos) s->logcat(c);
-    } else if (cmd.rfind("'dumpsys' 'gfxinfo' '", 0) == 0) {
-      const std::size_t from = 21, to = cmd.find('\'', from);
-      s->gfxinfo(cmd.substr(from, to - from), c);
-    } else if (cmd.rfind("'setprop' ", 0) == 0 || cmd.rfind("dumpsys ", 0) == 0) {
-      // nothing to say: refresh rate falls back to the default
-    } else {
-      c.write("/system/bin/sh: " + cmd + ": not found\n");
+  return [s](const std::string& line, Conn& c) {
+    std::size_t from = 0;
+    while (from <= line.size()) {
+      const std::size_t end = std::min(line.find("; ", from), line.size());
+      std::string cmd = line.substr(from, end - from);
+      from = end + 2;
+      if (cmd.rfind("exec ", 0) == 0) cmd = cmd.substr(5);
+      if (cmd.rfind("export ", 0) == 0) continue;
+      if (cmd.rfind("echo ", 0) == 0) {
+        c.write(cmd.substr(5) + "\n");
+      } else if (cmd.rfind("logcat", 0) == 0) {
+        const bool once = cmd.find("'-d'") != std::string::npos || cmd.find(" -d") != std::string::npos ||
+                          cmd.find("'-S'") != std::string::npos || cmd.find(" -S") != std::string::npos;
+        if (!once) return s->logcat(c);
+      } else if (cmd == "getprop") {
+        c.write(s->getprop);
+      } else if (cmd == "ps -A") {
+        c.write(s->ps);
+      } else if (cmd == "dumpsys window displays") {
+        c.write(s->window);
+      } else if (cmd.rfind("'dumpsys' 'gfxinfo' '", 0) == 0) {
+        const std::size_t p = 21, q = cmd.find('\'', p);
+        s->gfxinfo(cmd.substr(p, q - p), c);
+      } else if (cmd.rfind("'setprop' ", 0) == 0 || cmd.rfind("dumpsys ", 0) == 0) {
+        // nothing to say: the refresh rate falls back to the default
+      } else {
+        c.write("/system/bin/sh: " + cmd + ": not found\n");
+      }
     }
   };
 }

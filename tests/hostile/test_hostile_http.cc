@@ -56,7 +56,7 @@ TimedScrape timed_scrape(std::uint16_t port, ms timeout = 30000ms) {
 
 }  // namespace
 
-TEST_CASE("slow, silent and oversized HTTP requests neither block the scrape nor grow memory") {
+TEST_CASE("slow and silent and oversized HTTP requests neither block the scrape nor grow memory") {
   FakeAdbServer adb({});
   TempDir state;
   Exporter ex({adb.port()}, state.path());
