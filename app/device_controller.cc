@@ -292,10 +292,46 @@ void DeviceController::step_display() {
 namespace {
 const std::vector<std::string> kLogcatFormat = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system"};
 const std::vector<std::string> kLogcatBuffers = {"main", "system"};
-// Ends logd's statistics ahead of the log lines in one command's output.
-constexpr std::string_view kStatisticsEnd = "jank_exporter:logcat-statistics-end";
+// Ends the snapshot (newest line, then logd's statistics) that precedes the
+// log lines in one command's output.
+constexpr std::string_view kSnapshotEnd = "jank_exporter:logcat-snapshot-end";
 constexpr std::size_t kMaxPreamble = 1 << 20;
-const std::string kStatisticsCommand = "logcat -S -b main,system; echo " + std::string(kStatisticsEnd);
+
+// The newest buffered line and logd's per-buffer line counts, taken in one
+// script so that the counts are those of the lines up to that newest one.
+std::string snapshot_command() {
+  std::vector<std::string> newest = kLogcatFormat;
+  newest.insert(newest.end(), {"-d", "-t", "1"});
+  return "export ANDROID_LOG_TAGS=\"''\"; logcat " + ingest::quote_args(newest) +
+         "; logcat -S -b main,system; echo " + std::string(kSnapshotEnd);
+}
+
+struct Snapshot {
+  parsers::LogPosition newest;
+  std::map<std::string, std::uint64_t, std::less<>> totals;  // lines ever written, per followed buffer
+};
+
+Snapshot parse_snapshot(std::string_view text) {
+  struct Ignore : parsers::LogcatSink {
+    void on_skipped_frames(const parsers::LogLine&, std::uint32_t) override {}
+    void on_davey(const parsers::LogLine&, const parsers::DaveyFrame&) override {}
+    void on_process_event(const parsers::LogLine&, const parsers::ProcessEvent&) override {}
+  } ignore;
+  parsers::LogcatStreamOptions options;
+  options.every_line = true;
+  parsers::LogcatStream newest(ignore, options);
+  newest.feed(text);
+  newest.finish();
+  Snapshot s;
+  s.newest = newest.position();
+  const auto stats = parsers::parse_logd_statistics(text);
+  for (const auto& b : kLogcatBuffers) {
+    const auto it = stats.find(b);
+    if (it == stats.end()) return {s.newest, {}};
+    s.totals[b] = it->second.total;
+  }
+  return s;
+}
 }  // namespace
 
 void DeviceController::open_logcat() {
@@ -306,38 +342,20 @@ void DeviceController::open_logcat() {
   }
   if (position.valid) return open_logcat_at(position, true);
   // First sight of this device: count from now on. The newest line in the
-  // buffer marks "now"; the stream then resumes after it like after a reconnect.
-  // In one script, so that the statistics count exactly the lines up to that
-  // newest one: they anchor the lost-lines figure (docs/metrics.md).
-  std::vector<std::string> args = kLogcatFormat;
-  args.insert(args.end(), {"-d", "-t", "1"});
-  const std::string command = "export ANDROID_LOG_TAGS=\"''\"; logcat " + ingest::quote_args(args) + "; echo " +
-                              std::string(kStatisticsEnd) + "; logcat -S -b main,system";
-  run(command, kSmallOutput, [this](ingest::ShellResult r) {
+  // buffer marks "now"; the stream then resumes after it like after a
+  // reconnect. logd's counts at that line anchor the lost-lines figure.
+  run(snapshot_command(), kSmallOutput, [this](ingest::ShellResult r) {
     if (r.error) return restart_session("logcat -d: " + r.error.to_string());
-    if (const auto end = r.output.find(kStatisticsEnd); end != std::string::npos) {
-      const auto stats = parsers::parse_logd_statistics(std::string_view(r.output).substr(end));
+    const Snapshot snapshot = parse_snapshot(r.output);
+    {
       std::lock_guard<std::mutex> lock(shared_.mutex);
       auto& index = shared_.store.device(serial_).log_index;
       index = {};
-      if (std::all_of(kLogcatBuffers.begin(), kLogcatBuffers.end(), [&](const auto& b) { return stats.count(b); })) {
-        index.anchored = true;
-        for (const auto& b : kLogcatBuffers) index.lines[b] = stats.find(b)->second.total;
-      }
-      r.output.resize(end);
+      index.anchored = !snapshot.totals.empty();
+      index.lines = snapshot.totals;
     }
-    parsers::LogcatStreamOptions options;
-    options.every_line = true;
-    struct Ignore : parsers::LogcatSink {
-      void on_skipped_frames(const parsers::LogLine&, std::uint32_t) override {}
-      void on_davey(const parsers::LogLine&, const parsers::DaveyFrame&) override {}
-      void on_process_event(const parsers::LogLine&, const parsers::ProcessEvent&) override {}
-    } ignore;
-    parsers::LogcatStream newest(ignore, options);
-    newest.feed(r.output);
-    newest.finish();
     // An empty buffer: everything that comes is new.
-    open_logcat_at(newest.position(), false);
+    open_logcat_at(snapshot.newest, false);
   });
 }
 
@@ -357,6 +375,7 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
   resume_checked_ = !is_resume;
   in_preamble_ = true;
   preamble_.clear();
+  snapshot_totals_.clear();
   args.push_back("-D");  // buffer dividers: each line's buffer is known
   if (position.valid) {
     args.push_back("-T");
@@ -378,7 +397,7 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
   };
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_,
-                                       kStatisticsCommand + "; " + ingest::logcat_command(args), deadline,
+                                       snapshot_command() + "; " + ingest::logcat_command(args), deadline,
                                        std::move(callbacks));
 }
 
@@ -386,44 +405,35 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
   if (!in_preamble_) return feed_logcat(bytes);
   preamble_.append(bytes);
-  const auto end = preamble_.find(kStatisticsEnd);
+  const auto end = preamble_.find(kSnapshotEnd);
   const auto nl = end == std::string::npos ? end : preamble_.find('\n', end);
   if (nl == std::string::npos) {
     if (preamble_.size() <= kMaxPreamble) return;
     // No marker: whatever this shell printed, read it as log lines.
     in_preamble_ = false;
-    apply_statistics({});
     const std::string all = std::move(preamble_);
     preamble_.clear();
     return feed_logcat(all);
   }
   in_preamble_ = false;
-  apply_statistics(std::string_view(preamble_).substr(0, end));
+  apply_snapshot(std::string_view(preamble_).substr(0, end));
   const std::string rest = preamble_.substr(nl + 1);
   preamble_.clear();
   if (!rest.empty()) feed_logcat(rest);
 }
 
-// Lines of buffer b up to the resume position: log_index.lines[b]. logd has
-// dropped Total − Now of b's oldest lines; any beyond that index were lost
-// while nobody read them.
-void DeviceController::apply_statistics(std::string_view text) {
-  const auto stats = parsers::parse_logd_statistics(text);
-  std::lock_guard<std::mutex> lock(shared_.mutex);
-  auto& index = shared_.store.device(serial_).log_index;
-  if (index.anchored) {
-    for (const auto& b : kLogcatBuffers) {
-      const auto it = stats.find(b);
-      if (it == stats.end()) continue;
-      const std::uint64_t dropped = it->second.total > it->second.now ? it->second.total - it->second.now : 0;
-      auto& counted = index.lines[b];
-      if (dropped > counted) {
-        index.lost += dropped - counted;
-        counted = dropped;
-      }
-    }
+// Once the stream passes the snapshot's newest line, the lines of buffer b
+// counted up to there must number logd's Total for b: any shortfall left the
+// ring unread (while away, or under a slow stream). The index is then set to
+// that Total, so errors never accumulate.
+void DeviceController::apply_snapshot(std::string_view text) {
+  const Snapshot snapshot = parse_snapshot(text);
+  if (snapshot.newest.valid && !snapshot.totals.empty()) {
+    snapshot_totals_ = snapshot.totals;
+    stream_->set_mark(snapshot.newest);
   }
-  index_base_ = index.lines;
+  std::lock_guard<std::mutex> lock(shared_.mutex);
+  index_base_ = shared_.store.device(serial_).log_index.lines;
 }
 
 void DeviceController::feed_logcat(std::string_view bytes) {
@@ -434,11 +444,24 @@ void DeviceController::feed_logcat(std::string_view bytes) {
   d.lines = lines_base_;
   d.lines += stream_->counts();
   d.log_position = stream_->position();
-  if (d.log_index.anchored) {
+  auto& index = d.log_index;
+  if (!snapshot_totals_.empty() && stream_->entries_at_mark()) {
+    const auto& at_mark = *stream_->entries_at_mark();
+    for (const auto& b : kLogcatBuffers) {
+      const auto it = at_mark.find(b);
+      const std::uint64_t read = it == at_mark.end() ? 0 : it->second;
+      const std::uint64_t total = snapshot_totals_[b];
+      if (index.anchored && total > index_base_[b] + read) index.lost += total - (index_base_[b] + read);
+      index_base_[b] = total > read ? total - read : 0;
+    }
+    index.anchored = true;  // an old state file: measured from here on
+    snapshot_totals_.clear();
+  }
+  if (index.anchored) {
     const auto& read = stream_->entries_by_buffer();
     for (const auto& b : kLogcatBuffers) {
       const auto it = read.find(b);
-      d.log_index.lines[b] = index_base_[b] + (it == read.end() ? 0 : it->second);
+      index.lines[b] = index_base_[b] + (it == read.end() ? 0 : it->second);
     }
   }
   if (!resume_checked_ && !stream_->resuming()) {

@@ -53,7 +53,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void open_logcat_at(const parsers::LogPosition& position, bool is_resume);
   void on_logcat_data(std::string_view bytes);
   void feed_logcat(std::string_view bytes);
-  void apply_statistics(std::string_view text);
+  void apply_snapshot(std::string_view text);
   void schedule_gfxinfo(std::chrono::milliseconds delay);
   void poll_next_package();
   void schedule_liveness();
@@ -83,7 +83,10 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   // `logcat -S` output ahead of the stream's lines, until its end marker.
   bool in_preamble_ = false;
   std::string preamble_;
-  std::map<std::string, std::uint64_t, std::less<>> index_base_;  // log_index.lines when the stream began
+  // log_index.lines = index_base_ + this stream's entries, per buffer.
+  std::map<std::string, std::uint64_t, std::less<>> index_base_;
+  // logd's Total per buffer at the snapshot, until the stream passes its mark.
+  std::map<std::string, std::uint64_t, std::less<>> snapshot_totals_;
 
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer gfxinfo_timer_;

@@ -248,11 +248,15 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
     if (parsed_header && parsed_header->time.base == TimeBase::wall) {
       const std::int64_t t = parsed_header->time.ns;
       const std::uint64_t hash = log_line_hash(line);
+      const bool is_mark = mark_ && t == mark_->ns &&
+                           std::find(mark_->hashes.begin(), mark_->hashes.end(), hash) != mark_->hashes.end();
+      if (mark_ && !entries_at_mark_ && t > mark_->ns) entries_at_mark_ = entries_;
       if (resuming_) {
         const bool seen = t < resume_.ns || (t == resume_.ns && std::find(resume_.hashes.begin(), resume_.hashes.end(),
                                                                            hash) != resume_.hashes.end());
         if (seen) {
           ++counts_.duplicates;
+          if (is_mark && !entries_at_mark_) entries_at_mark_ = entries_;
           return;
         }
         if (t > resume_.ns) resuming_ = false;
@@ -263,6 +267,7 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
         ++entries_[buffer_];
         last_entry_ = std::move(header);
       }
+      if (is_mark && !entries_at_mark_) entries_at_mark_ = entries_;
       if (!position_.valid || t > position_.ns) {
         position_.valid = true;
         position_.ns = t;

@@ -119,6 +119,12 @@ class LogcatStream final : private LineVisitor {
   // priority, tag) in one buffer are one multi-line entry. Duplicates and
   // lines without a wall-clock header are not entries.
   const std::map<std::string, std::uint64_t, std::less<>>& entries_by_buffer() const { return entries_; }
+  // Only with every_line: entries_by_buffer() as it stood when the stream
+  // passed `mark` (that line read, duplicate or not, or a newer one arrived).
+  void set_mark(const LogPosition& mark) { mark_ = mark; }
+  const std::optional<std::map<std::string, std::uint64_t, std::less<>>>& entries_at_mark() const {
+    return entries_at_mark_;
+  }
 
  private:
   void settle_encoding();
@@ -167,6 +173,8 @@ class LogcatStream final : private LineVisitor {
     bool operator==(const EntryHeader&) const = default;
   };
   std::optional<EntryHeader> last_entry_;
+  std::optional<LogPosition> mark_;
+  std::optional<std::map<std::string, std::uint64_t, std::less<>>> entries_at_mark_;
 };
 
 }  // namespace jank::parsers

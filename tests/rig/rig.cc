@@ -266,21 +266,41 @@ AdbServer::AdbServer() : home_("jank-adb-home"), tmp_("jank-adb-tmp") {
   // A few attempts: the free port may be taken between probe and bind.
   for (int attempt = 0; attempt < 3; ++attempt) {
     port_ = free_port();
-    ChildProcess p({adb_program(), "-P", std::to_string(port_), "nodaemon", "server"}, env(),
-                   home_.path() + "/adb-server.log");
-    const bool up = wait_until(
-        [&] {
-          HostReply v = host_request(port_, "host:version", true, 1000ms);
-          return v.ok && !v.text.empty();
-        },
-        10000ms, 50ms);
-    if (up) {
-      proc_ = std::move(p);
-      return;
-    }
-    p.stop();
+    if (start_on_port()) return;
   }
   throw std::runtime_error("adb server did not answer host:version; log:\n" + log());
+}
+
+bool AdbServer::start_on_port() {
+  ChildProcess p({adb_program(), "-P", std::to_string(port_), "nodaemon", "server"}, env(),
+                 home_.path() + "/adb-server.log");
+  const bool up = wait_until(
+      [&] {
+        HostReply v = host_request(port_, "host:version", true, 1000ms);
+        return v.ok && !v.text.empty();
+      },
+      10000ms, 50ms);
+  if (up) {
+    proc_ = std::move(p);
+    return true;
+  }
+  p.stop();
+  return false;
+}
+
+void AdbServer::kill() {
+  if (proc_.pid() > 0) ::kill(proc_.pid(), SIGKILL);
+  proc_.stop(1000ms);
+}
+
+void AdbServer::restart() {
+  kill();
+  // The port may linger for a moment; another process taking it fails the test.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (start_on_port()) return;
+    std::this_thread::sleep_for(500ms);
+  }
+  throw std::runtime_error("adb server did not come back on port " + std::to_string(port_) + "; log:\n" + log());
 }
 
 AdbServer::~AdbServer() { proc_.stop(); }

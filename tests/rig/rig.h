@@ -101,8 +101,13 @@ class AdbServer {
   bool wait_state(const std::string& serial, const std::string& state, ms timeout) const;
   std::string log() const;
   pid_t pid() const { return proc_.pid(); }
+  // A crash: SIGKILL, nothing answers on the port until restart().
+  void kill();
+  // A new server on the same port (and HOME); its device list starts empty.
+  void restart();
 
  private:
+  bool start_on_port();
   TempDir home_;
   TempDir tmp_;
   std::uint16_t port_ = 0;
