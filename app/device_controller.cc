@@ -240,17 +240,30 @@ void DeviceController::step_processes() {
     if (r.error) return;
     parsers::ProcessList list = parsers::parse_process_list(r.output);
     if (list.processes.size() < 3 && !r.output.empty()) return;  // pre-O "ps -A" lists nothing useful
-    with_device([&](metrics::Store& store, metrics::DeviceMetrics& d) {
-      d.pid_names.clear();
-      for (const auto& p : list.processes) {
-        if (p.kernel_thread || p.pid < 0) continue;
-        if (d.pid_names.size() >= store.options().max_pids_per_device) break;
-        d.pid_names[p.pid] = p.name.substr(0, 256);
-      }
-      store.set_host_time(wall_ns());
-      store.mark_running_packages_alive(d);
-    });
+    // The stream may still be reading lines older than this list: a pid
+    // reused since then would name the old process's lines wrongly, and a
+    // process that died meanwhile would lose its name. Apply it once the
+    // stream has caught up with its snapshot.
+    if (catching_up_) {
+      pending_processes_ = std::move(list);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    apply_processes(list);
   });
+}
+
+void DeviceController::apply_processes(const parsers::ProcessList& list) {
+  auto& store = shared_.store;
+  auto& d = store.device(serial_);
+  d.pid_names.clear();
+  for (const auto& p : list.processes) {
+    if (p.kernel_thread || p.pid < 0) continue;
+    if (d.pid_names.size() >= store.options().max_pids_per_device) break;
+    d.pid_names[p.pid] = p.name.substr(0, 256);
+  }
+  store.set_host_time(wall_ns());
+  store.mark_running_packages_alive(d);
 }
 
 void DeviceController::step_display() {
@@ -370,12 +383,16 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
     sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d);
     lines_base_ = d.lines;
     ++d.live.logcat_streams;
+    // First sight: the next checkpoint makes it durable, lines or not.
+    if (!is_resume) d.log_position = position;
   }
   stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
   resume_checked_ = !is_resume;
   in_preamble_ = true;
   preamble_.clear();
   snapshot_totals_.clear();
+  pending_processes_.reset();
+  catching_up_ = true;
   args.push_back("-D");  // buffer dividers: each line's buffer is known
   if (position.valid) {
     args.push_back("-T");
@@ -411,6 +428,10 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
     if (preamble_.size() <= kMaxPreamble) return;
     // No marker: whatever this shell printed, read it as log lines.
     in_preamble_ = false;
+    {
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      caught_up();
+    }
     const std::string all = std::move(preamble_);
     preamble_.clear();
     return feed_logcat(all);
@@ -434,6 +455,15 @@ void DeviceController::apply_snapshot(std::string_view text) {
   }
   std::lock_guard<std::mutex> lock(shared_.mutex);
   index_base_ = shared_.store.device(serial_).log_index.lines;
+  if (snapshot_totals_.empty()) caught_up();  // no mark to wait for
+}
+
+void DeviceController::caught_up() {
+  catching_up_ = false;
+  if (pending_processes_) {
+    apply_processes(*pending_processes_);
+    pending_processes_.reset();
+  }
 }
 
 void DeviceController::feed_logcat(std::string_view bytes) {
@@ -456,6 +486,7 @@ void DeviceController::feed_logcat(std::string_view bytes) {
     }
     index.anchored = true;  // an old state file: measured from here on
     snapshot_totals_.clear();
+    caught_up();
   }
   if (index.anchored) {
     const auto& read = stream_->entries_by_buffer();

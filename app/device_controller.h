@@ -24,6 +24,7 @@
 #include "ingest/endpoint.h"
 #include "ingest/protocol.h"
 #include "parsers/logcat_stream.h"
+#include "parsers/process_list.h"
 
 namespace jank::app {
 
@@ -49,6 +50,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void step_skipwarning(const std::optional<int>& current);
   void step_display();
   void step_processes();
+  void apply_processes(const parsers::ProcessList& list);  // with shared_.mutex held
+  void caught_up();                                        // likewise
   void open_logcat();
   void open_logcat_at(const parsers::LogPosition& position, bool is_resume);
   void on_logcat_data(std::string_view bytes);
@@ -87,6 +90,9 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   std::map<std::string, std::uint64_t, std::less<>> index_base_;
   // logd's Total per buffer at the snapshot, until the stream passes its mark.
   std::map<std::string, std::uint64_t, std::less<>> snapshot_totals_;
+  // The stream has not yet passed its snapshot: `ps` output waits.
+  bool catching_up_ = false;
+  std::optional<parsers::ProcessList> pending_processes_;
 
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer gfxinfo_timer_;
