@@ -2,7 +2,7 @@
 
 #include <CivetServer.h>
 #include <civetweb.h>
-#include <prometheus/text_serializer.h>
+#include "exporters/text_format.h"
 
 #include <cstring>
 #include <sstream>
@@ -94,9 +94,11 @@ class HttpServer::Handler final : public CivetHandler {
       families.insert(families.end(), std::make_move_iterator(collected.begin()),
                       std::make_move_iterator(collected.end()));
     }
-    std::ostringstream body;
-    prometheus::TextSerializer().Serialize(body, families);
-    reply(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body.str());
+    std::string body;
+    append_text_exposition(families, body);
+    families.clear();  // free the families before sending a large body
+    families.shrink_to_fit();
+    reply(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body);
     return true;
   }
 
