@@ -148,7 +148,7 @@ class Daemon {
     notifier_.ready();
     log_info("jank_exporter " JANK_VERSION " listening on " + config_->listen_address);
     io_.run();
-    return exit_status_;
+    return 0;  // every failure returns earlier, before the loop runs
   }
 
  private:
@@ -444,7 +444,6 @@ class Daemon {
   asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_;
   SystemdNotifier notifier_;
   std::atomic<bool> ready_{false};
-  int exit_status_ = 0;
 };
 
 }  // namespace
