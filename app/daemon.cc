@@ -211,8 +211,8 @@ class Daemon {
         },
         &shared_.mutex, &shared_.daemon);
     try {
-      http_ = std::make_unique<exporters::HttpServer>(http, std::vector<std::shared_ptr<prometheus::Collectable>>{collector},
-                                                      [this] { return ready_.load(); });
+      http_ = std::make_unique<exporters::HttpServer>(
+          http, [collector] { return collector->Text(); }, [this] { return ready_.load(); });
     } catch (const std::exception& e) {
       log_error(e.what());
       return false;

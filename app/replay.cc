@@ -296,7 +296,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     }
   }
   exporters::StoreCollector collector(store, exporters::input_time_now());
-  out << exporters::serialize_text(collector.Collect());
+  out << collector.Text().str();
   return kExitOk;
 }
 

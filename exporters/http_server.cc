@@ -56,9 +56,8 @@ void reply(mg_connection* conn, int status, const char* status_text, const char*
 
 class HttpServer::Handler final : public CivetHandler {
  public:
-  Handler(const HttpOptions& options, std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
-          std::function<bool()> ready)
-      : auth_(options.basic_auth), collectables_(std::move(collectables)), ready_(std::move(ready)) {}
+  Handler(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready)
+      : auth_(options.basic_auth), metrics_(std::move(metrics)), ready_(std::move(ready)) {}
 
   bool handleGet(CivetServer*, mg_connection* conn) override {
     const mg_request_info* info = mg_get_request_info(conn);
@@ -88,17 +87,16 @@ class HttpServer::Handler final : public CivetHandler {
       reply(conn, 200, "OK", "text/html; charset=utf-8", kLandingPage);
       return true;
     }
-    std::vector<prometheus::MetricFamily> families;
-    for (const auto& c : collectables_) {
-      auto collected = c->Collect();
-      families.insert(families.end(), std::make_move_iterator(collected.begin()),
-                      std::make_move_iterator(collected.end()));
+    const Exposition exposition = metrics_();
+    mg_printf(conn,
+              "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
+              "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+              exposition.size());
+    for (const auto& f : exposition.families) {
+      // A client that went away makes mg_write fail: stop writing.
+      if (mg_write(conn, f.header.data(), f.header.size()) < 0) break;
+      if (!f.body.empty() && mg_write(conn, f.body.data(), f.body.size()) < 0) break;
     }
-    std::string body;
-    append_text_exposition(families, body);
-    families.clear();  // free the families before sending a large body
-    families.shrink_to_fit();
-    reply(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body);
     return true;
   }
 
@@ -121,7 +119,7 @@ class HttpServer::Handler final : public CivetHandler {
   }
 
   std::optional<std::pair<std::string, std::string>> auth_;
-  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
+  std::function<Exposition()> metrics_;
   std::function<bool()> ready_;
 };
 
@@ -131,9 +129,19 @@ std::string civetweb_listening_ports(const std::string& listen_address) {
   return listen_address;
 }
 
-HttpServer::HttpServer(const HttpOptions& options, std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
-                       std::function<bool()> ready)
-    : handler_(std::make_unique<Handler>(options, std::move(collectables), std::move(ready))) {
+std::function<Exposition()> exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
+  return [collectables = std::move(collectables)] {
+    Exposition exposition;
+    for (const auto& c : collectables) {
+      exposition.families.emplace_back();
+      append_text_exposition(c->Collect(), exposition.families.back().body);
+    }
+    return exposition;
+  };
+}
+
+HttpServer::HttpServer(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready)
+    : handler_(std::make_unique<Handler>(options, std::move(metrics), std::move(ready))) {
   const std::vector<std::string> civet_options = {
       "listening_ports", civetweb_listening_ports(options.listen_address),
       "num_threads", std::to_string(options.threads),

@@ -1,6 +1,6 @@
-// The HTTP side of the daemon: /metrics (every registered collectable through
-// prometheus-cpp's TextSerializer), a landing page at /, and /healthz and
-// /readyz for probes. Optional HTTP basic auth on / and /metrics.
+// The HTTP side of the daemon: /metrics (the exposition a callback writes), a
+// landing page at /, and /healthz and /readyz for probes. Optional HTTP basic
+// auth on / and /metrics.
 #pragma once
 
 #include <functional>
@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <prometheus/collectable.h>
+
+#include "exporters/text_format.h"
 
 class CivetServer;
 
@@ -28,8 +30,8 @@ struct HttpOptions {
 class HttpServer {
  public:
   // Starts listening. Throws std::runtime_error when the address cannot be used.
-  HttpServer(const HttpOptions& options, std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
-             std::function<bool()> ready);
+  // `metrics` is called once per /metrics request, on a server thread.
+  HttpServer(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -41,6 +43,9 @@ class HttpServer {
   std::unique_ptr<Handler> handler_;
   std::unique_ptr<CivetServer> server_;
 };
+
+// /metrics for prometheus-cpp collectables: each Collect()ed and written out.
+std::function<Exposition()> exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
 // civetweb's listening_ports value for a listen address (":9789" → "9789").
 std::string civetweb_listening_ports(const std::string& listen_address);

@@ -3,8 +3,9 @@
 #include "exporters/text_format.h"
 
 #include <limits>
-#include <map>
-#include <sstream>
+#include <span>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace jank::exporters {
@@ -55,32 +56,85 @@ std::string valid_utf8(std::string value) {
   return out;
 }
 
-// Families in a fixed order; each is created on first use so that families
-// without series are not printed.
-class Families {
+}  // namespace
+
+// Labels shared by many series (a device's, a package's), made valid UTF-8
+// and rendered in exposition form once rather than once per series.
+class LabelSet {
  public:
-  ClientMetric& add(const std::string& name, const char* help, MetricType type,
-                    std::vector<ClientMetric::Label> labels) {
-    auto it = index_.find(name);
-    if (it == index_.end()) {
-      it = index_.emplace(name, families_.size()).first;
-      families_.push_back(MetricFamily{name, help, type, {}});
+  explicit LabelSet(std::vector<ClientMetric::Label> labels) : list_(std::move(labels)) {
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+      list_[i].value = valid_utf8(std::move(list_[i].value));
+      if (i != 0) text_ += ',';
+      text_ += list_[i].name;
+      text_ += "=\"";
+      append_escaped(text_, list_[i].value, true);
+      text_ += '"';
     }
-    auto& family = families_[it->second];
-    family.metric.emplace_back();
-    for (auto& l : labels) l.value = valid_utf8(std::move(l.value));
-    family.metric.back().label = std::move(labels);
-    return family.metric.back();
   }
-  void counter(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels, double v) {
-    add(name, help, MetricType::Counter, std::move(labels)).counter.value = v;
+  const std::vector<ClientMetric::Label>& list() const { return list_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::vector<ClientMetric::Label> list_;
+  std::string text_;  // name="value",… without braces
+};
+
+// One more label for a single series (result, reason, cause, stage, …): a
+// fixed ASCII name and value chosen by this file.
+struct Extra {
+  std::string_view name;
+  std::string_view value;
+};
+
+// Receives every series in collection order. Families come out in the order
+// of their first series; families without series are not printed.
+class SeriesSink {
+ public:
+  virtual ~SeriesSink() = default;
+  virtual void sample(const char* name, const char* help, MetricType type, const LabelSet& labels,
+                      const Extra* extra, double value) = 0;
+  virtual void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
+                         const metrics::Histogram& h) = 0;
+
+  void counter(const char* name, const char* help, const LabelSet& labels, double v) {
+    sample(name, help, MetricType::Counter, labels, nullptr, v);
   }
-  void gauge(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels, double v) {
-    add(name, help, MetricType::Gauge, std::move(labels)).gauge.value = v;
+  void counter(const char* name, const char* help, const LabelSet& labels, Extra extra, double v) {
+    sample(name, help, MetricType::Counter, labels, &extra, v);
   }
-  void histogram(const std::string& name, const char* help, std::vector<ClientMetric::Label> labels,
+  void gauge(const char* name, const char* help, const LabelSet& labels, double v) {
+    sample(name, help, MetricType::Gauge, labels, nullptr, v);
+  }
+  void gauge(const char* name, const char* help, const LabelSet& labels, Extra extra, double v) {
+    sample(name, help, MetricType::Gauge, labels, &extra, v);
+  }
+  void histogram(const char* name, const char* help, const LabelSet& labels, const metrics::Histogram& h) {
+    histogram(name, help, labels, nullptr, h);
+  }
+  void histogram(const char* name, const char* help, const LabelSet& labels, Extra extra,
                  const metrics::Histogram& h) {
-    auto& m = add(name, help, MetricType::Histogram, std::move(labels));
+    histogram(name, help, labels, &extra, h);
+  }
+};
+
+namespace {
+
+// Builds prometheus-cpp metric families (Collect()).
+class FamilySink final : public SeriesSink {
+ public:
+  void sample(const char* name, const char* help, MetricType type, const LabelSet& labels, const Extra* extra,
+              double value) override {
+    auto& m = add(name, help, type, labels, extra);
+    if (type == MetricType::Counter) {
+      m.counter.value = value;
+    } else {
+      m.gauge.value = value;
+    }
+  }
+  void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
+                 const metrics::Histogram& h) override {
+    auto& m = add(name, help, MetricType::Histogram, labels, extra);
     m.histogram.sample_count = h.count();
     m.histogram.sample_sum = h.sum();
     std::uint64_t cumulative = 0;
@@ -94,32 +148,150 @@ class Families {
   std::vector<MetricFamily> take() { return std::move(families_); }
 
  private:
-  std::map<std::string, std::size_t> index_;
+  ClientMetric& add(const char* name, const char* help, MetricType type, const LabelSet& labels,
+                    const Extra* extra) {
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      it = index_.emplace(name, families_.size()).first;
+      families_.push_back(MetricFamily{name, help, type, {}});
+    }
+    auto& family = families_[it->second];
+    family.metric.emplace_back();
+    auto& label = family.metric.back().label;
+    label = labels.list();
+    if (extra != nullptr) label.push_back({std::string(extra->name), valid_utf8(std::string(extra->value))});
+    return family.metric.back();
+  }
+
+  std::unordered_map<std::string_view, std::size_t> index_;
   std::vector<MetricFamily> families_;
 };
 
-std::vector<ClientMetric::Label> with(std::vector<ClientMetric::Label> base, std::string name, std::string value) {
-  base.push_back({std::move(name), std::move(value)});
-  return base;
-}
+// Writes the text exposition directly, one buffer per family, with no
+// per-series allocation: the scrape path of the daemon.
+class TextSink final : public SeriesSink {
+ public:
+  explicit TextSink(std::vector<ExpositionFamily>& families) : families_(families) {}
 
+  void sample(const char* name, const char* help, MetricType type, const LabelSet& labels, const Extra* extra,
+              double value) override {
+    std::string& out = body(name, help, type);
+    head(out, name, "", labels, extra);
+    append_number(out, value);
+    out += '\n';
+  }
+  void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
+                 const metrics::Histogram& h) override {
+    std::string& out = body(name, help, MetricType::Histogram);
+    head(out, name, "_count", labels, extra);
+    append_count(out, h.count());
+    out += '\n';
+    head(out, name, "_sum", labels, extra);
+    append_number(out, h.sum());
+    out += '\n';
+    const auto& les = le_labels(h.upper_bounds());
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < les.size(); ++i) {
+      cumulative = i < h.upper_bounds().size() ? cumulative + h.counts()[i] : h.count();
+      out += name;
+      out += "_bucket{";
+      if (!labels.text().empty()) {
+        out += labels.text();
+        out += ',';
+      }
+      if (extra != nullptr) append_extra(out, *extra);
+      out += les[i];
+      append_count(out, cumulative);
+      out += '\n';
+    }
+  }
 
-void add_percentiles(Families& f, const std::string& name, const char* help,
-                     const std::vector<ClientMetric::Label>& labels, const metrics::ReportedPercentiles& p) {
+ private:
+  std::string& body(const char* name, const char* help, MetricType type) {
+    if (last_ != nullptr && last_name_ == name) return *last_;
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      it = index_.emplace(name, families_.size()).first;
+      families_.push_back(ExpositionFamily{});
+      auto& f = families_.back();
+      f.header = "# HELP ";
+      f.header += name;
+      f.header += ' ';
+      append_escaped(f.header, help, false);
+      f.header += "\n# TYPE ";
+      f.header += name;
+      f.header += ' ';
+      f.header += type_name(type);
+      f.header += '\n';
+    }
+    last_name_ = name;
+    last_ = &families_[it->second].body;
+    return *last_;
+  }
+
+  static void append_extra(std::string& out, const Extra& extra) {
+    out += extra.name;
+    out += "=\"";
+    append_escaped(out, extra.value, true);
+    out += "\",";
+  }
+
+  static void head(std::string& out, const char* name, const char* suffix, const LabelSet& labels,
+                   const Extra* extra) {
+    out += name;
+    out += suffix;
+    if (!labels.text().empty() || extra != nullptr) {
+      out += '{';
+      out += labels.text();
+      if (extra != nullptr) {
+        if (!labels.text().empty()) out += ',';
+        out += extra->name;
+        out += "=\"";
+        append_escaped(out, extra->value, true);
+        out += '"';
+      }
+      out += '}';
+    }
+    out += ' ';
+  }
+
+  // `le="0.005"} ` for each bound of a bucket layout, then `le="+Inf"} `.
+  const std::vector<std::string>& le_labels(std::span<const double> bounds) {
+    auto [it, added] = le_.try_emplace(bounds.data());
+    if (added) {
+      for (std::size_t i = 0; i <= bounds.size(); ++i) {
+        std::string le = "le=\"";
+        append_number(le, i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity());
+        le += "\"} ";
+        it->second.push_back(std::move(le));
+      }
+    }
+    return it->second;
+  }
+
+  std::vector<ExpositionFamily>& families_;
+  std::unordered_map<std::string_view, std::size_t> index_;
+  std::unordered_map<const double*, std::vector<std::string>> le_;
+  std::string_view last_name_;
+  std::string* last_ = nullptr;
+};
+
+void add_percentiles(SeriesSink& f, const char* name, const char* help, const LabelSet& labels,
+                     const metrics::ReportedPercentiles& p) {
   // "quantile" is reserved for summaries, hence "percentile" as HWUI prints it.
-  if (p.has_p50) f.gauge(name, help, with(labels, "percentile", "50"), p.p50_ms / 1000.0);
-  f.gauge(name, help, with(labels, "percentile", "90"), p.p90_ms / 1000.0);
-  f.gauge(name, help, with(labels, "percentile", "95"), p.p95_ms / 1000.0);
-  f.gauge(name, help, with(labels, "percentile", "99"), p.p99_ms / 1000.0);
+  if (p.has_p50) f.gauge(name, help, labels, Extra{"percentile", "50"}, p.p50_ms / 1000.0);
+  f.gauge(name, help, labels, Extra{"percentile", "90"}, p.p90_ms / 1000.0);
+  f.gauge(name, help, labels, Extra{"percentile", "95"}, p.p95_ms / 1000.0);
+  f.gauge(name, help, labels, Extra{"percentile", "99"}, p.p99_ms / 1000.0);
 }
 
-void collect_live(Families& f, const metrics::DeviceMetrics& d, const std::vector<ClientMetric::Label>& dev) {
+void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
   const auto& l = d.live;
   f.gauge("android_device_up", "1 while the device is online (adb state \"device\") and followed.", dev, l.up ? 1 : 0);
   if (!l.info.empty()) {
-    std::vector<ClientMetric::Label> labels = dev;
+    std::vector<ClientMetric::Label> labels = dev.list();
     for (const auto& [k, v] : l.info) labels.push_back({k, v});
-    f.gauge("android_device_info", "Device facts from getprop; the value is always 1.", labels, 1);
+    f.gauge("android_device_info", "Device facts from getprop; the value is always 1.", LabelSet(std::move(labels)), 1);
   }
   f.gauge("android_choreographer_skip_threshold_frames",
           "Smallest N that Choreographer logs for the device's running apps, as far as the exporter knows.", dev,
@@ -137,12 +309,12 @@ void collect_live(Families& f, const metrics::DeviceMetrics& d, const std::vecto
               static_cast<double>(d.log_index.lost));
   }
   for (const auto& [result, n] : l.gfxinfo_polls) {
-    f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", with(dev, "result", result),
+    f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", dev, Extra{"result", result},
               static_cast<double>(n));
   }
   for (const auto& [result, n] : l.commands) {
     f.counter("jank_exporter_device_commands_total", "Shell commands run on the device, by result.",
-              with(dev, "result", result), static_cast<double>(n));
+              dev, Extra{"result", result}, static_cast<double>(n));
   }
   if (l.last_line_time_ns != 0) {
     f.gauge("jank_exporter_ingest_lag_seconds",
@@ -153,32 +325,34 @@ void collect_live(Families& f, const metrics::DeviceMetrics& d, const std::vecto
   }
 }
 
-void collect_daemon(Families& f, const metrics::DaemonMetrics& m) {
+void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
+  const LabelSet none({});
   f.gauge("jank_exporter_build_info", "Version of the running exporter; the value is always 1.",
-          {{"version", m.version}}, 1);
+          LabelSet({{"version", m.version}}), 1);
   for (const auto& [server, s] : m.adb_servers) {
+    const LabelSet labels({{"server", server}});
     f.gauge("jank_exporter_adb_server_up", "1 while the adb server answers and its device list is followed.",
-            {{"server", server}}, s.up ? 1 : 0);
+            labels, s.up ? 1 : 0);
     for (const auto& [kind, n] : s.errors) {
-      f.counter("jank_exporter_adb_errors_total", "Failed adb requests, by kind.", {{"server", server}, {"kind", kind}},
+      f.counter("jank_exporter_adb_errors_total", "Failed adb requests, by kind.", labels, Extra{"kind", kind},
                 static_cast<double>(n));
     }
   }
-  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", {{"result", "written"}},
+  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", none, Extra{"result", "written"},
             static_cast<double>(m.checkpoints_written));
-  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", {{"result", "failed"}},
+  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", none, Extra{"result", "failed"},
             static_cast<double>(m.checkpoint_failures));
   f.counter("jank_exporter_state_load_failures_total",
-            "State files that could not be read at start-up (set aside; counting restarted).", {},
+            "State files that could not be read at start-up (set aside; counting restarted).", none,
             static_cast<double>(m.state_load_failures));
   f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
-            {{"result", "success"}}, static_cast<double>(m.config_reloads));
+            none, Extra{"result", "success"}, static_cast<double>(m.config_reloads));
   f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
-            {{"result", "failure"}}, static_cast<double>(m.config_reload_failures));
+            none, Extra{"result", "failure"}, static_cast<double>(m.config_reload_failures));
 }
 
-void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
-  const std::vector<ClientMetric::Label> dev = {{"serial", d.serial}};
+void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
+  const LabelSet dev({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
   f.gauge("android_display_refresh_rate_hertz", "Display refresh rate used for SM and jank thresholds.", dev,
           d.refresh_hz);
@@ -190,15 +364,15 @@ void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t n
           metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
 
   const char* lines_help = "Logcat lines received, by outcome (received = parsed + unmatched + discarded).";
-  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "parsed"),
+  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "parsed"},
             static_cast<double>(d.lines.parsed));
-  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "unmatched"),
+  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "unmatched"},
             static_cast<double>(d.lines.unmatched));
-  f.counter("jank_exporter_logcat_lines_total", lines_help, with(dev, "result", "discarded"),
+  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "discarded"},
             static_cast<double>(d.lines.discarded_total()));
   for (std::size_t r = 0; r < parsers::kDiscardReasons; ++r) {
     f.counter("jank_exporter_logcat_discarded_lines_total", "Logcat lines discarded, by reason.",
-              with(dev, "reason", std::string(parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r)))),
+              dev, Extra{"reason", parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r))},
               static_cast<double>(d.lines.discarded[r]));
   }
   f.counter("jank_exporter_logcat_duplicate_lines_total",
@@ -209,7 +383,7 @@ void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t n
             static_cast<double>(d.package_overflow_events));
 
   for (const auto& [name, p] : d.packages) {
-    const std::vector<ClientMetric::Label> pkg = {{"serial", d.serial}, {"package", name}};
+    const LabelSet pkg({{"serial", d.serial}, {"package", name}});
     if (p.skip_events > 0) {
       f.counter("android_choreographer_skipped_frames_total",
                 "Frames Choreographer reported skipped (sum of N in \"Skipped N frames!\").", pkg,
@@ -246,7 +420,7 @@ void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t n
       for (std::size_t c = 0; c < metrics::kJankCauses; ++c) {
         if (!g.causes_seen()[c]) continue;
         f.counter("android_gfxinfo_jank_causes_total", "gfxinfo \"Number <cause>\" counters.",
-                  with(pkg, "cause", std::string(metrics::jank_cause_name(static_cast<metrics::JankCause>(c)))),
+                  pkg, Extra{"cause", metrics::jank_cause_name(static_cast<metrics::JankCause>(c))},
                   static_cast<double>(g.causes()[c]));
       }
       f.histogram("android_gfxinfo_frame_duration_seconds",
@@ -290,7 +464,7 @@ void collect_device(Families& f, const metrics::DeviceMetrics& d, std::int64_t n
                   pkg, s.frame_duration());
       for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
         f.histogram("android_framestats_stage_duration_seconds", "Duration of each rendering stage of a frame.",
-                    with(pkg, "stage", std::string(metrics::frame_stage_name(static_cast<metrics::FrameStage>(st)))),
+                    pkg, Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))},
                     s.stage_duration()[st]);
       }
     }
@@ -310,12 +484,27 @@ StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::
 std::vector<MetricFamily> StoreCollector::Collect() const {
   std::unique_lock<std::mutex> lock;
   if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
-  Families families;
-  if (daemon_ != nullptr) collect_daemon(families, *daemon_);
-  for (const auto& [serial, device] : store_.devices()) {
-    collect_device(families, *device, now_(*device), store_.options().window_seconds);
-  }
+  FamilySink families;
+  collect(families);
   return families.take();
+}
+
+Exposition StoreCollector::Text() const {
+  Exposition exposition;
+  {
+    std::unique_lock<std::mutex> lock;
+    if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
+    TextSink sink(exposition.families);
+    collect(sink);
+  }
+  return exposition;
+}
+
+void StoreCollector::collect(SeriesSink& sink) const {
+  if (daemon_ != nullptr) collect_daemon(sink, *daemon_);
+  for (const auto& [serial, device] : store_.devices()) {
+    collect_device(sink, *device, now_(*device), store_.options().window_seconds);
+  }
 }
 
 std::string serialize_text(const std::vector<MetricFamily>& families) {

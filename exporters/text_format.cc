@@ -5,7 +5,6 @@
 #include <cmath>
 
 namespace jank::exporters {
-namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -31,9 +30,7 @@ void append_count(std::string& out, std::uint64_t v) {
   out.append(buf, ec == std::errc() ? end : buf);
 }
 
-// Label values escape backslash, double quote and newline; HELP texts only
-// backslash and newline.
-void append_escaped(std::string& out, const std::string& s, bool quote) {
+void append_escaped(std::string& out, std::string_view s, bool quote) {
   for (char c : s) {
     if (c == '\\') {
       out += "\\\\";
@@ -46,6 +43,8 @@ void append_escaped(std::string& out, const std::string& s, bool quote) {
     }
   }
 }
+
+namespace {
 
 void append_head(std::string& out, const std::string& name, const char* suffix, const ClientMetric& m,
                  const char* extra_label = nullptr, double extra_value = 0) {
@@ -74,6 +73,8 @@ void append_head(std::string& out, const std::string& name, const char* suffix, 
   out += ' ';
 }
 
+}  // namespace
+
 const char* type_name(MetricType type) {
   switch (type) {
     case MetricType::Counter: return "counter";
@@ -83,8 +84,6 @@ const char* type_name(MetricType type) {
     default: return "untyped";
   }
 }
-
-}  // namespace
 
 void append_text_exposition(const std::vector<MetricFamily>& families, std::string& out) {
   for (const auto& f : families) {
@@ -157,6 +156,22 @@ void append_text_exposition(const std::vector<MetricFamily>& families, std::stri
       }
     }
   }
+}
+
+std::size_t Exposition::size() const {
+  std::size_t n = 0;
+  for (const auto& f : families) n += f.header.size() + f.body.size();
+  return n;
+}
+
+std::string Exposition::str() const {
+  std::string out;
+  out.reserve(size());
+  for (const auto& f : families) {
+    out += f.header;
+    out += f.body;
+  }
+  return out;
 }
 
 }  // namespace jank::exporters

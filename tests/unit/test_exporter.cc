@@ -17,6 +17,7 @@ TEST_CASE("exposition carries device and package series with SM over the window"
   store.record_skip(d, "com.b", 105 * s, true, 10);
   exporters::StoreCollector c(store, exporters::input_time_now());
   const std::string text = exporters::serialize_text(c.Collect());
+  CHECK(c.Text().str() == text);
 
   CHECK_THAT(text, Catch::Contains(
                        "android_choreographer_skipped_frames_total{serial=\"emulator-5554\",package=\"com.a\"} 60"));
@@ -38,6 +39,7 @@ TEST_CASE("exposition omits families that have no series", "[exporter]") {
   store.device("x");
   exporters::StoreCollector c(store, exporters::input_time_now());
   const std::string text = exporters::serialize_text(c.Collect());
+  CHECK(c.Text().str() == text);
   CHECK_THAT(text, !Catch::Contains("android_choreographer_skipped_frames_total"));
   CHECK_THAT(text, !Catch::Contains("android_hwui_davey_frames_total"));
   CHECK_THAT(text, Catch::Contains("jank_exporter_logcat_lines_total{serial=\"x\",result=\"parsed\"} 0"));

@@ -45,7 +45,7 @@ TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
   std::atomic<bool> ready{false};
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  exporters::HttpServer server(options, {collector}, [&] { return ready.load(); });
+  exporters::HttpServer server(options, [collector] { return collector->Text(); }, [&] { return ready.load(); });
   REQUIRE(server.ports().size() == 1);
   const int port = server.ports()[0];
 
@@ -69,7 +69,7 @@ TEST_CASE("HTTP basic auth guards / and /metrics but not the probes", "[http]") 
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
   options.basic_auth = std::make_pair(std::string("prom"), std::string("s3cret"));
-  exporters::HttpServer server(options, {collector}, {});
+  exporters::HttpServer server(options, exporters::exposition_of({collector}), {});
   const int port = server.ports()[0];
   CHECK_THAT(get(port, "/metrics"), Catch::StartsWith("HTTP/1.1 401"));
   CHECK_THAT(get(port, "/metrics"), Catch::Contains("WWW-Authenticate: Basic"));
