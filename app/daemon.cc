@@ -212,7 +212,7 @@ class Daemon {
         &shared_.mutex, &shared_.daemon);
     try {
       http_ = std::make_unique<exporters::HttpServer>(
-          http, [collector] { return collector->Text(); }, [this] { return ready_.load(); });
+          http, exporters::text_source(collector), [this] { return ready_.load(); });
     } catch (const std::exception& e) {
       log_error(e.what());
       return false;

@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now(), &mutex, &daemon);
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  exporters::HttpServer server(options, [collector] { return collector->Text(); }, {});
+  exporters::HttpServer server(options, exporters::text_source(collector), {});
   const int port = server.ports().at(0);
 
   std::vector<double> ms;

@@ -56,7 +56,7 @@ void reply(mg_connection* conn, int status, const char* status_text, const char*
 
 class HttpServer::Handler final : public CivetHandler {
  public:
-  Handler(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready)
+  Handler(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready)
       : auth_(options.basic_auth), metrics_(std::move(metrics)), ready_(std::move(ready)) {}
 
   bool handleGet(CivetServer*, mg_connection* conn) override {
@@ -87,7 +87,17 @@ class HttpServer::Handler final : public CivetHandler {
       reply(conn, 200, "OK", "text/html; charset=utf-8", kLandingPage);
       return true;
     }
-    const Exposition exposition = metrics_();
+    // ?serial=S: one device. An empty, undecodable or over-long value is
+    // refused rather than read as "every device".
+    char serial[256] = {};
+    if (info->query_string != nullptr) {
+      const int n = mg_get_var(info->query_string, std::strlen(info->query_string), "serial", serial, sizeof serial);
+      if (n == 0 || n < -1) {
+        reply(conn, 400, "Bad Request", "text/plain", "bad serial parameter\n");
+        return true;
+      }
+    }
+    const Exposition exposition = metrics_(serial);
     mg_printf(conn,
               "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
@@ -119,7 +129,7 @@ class HttpServer::Handler final : public CivetHandler {
   }
 
   std::optional<std::pair<std::string, std::string>> auth_;
-  std::function<Exposition()> metrics_;
+  MetricsSource metrics_;
   std::function<bool()> ready_;
 };
 
@@ -129,8 +139,8 @@ std::string civetweb_listening_ports(const std::string& listen_address) {
   return listen_address;
 }
 
-std::function<Exposition()> exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  return [collectables = std::move(collectables)] {
+HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
+  return [collectables = std::move(collectables)](std::string_view) {
     Exposition exposition;
     for (const auto& c : collectables) {
       exposition.families.emplace_back();
@@ -140,7 +150,7 @@ std::function<Exposition()> exposition_of(std::vector<std::shared_ptr<prometheus
   };
 }
 
-HttpServer::HttpServer(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready)
+HttpServer::HttpServer(const HttpOptions& options, HttpServer::MetricsSource metrics, std::function<bool()> ready)
     : handler_(std::make_unique<Handler>(options, std::move(metrics), std::move(ready))) {
   const std::vector<std::string> civet_options = {
       "listening_ports", civetweb_listening_ports(options.listen_address),

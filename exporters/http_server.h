@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <prometheus/collectable.h>
@@ -30,8 +31,11 @@ struct HttpOptions {
 class HttpServer {
  public:
   // Starts listening. Throws std::runtime_error when the address cannot be used.
-  // `metrics` is called once per /metrics request, on a server thread.
-  HttpServer(const HttpOptions& options, std::function<Exposition()> metrics, std::function<bool()> ready);
+  // `metrics` is called once per /metrics request, on a server thread, with
+  // the value of the request's `serial` parameter ("" when absent): a
+  // non-empty one asks for that device's series only.
+  using MetricsSource = std::function<Exposition(std::string_view serial)>;
+  HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -45,7 +49,7 @@ class HttpServer {
 };
 
 // /metrics for prometheus-cpp collectables: each Collect()ed and written out.
-std::function<Exposition()> exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
+HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
 // civetweb's listening_ports value for a listen address (":9789" → "9789").
 std::string civetweb_listening_ports(const std::string& listen_address);

@@ -500,11 +500,29 @@ Exposition StoreCollector::Text() const {
   return exposition;
 }
 
+Exposition StoreCollector::Text(std::string_view serial) const {
+  Exposition exposition;
+  std::unique_lock<std::mutex> lock;
+  if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
+  const auto it = store_.devices().find(serial);
+  if (it != store_.devices().end()) {
+    TextSink sink(exposition.families);
+    collect_device(sink, *it->second, now_(*it->second), store_.options().window_seconds);
+  }
+  return exposition;
+}
+
 void StoreCollector::collect(SeriesSink& sink) const {
   if (daemon_ != nullptr) collect_daemon(sink, *daemon_);
   for (const auto& [serial, device] : store_.devices()) {
     collect_device(sink, *device, now_(*device), store_.options().window_seconds);
   }
+}
+
+std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector) {
+  return [collector = std::move(collector)](std::string_view serial) {
+    return serial.empty() ? collector->Text() : collector->Text(serial);
+  };
 }
 
 std::string serialize_text(const std::vector<MetricFamily>& families) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <prometheus/collectable.h>
@@ -36,6 +37,10 @@ class StoreCollector final : public prometheus::Collectable {
   // intermediate metric objects, so a large scrape costs a fraction of the
   // time and memory. The store's mutex is held only while writing.
   Exposition Text() const;
+  // Only the series of one device (and none of the daemon's own): for a
+  // person or a probe watching one device. Empty when the store has no such
+  // device.
+  Exposition Text(std::string_view serial) const;
 
  private:
   void collect(class SeriesSink& sink) const;
@@ -45,6 +50,10 @@ class StoreCollector final : public prometheus::Collectable {
   std::mutex* mutex_;
   const metrics::DaemonMetrics* daemon_;
 };
+
+// What the HTTP server calls per /metrics request: the whole store, or one
+// device when `serial` is not empty.
+std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector);
 
 // Text exposition format (version 0.0.4) of the given families.
 std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);

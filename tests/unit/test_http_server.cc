@@ -45,7 +45,7 @@ TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
   std::atomic<bool> ready{false};
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  exporters::HttpServer server(options, [collector] { return collector->Text(); }, [&] { return ready.load(); });
+  exporters::HttpServer server(options, exporters::text_source(collector), [&] { return ready.load(); });
   REQUIRE(server.ports().size() == 1);
   const int port = server.ports()[0];
 
@@ -61,6 +61,38 @@ TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
   CHECK_THAT(get(port, "/nothing"), Catch::StartsWith("HTTP/1.1 404"));
   CHECK_THAT(http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"),
              Catch::StartsWith("HTTP/1.1 405"));
+}
+
+TEST_CASE("/metrics?serial= serves one device's series", "[http]") {
+  metrics::Store store;
+  store.record_skip(store.device("s1"), "com.a", 0, false, 9);
+  store.record_skip(store.device("emulator-5554"), "com.b", 0, false, 4);
+  metrics::DaemonMetrics daemon;
+  daemon.version = "t";
+  auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now(), nullptr, &daemon);
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  exporters::HttpServer server(options, exporters::text_source(collector), {});
+  const int port = server.ports()[0];
+
+  const std::string one = get(port, "/metrics?serial=emulator-5554");
+  CHECK_THAT(one, Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(one, Catch::Contains("android_choreographer_skipped_frames_total{serial=\"emulator-5554\",package=\"com.b\"} 4"));
+  CHECK_THAT(one, !Catch::Contains("serial=\"s1\""));
+  CHECK_THAT(one, !Catch::Contains("jank_exporter_build_info"));
+  // Percent-encoded serials (network devices have ':') decode.
+  store.record_skip(store.device("10.0.0.7:5555"), "com.c", 0, false, 2);
+  CHECK_THAT(get(port, "/metrics?serial=10.0.0.7%3A5555"), Catch::Contains("package=\"com.c\"} 2"));
+  // An unknown device has no series; a bad parameter is refused, not read as "all".
+  const std::string none = get(port, "/metrics?serial=nope");
+  CHECK_THAT(none, Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(none, !Catch::Contains("android_"));
+  CHECK_THAT(get(port, "/metrics?serial="), Catch::StartsWith("HTTP/1.1 400"));
+  CHECK_THAT(get(port, "/metrics?serial=" + std::string(300, 'x')), Catch::StartsWith("HTTP/1.1 400"));
+  // The full exposition still has everything.
+  const std::string all = get(port, "/metrics?other=1");
+  CHECK_THAT(all, Catch::Contains("serial=\"s1\""));
+  CHECK_THAT(all, Catch::Contains("jank_exporter_build_info"));
 }
 
 TEST_CASE("HTTP basic auth guards / and /metrics but not the probes", "[http]") {
