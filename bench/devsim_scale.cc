@@ -25,32 +25,6 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
-struct ProcSample {
-  double cpu_s = 0;
-  long rss_kib = 0;
-};
-
-ProcSample sample(pid_t pid) {
-  ProcSample s;
-  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  const auto rp = stat.rfind(')');
-  if (rp != std::string::npos) {
-    std::istringstream in(stat.substr(rp + 2));
-    std::string f;
-    unsigned long long ut = 0, st = 0;
-    for (int i = 3; i <= 15 && in >> f; ++i) {
-      if (i == 14) ut = std::stoull(f);
-      if (i == 15) st = std::stoull(f);
-    }
-    s.cpu_s = static_cast<double>(ut + st) / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-  std::istringstream st(read_file("/proc/" + std::to_string(pid) + "/status"));
-  for (std::string line; std::getline(st, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return s;
-}
-
 // host:transport:<serial> then exec:<cmd>; returns the socket streaming raw output.
 int open_stream(std::uint16_t port, const std::string& serial, const std::string& cmd) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -148,12 +122,12 @@ void run_one(int devices, double rate, int seconds) {
   for (auto& r : rs) opened += r.fd >= 0;
   for (auto& r : rs) r.eof = r.fd < 0;
 
-  const ProcSample s0 = sample(sim.pid()), a0 = sample(adb.pid());
+  const ProcessUsage s0 = process_usage(sim.pid()), a0 = process_usage(adb.pid());
   const auto t0 = steady::now();
   std::uint64_t bytes = 0;
   while (steady::now() - t0 < std::chrono::seconds(seconds)) bytes += drain(rs, 100);
   const double wall = std::chrono::duration<double>(steady::now() - t0).count();
-  const ProcSample s1 = sample(sim.pid()), a1 = sample(adb.pid());
+  const ProcessUsage s1 = process_usage(sim.pid()), a1 = process_usage(adb.pid());
 
   // Stop producing, then read until everything written has arrived (or 20 s of trying).
   sim.control("pause");
@@ -183,8 +157,8 @@ void run_one(int devices, double rate, int seconds) {
       "  adb server: cpu=%.1f%% of one core rss=%ld MiB\n"
       "  lines written=%llu received=%llu (%.1f lines/s in window, %.1f MiB/s) lost_to_wrap=%llu "
       "devices_short=%llu all_connected=%s\n",
-      devices, rate, connect_s, opened, wall, 100.0 * (s1.cpu_s - s0.cpu_s) / wall, s1.rss_kib / 1024,
-      100.0 * (a1.cpu_s - a0.cpu_s) / wall, a1.rss_kib / 1024, static_cast<unsigned long long>(written),
+      devices, rate, connect_s, opened, wall, 100.0 * (s1.cpu_seconds - s0.cpu_seconds) / wall, s1.rss_kib / 1024,
+      100.0 * (a1.cpu_seconds - a0.cpu_seconds) / wall, a1.rss_kib / 1024, static_cast<unsigned long long>(written),
       static_cast<unsigned long long>(got), static_cast<double>(got) / (wall + 1e-9),
       static_cast<double>(bytes) / wall / 1048576.0, static_cast<unsigned long long>(lost_in_buffer),
       static_cast<unsigned long long>(short_devices), all ? "yes" : "no");

@@ -52,7 +52,7 @@ inline std::map<std::string, double> parse_samples(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#' || line.rfind("HTTP/", 0) == 0) continue;
     const auto space = line.rfind(' ');
-    if (space == std::string::npos || line.find('{') == std::string::npos && line.find(':') != std::string::npos) {
+    if (space == std::string::npos || (line.find('{') == std::string::npos && line.find(':') != std::string::npos)) {
       continue;  // HTTP headers
     }
     try {

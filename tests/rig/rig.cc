@@ -238,6 +238,30 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+ProcessUsage process_usage(pid_t pid) {
+  ProcessUsage u;
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  // Fields after the command name (which may hold spaces): state is field 3,
+  // utime and stime are fields 14 and 15.
+  const auto paren = stat.rfind(')');
+  if (paren != std::string::npos && paren + 2 < stat.size()) {
+    std::istringstream in(stat.substr(paren + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && in >> field; ++i) {
+      if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+      if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    u.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
+  std::istringstream status(read_file("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) u.rss_kib = std::strtol(line.c_str() + 6, nullptr, 10);
+    if (line.rfind("VmHWM:", 0) == 0) u.hwm_kib = std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return u;
+}
+
 HostReply host_request(std::uint16_t port, const std::string& request, bool payload, ms timeout) {
   HostReply r;
   const auto end = steady::now() + timeout;

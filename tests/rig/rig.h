@@ -76,6 +76,14 @@ class ChildProcess {
 std::uint16_t free_port();
 std::string read_file(const std::string& path);
 
+// CPU time (user + system) and memory of a live process, from /proc.
+struct ProcessUsage {
+  double cpu_seconds = 0;
+  long rss_kib = 0;  // VmRSS
+  long hwm_kib = 0;  // VmHWM: peak RSS so far
+};
+ProcessUsage process_usage(pid_t pid);
+
 struct HostReply {
   bool ok = false;     // OKAY
   bool eof = false;    // connection closed without a status
