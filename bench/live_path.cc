@@ -10,8 +10,8 @@
 //     buffer (devsim control `log`) and /metrics?serial= is polled every 5 ms
 //     until the counter includes it (p50, p99, max);
 //   - exactness: after the simulator pauses, every device's exported skipped
-//     frames must equal what it logged (plus the probes) minus what its ring
-//     lost before the exporter read it.
+//     frames must equal what it logged since the exporter first saw it (plus
+//     the probes) minus what its ring lost before the exporter read it.
 //
 //   jank_bench_live [--devices N[,N…]] [--rate R] [--seconds S] [--probes P]
 //                   [--scrape-seconds S] [--sim-threads T] [--buffer-kib K]
@@ -105,6 +105,19 @@ void run_one(const Options& o, int devices) {
   DevSim sim({"--devices", std::to_string(devices), "--packages", kPackage, "--log-rate", std::to_string(background),
               "--stall-prob", stall_text, "--skip-bands", "30-40:1", "--buffer-kib", std::to_string(o.buffer_kib),
               "--threads", std::to_string(o.sim_threads), "--seed", std::to_string(devices)});
+  // The exporter counts from its first sight of a device on: the simulation
+  // stays paused until every device is followed, so that what it logs from
+  // then on is exactly what the exporter must count.
+  sim.control("pause");
+  std::map<std::string, double> logged_before;  // device name → skipped frames logged before
+  {
+    const Json truth = sim.truth();
+    for (const Json& d : truth["devices"].arr) {
+      if (const Json* app = DevSim::app(truth, d["name"].str, kPackage)) {
+        logged_before[d["name"].str] = static_cast<double>((*app)["skipped_frames_logged"].u64());
+      }
+    }
+  }
   const auto t_attach = steady::now();
   for (const auto& d : sim.devices()) adb.emulator(d.port);
   const bool attached = wait_until(
@@ -141,6 +154,7 @@ void run_one(const Options& o, int devices) {
   std::printf("== %d devices x %.0f lines/s (attach %.1f s%s, all followed %.1f s after start%s)\n", devices, o.rate,
               attach_s, attached ? "" : " INCOMPLETE", follow_s, followed ? "" : " INCOMPLETE");
   std::fflush(stdout);
+  sim.control("resume");
   std::this_thread::sleep_for(15s);  // warm-up: first gfxinfo polls, catch-up of the backlog
 
   // ---- measured window: load only, scrapes as Prometheus would ----
@@ -148,6 +162,13 @@ void run_one(const Options& o, int devices) {
   std::vector<double> scrape_ms;
   std::size_t scrape_bytes = 0;
   long rss_max = 0;
+  auto entries_written = [&] {
+    const Json t = sim.truth();
+    double n = 0;
+    for (const Json& d : t["devices"].arr) n += static_cast<double>(d["lines_written"].u64());
+    return n;
+  };
+  const double entries0 = entries_written();
   const auto e0 = process_usage(exporter.pid()), a0 = process_usage(adb.pid()), s0 = process_usage(sim.pid());
   const auto w0 = steady::now();
   double lines0 = -1, lines1 = 0;
@@ -171,6 +192,7 @@ void run_one(const Options& o, int devices) {
   }
   const double window = seconds_since(w0);
   const auto e1 = process_usage(exporter.pid()), a1 = process_usage(adb.pid()), s1 = process_usage(sim.pid());
+  const double entries_rate = (entries_written() - entries0) / seconds_since(w0);
   const double lines_rate =
       (lines1 - lines0) / std::max(1e-9, std::chrono::duration<double>(last_scrape - first_scrape).count());
 
@@ -222,8 +244,8 @@ void run_one(const Options& o, int devices) {
     if (app == nullptr) continue;
     const std::string serial = emulator_serial(static_cast<std::uint16_t>(d["port"].u64()));
     expected[serial] = static_cast<double>((*app)["skipped_frames_logged"].u64() -
-                                           (*app)["reader_lost_skipped_frames"].u64()) +
-                       kProbeFrames * probes_on[d["name"].str];
+                                           (*app)["reader_lost_skipped_frames"].u64()) -
+                       logged_before[d["name"].str] + kProbeFrames * probes_on[d["name"].str];
   }
   int exact = 0;
   wait_until(
@@ -238,14 +260,30 @@ void run_one(const Options& o, int devices) {
       },
       60000ms, 1000ms);
   const auto final_samples = parse_samples(body_of(http_get(http_port, "/metrics", 10000ms)));
+  int shown = 0;
+  for (const auto& [serial, want] : expected) {
+    const auto it = final_samples.find(skipped_series(serial));
+    const double got = it == final_samples.end() ? 0 : it->second;
+    if (got != want && shown++ < 5) {
+      std::printf("   mismatch:   %s exports %.0f skipped frames, the simulator logged %.0f (lost lines %.0f, streams %.0f)\n",
+                  serial.c_str(), got, want,
+                  final_samples.count("jank_exporter_logcat_lost_lines_total{serial=\"" + serial + "\"}")
+                      ? final_samples.at("jank_exporter_logcat_lost_lines_total{serial=\"" + serial + "\"}")
+                      : -1,
+                  final_samples.count("jank_exporter_logcat_streams_total{serial=\"" + serial + "\"}")
+                      ? final_samples.at("jank_exporter_logcat_streams_total{serial=\"" + serial + "\"}")
+                      : -1);
+    }
+  }
   const double exported_lost = sum_of(final_samples, "jank_exporter_logcat_lost_lines_total{");
 
   const double cpu = 100.0 * (e1.cpu_seconds - e0.cpu_seconds) / window;
   std::printf("   exporter:   CPU %.1f%% of one core, RSS %.1f MiB (max sampled %.1f MiB, peak %.1f MiB)\n", cpu,
               static_cast<double>(e1.rss_kib) / 1024, static_cast<double>(rss_max) / 1024,
               static_cast<double>(e1.hwm_kib) / 1024);
-  std::printf("   lines:      %.0f lines/s counted by the exporter (%.1f per device)\n", lines_rate,
-              lines_rate / devices);
+  std::printf("   lines:      devices logged %.0f entries/s (%.1f per device); the exporter received %.0f lines/s "
+              "(entries plus logcat's buffer dividers)\n",
+              entries_rate, entries_rate / devices, lines_rate);
   std::printf("   adb server: CPU %.1f%% of one core, RSS %.1f MiB\n",
               100.0 * (a1.cpu_seconds - a0.cpu_seconds) / window, static_cast<double>(a1.rss_kib) / 1024);
   std::printf("   devsim:     CPU %.1f%% of one core, RSS %.1f MiB\n",
