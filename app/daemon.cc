@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -147,12 +150,31 @@ class Daemon {
     ready_ = true;
     notifier_.ready();
     log_info("jank_exporter " JANK_VERSION " listening on " + config_->listen_address);
-    io_.run();
+    run_loop();
     return 0;  // every failure returns earlier, before the loop runs
   }
 
  private:
   std::string state_path() const { return config_->state_dir + "/state"; }
+
+  // With batched logcat reads the loop wakes on a tick and handles whatever
+  // is ready, instead of waking for every packet of every device: with
+  // hundreds of devices the wake-ups, not the parsing, are the cost. A tick
+  // is a quarter of the read batch (at most 25 ms); 0 runs the plain loop.
+  void run_loop() {
+    using namespace std::chrono;
+    auto next = steady_clock::now();
+    while (!io_.stopped()) {
+      const milliseconds tick(std::clamp(config_->logcat_read_batch_ms / 4, 0, 25));
+      if (tick.count() == 0) {
+        io_.run_for(milliseconds(200));  // comes back to see a reloaded config
+        continue;
+      }
+      io_.poll();
+      next = std::max(next + tick, steady_clock::now());
+      std::this_thread::sleep_until(next);
+    }
+  }
 
   bool prepare_state_dir() {
     std::error_code ec;

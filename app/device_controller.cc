@@ -413,9 +413,11 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
     self->restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
   };
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+  ingest::StreamOptions stream_options;
+  stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_,
                                        snapshot_command() + "; " + ingest::logcat_command(args), deadline,
-                                       std::move(callbacks));
+                                       std::move(callbacks), stream_options);
 }
 
 void DeviceController::on_logcat_data(std::string_view bytes) {

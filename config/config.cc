@@ -197,7 +197,9 @@ void read_document(const YAML::Node& root, Loader& l, Config& c) {
                  }},
                 {"logcat",
                  [&](const YAML::Node& n, const std::string& path) {
-                   l.mapping(n, path, {{"max_line_bytes", l.number(c.logcat_max_line_bytes, 1024, 1 << 20)}});
+                   l.mapping(n, path,
+                             {{"max_line_bytes", l.number(c.logcat_max_line_bytes, 1024, 1 << 20)},
+                              {"read_batch_milliseconds", l.number(c.logcat_read_batch_ms, 0, 1000)}});
                  }},
                 {"timeouts",
                  [&](const YAML::Node& n, const std::string& path) {
@@ -283,6 +285,7 @@ std::vector<std::string> known_keys() {
           "gfxinfo.poll_interval_seconds",
           "gfxinfo.fast_poll_interval_seconds",
           "logcat.max_line_bytes",
+          "logcat.read_batch_milliseconds",
           "timeouts.connect_seconds",
           "timeouts.command_seconds",
           "http.basic_auth.username",

@@ -48,6 +48,10 @@ struct Config {
 
   // logcat
   std::size_t logcat_max_line_bytes = 16 * 1024;
+  // A quiet logcat stream is read at most this often (a busy one at once):
+  // fewer, larger reads cost far less CPU than one per trickle of lines, for
+  // at most this much more latency.
+  int logcat_read_batch_ms = 100;
 
   // timeouts
   double connect_timeout_seconds = 5;

@@ -1,6 +1,8 @@
 #include "ingest/device_stream.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -13,8 +15,9 @@ using tcp = asio::ip::tcp;
 
 class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Impl>, private ShellV2Sink {
  public:
-  Impl(asio::io_context& io, ShellProtocol protocol, StreamCallbacks callbacks)
-      : io_(io), socket_(io), protocol_(protocol), callbacks_(std::move(callbacks)) {}
+  Impl(asio::io_context& io, ShellProtocol protocol, StreamCallbacks callbacks, StreamOptions options = {})
+      : io_(io), socket_(io), batch_timer_(io), protocol_(protocol), callbacks_(std::move(callbacks)),
+        options_(options) {}
 
   void start(const AdbEndpoint& endpoint, const std::string& serial, const std::string& command, Deadline deadline) {
     auto service = shell_service(protocol_, command);
@@ -33,6 +36,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   void close() {
     closed_ = true;
     request_.cancel();
+    batch_timer_.cancel();
     boost::system::error_code ignored;
     socket_.close(ignored);
     callbacks_ = {};  // they may own whoever owns us
@@ -77,6 +81,22 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
         }
         return self->finish(std::move(end));
       }
+      if (self->options_.read_batch.count() > 0 && n < self->buffer_.size() / 2) return self->read_later();
+      self->read();
+    });
+  }
+
+  // Timers land on shared ticks so that many streams are served per wake-up.
+  void read_later() {
+    using namespace std::chrono;
+    const auto batch = options_.read_batch;
+    const auto tick = std::max(batch / 4, milliseconds(1));
+    const auto due = steady_clock::now().time_since_epoch() + batch;
+    const auto aligned = (duration_cast<milliseconds>(due) / tick + 1) * tick;
+    batch_timer_.expires_at(steady_clock::time_point(aligned));
+    auto self = shared_from_this();
+    batch_timer_.async_wait([self](boost::system::error_code ec) {
+      if (ec || self->closed_) return;
       self->read();
     });
   }
@@ -90,6 +110,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   void finish(StreamEnd end) {
     if (closed_) return;
     closed_ = true;
+    batch_timer_.cancel();
     boost::system::error_code ignored;
     socket_.close(ignored);
     auto callbacks = std::move(callbacks_);
@@ -99,8 +120,10 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
 
   asio::io_context& io_;
   tcp::socket socket_;
+  asio::steady_timer batch_timer_;
   ShellProtocol protocol_;
   StreamCallbacks callbacks_;
+  StreamOptions options_;
   AdbRequest request_;
   ShellV2Demuxer demux_;
   std::optional<int> exit_code_;
@@ -111,8 +134,8 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
 std::shared_ptr<DeviceStream> DeviceStream::open(asio::io_context& io, const AdbEndpoint& endpoint,
                                                  const std::string& serial, ShellProtocol protocol,
                                                  const std::string& command, Deadline open_deadline,
-                                                 StreamCallbacks callbacks) {
-  auto impl = std::make_shared<Impl>(io, protocol, std::move(callbacks));
+                                                 StreamCallbacks callbacks, StreamOptions options) {
+  auto impl = std::make_shared<Impl>(io, protocol, std::move(callbacks), options);
   impl->start(endpoint, serial, command, open_deadline);
   return std::make_shared<DeviceStream>(impl);
 }

@@ -3,6 +3,7 @@
 // demultiplexed from shell protocol v2 when the device speaks it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -23,6 +24,13 @@ struct StreamEnd {
   std::optional<int> exit_code;   // shell v2 only
 };
 
+struct StreamOptions {
+  // After a read that did not fill half the buffer, wait until the next
+  // multiple of `batch / 4` at least `batch` away before reading again: data
+  // piles up in the socket and streams share wake-ups. 0: read at once.
+  std::chrono::milliseconds read_batch{0};
+};
+
 struct StreamCallbacks {
   std::function<void(std::string_view stdout_bytes)> on_data;
   std::function<void(const StreamEnd&)> on_end;  // exactly once, unless close() came first
@@ -35,7 +43,7 @@ class DeviceStream : public std::enable_shared_from_this<DeviceStream> {
   static std::shared_ptr<DeviceStream> open(boost::asio::io_context& io, const AdbEndpoint& endpoint,
                                             const std::string& serial, ShellProtocol protocol,
                                             const std::string& command, Deadline open_deadline,
-                                            StreamCallbacks callbacks);
+                                            StreamCallbacks callbacks, StreamOptions options = {});
   // Stops reading and closes the socket; no callback runs afterwards.
   void close();
   std::uint64_t bytes_received() const;
