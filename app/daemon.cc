@@ -220,6 +220,7 @@ class Daemon {
     exporters::HttpOptions http;
     http.listen_address = config_->listen_address;
     http.basic_auth = read_basic_auth(*config_, error);
+    if (config_->tls) http.tls = exporters::TlsOptions{config_->tls->certificate_file, config_->tls->key_file};
     if (!error.empty()) {
       log_error(error);
       return false;
@@ -355,6 +356,7 @@ class Daemon {
     }
     apply_overrides(options_, result.config);
     const bool http_changed = result.config.listen_address != config_->listen_address ||
+                              result.config.tls != config_->tls ||
                               result.config.basic_auth.has_value() != config_->basic_auth.has_value() ||
                               (result.config.basic_auth && config_->basic_auth &&
                                (result.config.basic_auth->username != config_->basic_auth->username ||

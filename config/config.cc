@@ -209,11 +209,16 @@ void read_document(const YAML::Node& root, Loader& l, Config& c) {
                  }},
                 {"http",
                  [&](const YAML::Node& n, const std::string& path) {
-                   // Debian 12's civetweb cannot serve TLS with OpenSSL 3 (docs/security.md):
-                   // refuse the key instead of crashing at the first HTTPS scrape.
                    auto tls = [&](const YAML::Node& t, const std::string& p) {
-                     l.error(t, p + ": TLS is not available in this build (Debian 12's civetweb 1.15 crashes on "
-                                    "HTTPS with OpenSSL 3); terminate TLS in a reverse proxy, see docs/security.md");
+                     TlsFiles files;
+                     l.mapping(t, p,
+                               {{"certificate_file", l.string(files.certificate_file)},
+                                {"key_file", l.string(files.key_file)}});
+                     if (files.certificate_file.empty() || files.key_file.empty()) {
+                       l.error(t, p + ": needs both certificate_file and key_file");
+                       return;
+                     }
+                     c.tls = files;
                    };
                    l.mapping(n, path, {{"basic_auth", basic_auth}, {"tls", tls}});
                  }},
@@ -289,7 +294,9 @@ std::vector<std::string> known_keys() {
           "timeouts.connect_seconds",
           "timeouts.command_seconds",
           "http.basic_auth.username",
-          "http.basic_auth.password_file"};
+          "http.basic_auth.password_file",
+          "http.tls.certificate_file",
+          "http.tls.key_file"};
 }
 
 }  // namespace jank::config

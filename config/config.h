@@ -17,6 +17,12 @@ struct BasicAuth {
   std::string password_file;  // file holding the password (not in the config itself)
 };
 
+struct TlsFiles {
+  std::string certificate_file;  // PEM, the certificate then any intermediates
+  std::string key_file;          // PEM private key
+  friend bool operator==(const TlsFiles&, const TlsFiles&) = default;
+};
+
 struct Config {
   std::string listen_address = ":9789";
   std::vector<std::string> adb_servers;  // empty: $ADB_SERVER_SOCKET or 127.0.0.1:5037
@@ -59,6 +65,7 @@ struct Config {
 
   // http
   std::optional<BasicAuth> basic_auth;
+  std::optional<TlsFiles> tls;  // HTTPS instead of HTTP on listen_address
 };
 
 struct ConfigError {

@@ -153,7 +153,7 @@ HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::
 HttpServer::HttpServer(const HttpOptions& options, HttpServer::MetricsSource metrics, std::function<bool()> ready)
     : handler_(std::make_unique<Handler>(options, std::move(metrics), std::move(ready))) {
   const std::vector<std::string> civet_options = {
-      "listening_ports", civetweb_listening_ports(options.listen_address),
+      "listening_ports", options.tls ? "127.0.0.1:0" : civetweb_listening_ports(options.listen_address),
       "num_threads", std::to_string(options.threads),
       "request_timeout_ms", std::to_string(options.request_timeout_ms),
       "max_request_size", std::to_string(options.max_request_bytes),
@@ -165,12 +165,26 @@ HttpServer::HttpServer(const HttpOptions& options, HttpServer::MetricsSource met
     throw std::runtime_error("cannot listen on " + options.listen_address + ": " + e.what());
   }
   server_->addHandler("", handler_.get());
+  if (options.tls) {
+    TlsFrontendOptions frontend;
+    frontend.listen_address = options.listen_address;
+    frontend.backend_port = server_->getListeningPorts().at(0);
+    frontend.idle_timeout_ms = options.request_timeout_ms;
+    frontend.max_connections = 2 * options.threads;
+    try {
+      tls_ = std::make_unique<TlsFrontend>(*options.tls, frontend);
+    } catch (...) {
+      server_->close();
+      throw;
+    }
+  }
 }
 
 HttpServer::~HttpServer() {
+  tls_.reset();
   if (server_) server_->close();
 }
 
-std::vector<int> HttpServer::ports() const { return server_->getListeningPorts(); }
+std::vector<int> HttpServer::ports() const { return tls_ ? tls_->ports() : server_->getListeningPorts(); }
 
 }  // namespace jank::exporters

@@ -13,6 +13,7 @@
 #include <prometheus/collectable.h>
 
 #include "exporters/text_format.h"
+#include "exporters/tls_frontend.h"
 
 class CivetServer;
 
@@ -26,6 +27,9 @@ struct HttpOptions {
   int threads = 32;
   int request_timeout_ms = 5'000;         // slow or half-open clients are dropped after this
   int max_request_bytes = 16 * 1024;      // request line + headers; larger gets 413
+  // HTTPS only, on listen_address; the HTTP server then listens on loopback
+  // behind the TLS frontend.
+  std::optional<TlsOptions> tls;
 };
 
 class HttpServer {
@@ -46,6 +50,7 @@ class HttpServer {
   class Handler;
   std::unique_ptr<Handler> handler_;
   std::unique_ptr<CivetServer> server_;
+  std::unique_ptr<TlsFrontend> tls_;  // in front of server_ when HTTPS
 };
 
 // /metrics for prometheus-cpp collectables: each Collect()ed and written out.

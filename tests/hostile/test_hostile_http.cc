@@ -221,7 +221,7 @@ TEST_CASE("basic auth from the config's password_file guards /metrics of the rea
   CHECK(ex.terminate() == 0);
 }
 
-TEST_CASE("an unreadable or empty password_file and a TLS section are clear errors") {
+TEST_CASE("unusable password or TLS files are clear errors") {
   TempDir dir;
   const std::string missing = write_config(
       dir, "http:\n  basic_auth:\n    username: p\n    password_file: " + dir.path() + "/nope\n");
@@ -240,11 +240,52 @@ TEST_CASE("an unreadable or empty password_file and a TLS section are clear erro
   CHECK(r.exit != 0);
   CHECK(r.err.find("is empty") != std::string::npos);
 
-  const std::string tls = write_config(dir, "http:\n  tls:\n    certificate_file: /etc/ssl/x.pem\n");
-  r = run({JANK_EXPORTER_PROGRAM, "--check-config", tls}, {}, 10000ms);
+  // A TLS section needs both files; files that cannot be used stop the start with their name.
+  const std::string half = write_config(dir, "http:\n  tls:\n    certificate_file: /etc/ssl/x.pem\n");
+  r = run({JANK_EXPORTER_PROGRAM, "--check-config", half}, {}, 10000ms);
   CHECK(r.exit == 78);
-  CHECK(r.err.find(tls + ":3:5: http.tls: TLS is not available in this build") != std::string::npos);
-  CHECK(r.err.find("reverse proxy, see docs/security.md") != std::string::npos);
+  CHECK(r.err.find(half + ":3:5: http.tls: needs both certificate_file and key_file") != std::string::npos);
+  const std::string absent = write_config(
+      dir, "http:\n  tls:\n    certificate_file: " + dir.path() + "/no-cert.pem\n    key_file: " + dir.path() +
+               "/no-key.pem\n");
+  r = run({JANK_EXPORTER_PROGRAM, "--config", absent, "--listen", "127.0.0.1:0", "--state-dir", dir.path(), "--adb",
+           "127.0.0.1:1"},
+          {}, 10000ms);
+  CHECK(r.exit != 0);
+  CHECK(r.err.find("http.tls.certificate_file " + dir.path() + "/no-cert.pem") != std::string::npos);
+}
+
+TEST_CASE("HTTPS with basic auth on the real binary, checked by curl") {
+  FakeAdbServer adb({});
+  TempDir state, conf_dir;
+  const std::string cert = conf_dir.path() + "/cert.pem", key = conf_dir.path() + "/key.pem";
+  RunResult made = run({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-days", "2", "-subj", "/CN=jank-test", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", key, "-out", cert},
+                       {}, 20000ms);
+  REQUIRE(made.exit == 0);
+  const std::string password_file = conf_dir.path() + "/password";
+  std::ofstream(password_file) << "s3cret-pw\n";
+  const std::string conf = write_config(conf_dir, "http:\n  basic_auth:\n    username: prometheus\n    password_file: " +
+                                                      password_file + "\n  tls:\n    certificate_file: " + cert +
+                                                      "\n    key_file: " + key + "\n");
+  Exporter ex({adb.port()}, state.path(), {"--config", conf}, false);
+  const std::string url = "https://127.0.0.1:" + std::to_string(ex.port());
+  auto curl = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {"curl", "-sS", "--max-time", "10", "--cacert", cert};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run(argv, {}, 15000ms);
+  };
+  REQUIRE(wait_until([&] { return curl({"-o", "/dev/null", "-w", "%{http_code}", url + "/readyz"}).out == "200"; },
+                     15000ms, 200ms));
+  const RunResult metrics = curl({"-u", "prometheus:s3cret-pw", url + "/metrics"});
+  CHECK(metrics.out.find("jank_exporter_build_info") != std::string::npos);
+  CHECK(curl({"-o", "/dev/null", "-w", "%{http_code}", url + "/metrics"}).out == "401");
+  // Plain HTTP on the HTTPS port gets no HTTP answer; the exporter stays up.
+  CHECK(http_get(ex.port(), "/metrics", 2000ms).find("HTTP/1.1") == std::string::npos);
+  CHECK(curl({"-o", "/dev/null", "-w", "%{http_code}", "-u", "prometheus:s3cret-pw", url + "/metrics"}).out == "200");
+  CHECK(ex.alive());
+  CHECK(ex.terminate() == 0);
 }
 
 TEST_CASE("the daemon runs without any privilege") {
