@@ -118,7 +118,51 @@ class Input {
 
 // Files at least this big are scanned on several threads.
 constexpr std::size_t kParallelMinBytes = 1u << 20;
-constexpr std::size_t kWindowBytesPerThread = 8u << 20;
+// Each thread scans this much between two synchronisations...
+constexpr std::size_t kSliceBytesPerThread = 256u << 20;
+// ...releasing the mapped pages after each piece of this size.
+constexpr std::size_t kPieceBytes = 8u << 20;
+
+// The lines the pre-filter selected from one piece, copied out of the mapping
+// so that its pages can be released at once.
+struct ScannedPiece {
+  std::string storage;
+  parsers::ScannedRegion region;
+};
+
+// End of the line that contains `at` (exclusive), or `text.size()`.
+std::size_t line_end_after(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return text.size();
+  const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
+  return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : text.size();
+}
+
+// Scans `slice` (whole lines) piece by piece into `out`.
+void scan_slice(std::string_view slice, const char* map_base, std::vector<ScannedPiece>& out) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t start = 0; start < slice.size();) {
+    const std::size_t end = line_end_after(slice, std::min(slice.size(), start + kPieceBytes));
+    const std::string_view piece = slice.substr(start, end - start);
+    ScannedPiece& scanned = out.emplace_back();
+    scanned.region = parsers::scan_region(piece, kMaxLineBytes);
+    std::size_t bytes = scanned.region.last_line.size();
+    for (const auto& line : scanned.region.lines) bytes += line.first.size();
+    scanned.storage.reserve(bytes);  // no reallocation below: the views stay valid
+    auto keep = [&](std::string_view v) {
+      const std::size_t at = scanned.storage.size();
+      scanned.storage.append(v);
+      return std::string_view(scanned.storage.data() + at, v.size());
+    };
+    for (auto& line : scanned.region.lines) line.first = keep(line.first);
+    scanned.region.last_line = keep(scanned.region.last_line);
+    // Release the pages read (the mapping is private and read-only, so a page
+    // a neighbour still reads is simply read again from the page cache).
+    const auto offset = static_cast<std::size_t>(piece.data() - map_base);
+    const std::size_t from = offset / page * page, to = (offset + piece.size()) / page * page;
+    if (to > from) ::madvise(const_cast<char*>(map_base) + from, to - from, MADV_DONTNEED);
+    start = end;
+  }
+}
 
 // A large UTF-8 file: the pre-filter (the costly part) runs on every core
 // over contiguous slices; the few lines it selects are then parsed in input
@@ -132,7 +176,8 @@ bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) return false;
   ::madvise(map, size, MADV_SEQUENTIAL);
-  std::string_view all(static_cast<const char*>(map), size);
+  const char* map_base = static_cast<const char*>(map);
+  std::string_view all(map_base, size);
   const parsers::Encoding encoding = parsers::detect_encoding(all.substr(0, 64));
   if (encoding != parsers::Encoding::utf8 && encoding != parsers::Encoding::utf8_bom) {
     ::munmap(map, size);
@@ -142,41 +187,26 @@ bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
   stream.assume_utf8();
   const char* last_nl = static_cast<const char*>(memrchr(all.data(), '\n', all.size()));
   const std::size_t body_len = last_nl ? static_cast<std::size_t>(last_nl - all.data()) + 1 : 0;
-  // Windows of a few MiB per thread keep resident memory bounded: each is
-  // scanned in slices, fed, then its pages are released.
-  const std::size_t window = kWindowBytesPerThread * threads;
-  std::size_t start = 0;
-  while (start < body_len) {
-    std::size_t end = std::min(body_len, start + window);
-    if (end < body_len) {
-      const void* nl = std::memchr(all.data() + end, '\n', body_len - end);
-      end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - all.data()) + 1 : body_len;
-    }
-    const std::string_view body = all.substr(start, end - start);
+  const std::string_view body_all = all.substr(0, body_len);
+  // Rounds of `threads` slices: memory holds one round's selected lines.
+  for (std::size_t start = 0; start < body_len;) {
+    const std::size_t end = line_end_after(body_all, std::min(body_len, start + kSliceBytesPerThread * threads));
+    const std::string_view round = body_all.substr(start, end - start);
     std::vector<std::size_t> cuts = {0};
     for (unsigned i = 1; i < threads; ++i) {
-      const std::size_t at = std::max(cuts.back(), body.size() * i / threads);
-      const void* nl = at < body.size() ? std::memchr(body.data() + at, '\n', body.size() - at) : nullptr;
-      if (nl == nullptr) break;
-      cuts.push_back(static_cast<std::size_t>(static_cast<const char*>(nl) - body.data()) + 1);
+      cuts.push_back(line_end_after(round, std::max(cuts.back(), round.size() * i / threads)));
     }
-    cuts.push_back(body.size());
-    std::vector<parsers::ScannedRegion> regions(cuts.size() - 1);
+    cuts.push_back(round.size());
+    std::vector<std::vector<ScannedPiece>> slices(cuts.size() - 1);
     std::vector<std::thread> workers;
-    for (std::size_t i = 1; i + 1 < cuts.size(); ++i) {
-      workers.emplace_back([&, i] {
-        regions[i] = parsers::scan_region(body.substr(cuts[i], cuts[i + 1] - cuts[i]), kMaxLineBytes);
-      });
+    for (std::size_t i = 1; i < slices.size(); ++i) {
+      workers.emplace_back([&, i] { scan_slice(round.substr(cuts[i], cuts[i + 1] - cuts[i]), map_base, slices[i]); });
     }
-    regions[0] = parsers::scan_region(body.substr(0, cuts[1]), kMaxLineBytes);
+    scan_slice(round.substr(0, cuts[1]), map_base, slices[0]);
     for (auto& w : workers) w.join();
-    for (const auto& r : regions) stream.feed_scanned(r);
-    // Page-aligned release of what was read (the mapping is private and read-only).
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    const auto base = reinterpret_cast<std::uintptr_t>(map);
-    const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(body.data()) - base) / page * page;
-    const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(body.data() + body.size()) - base) / page * page;
-    if (to > from) ::madvise(static_cast<char*>(map) + from, to - from, MADV_DONTNEED);
+    for (const auto& slice : slices) {
+      for (const auto& piece : slice) stream.feed_scanned(piece.region);
+    }
     start = end;
   }
   stream.feed(all.substr(body_len));

@@ -71,40 +71,84 @@ namespace {
 // For each trigger word: its first byte, and its last byte with that byte's
 // offset. A block position is a candidate when both match (a cheap filter in
 // the style of SIMD substring search); candidates are then confirmed with memcmp.
+//   "Skipped "(S,d@6) "Davey!"(D,!@5) "Start proc"(S,c@9) "has died"(h,d@7)
+//   "Killing "(K,g@6) "am_proc_"(a,_@7) "am_kill"(a,l@6)
 constexpr int kMaxOffset = 9;
+
+// The part of the vector scans that does not depend on the vector width:
+// lines are cut at the newline bits of each block, and flagged by the
+// trigger and NUL bits before their newline.
+template <typename Mask>
+class BlockLines {
+ public:
+  BlockLines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all)
+      : region_(region), max_line_bytes_(max_line_bytes), visitor_(visitor), visit_all_(visit_all) {}
+
+  void block(std::size_t at, Mask candidates, Mask nul, Mask newlines) {
+    // Confirm candidates now: false positives are common enough ("has …d")
+    // that sending them to the full parser would cost more than a memcmp.
+    Mask triggers = 0;
+    const char* end = region_.data() + region_.size();
+    while (candidates != 0) {
+      const unsigned bit = static_cast<unsigned>(__builtin_ctzll(candidates));
+      candidates &= candidates - 1;
+      if (trigger_at(region_.data() + at + bit, end)) triggers |= Mask{1} << bit;
+    }
+    while (newlines != 0) {
+      const unsigned bit = static_cast<unsigned>(__builtin_ctzll(newlines));
+      const Mask below = (Mask{1} << bit) - 1;
+      if ((triggers & below) != 0) flags_ |= kLineTrigger;
+      if ((nul & below) != 0) flags_ |= kLineNul;
+      triggers &= ~below;
+      nul &= ~below;
+      finish_line(at + bit);
+      newlines &= newlines - 1;
+    }
+    if (triggers != 0) flags_ |= kLineTrigger;
+    if (nul != 0) flags_ |= kLineNul;
+  }
+
+  // The rest from the start of the current line (it may have begun in the
+  // vector part, so it is rescanned whole) with the portable loop.
+  ScanResult finish() {
+    if (line_start_ < region_.size()) {
+      ScanResult tail = scan_lines_scalar(region_.substr(line_start_), max_line_bytes_, visitor_, visit_all_);
+      result_.plain_lines += tail.plain_lines;
+    }
+    return result_;
+  }
+
+ private:
+  void finish_line(std::size_t nl_pos) {
+    const std::string_view line = region_.substr(line_start_, nl_pos - line_start_);
+    if (is_plain(line, flags_, max_line_bytes_, visit_all_)) {
+      ++result_.plain_lines;
+    } else {
+      visitor_.visit(line, flags_);
+    }
+    line_start_ = nl_pos + 1;
+    flags_ = 0;
+  }
+
+  std::string_view region_;
+  std::size_t max_line_bytes_;
+  LineVisitor& visitor_;
+  bool visit_all_;
+  ScanResult result_;
+  std::size_t line_start_ = 0;
+  unsigned flags_ = 0;
+};
 
 __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, std::size_t max_line_bytes,
                                                      LineVisitor& visitor, bool visit_all) {
-  ScanResult result;
-  const char* base = region.data();
-  const std::size_t n = region.size();
-  const char* end = base + n;
-
-  const __m256i newline = _mm256_set1_epi8('\n');
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i f_S = _mm256_set1_epi8('S'), f_D = _mm256_set1_epi8('D');
-  const __m256i f_h = _mm256_set1_epi8('h'), f_K = _mm256_set1_epi8('K');
-  const __m256i f_a = _mm256_set1_epi8('a');
-  const __m256i l_d = _mm256_set1_epi8('d'), l_bang = _mm256_set1_epi8('!');
-  const __m256i l_c = _mm256_set1_epi8('c'), l_g = _mm256_set1_epi8('g');
-  const __m256i l_us = _mm256_set1_epi8('_'), l_l = _mm256_set1_epi8('l');
-
-  std::size_t line_start = 0;
-  unsigned line_flags = 0;
-  auto finish_line = [&](std::size_t nl_pos) {
-    std::string_view line(base + line_start, nl_pos - line_start);
-    if (is_plain(line, line_flags, max_line_bytes, visit_all)) {
-      ++result.plain_lines;
-    } else {
-      visitor.visit(line, line_flags);
-    }
-    line_start = nl_pos + 1;
-    line_flags = 0;
-  };
-
-  std::size_t i = 0;
-  for (; i + 32 + kMaxOffset <= n; i += 32) {
-    const char* p = base + i;
+  BlockLines<std::uint32_t> lines(region, max_line_bytes, visitor, visit_all);
+  const __m256i newline = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
+  const __m256i f_S = _mm256_set1_epi8('S'), f_D = _mm256_set1_epi8('D'), f_h = _mm256_set1_epi8('h');
+  const __m256i f_K = _mm256_set1_epi8('K'), f_a = _mm256_set1_epi8('a');
+  const __m256i l_d = _mm256_set1_epi8('d'), l_bang = _mm256_set1_epi8('!'), l_c = _mm256_set1_epi8('c');
+  const __m256i l_g = _mm256_set1_epi8('g'), l_us = _mm256_set1_epi8('_'), l_l = _mm256_set1_epi8('l');
+  for (std::size_t i = 0; i + 32 + kMaxOffset <= region.size(); i += 32) {
+    const char* p = region.data() + i;
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     const __m256i b5 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 5));
     const __m256i b6 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 6));
@@ -112,8 +156,6 @@ __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, st
     const __m256i b9 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 9));
     const __m256i is_S = _mm256_cmpeq_epi8(a, f_S);
     const __m256i is_a = _mm256_cmpeq_epi8(a, f_a);
-    // "Skipped "(S,d@6) "Davey!"(D,!@5) "Start proc"(S,c@9) "has died"(h,d@7)
-    // "Killing "(K,g@6) "am_proc_"(a,_@7) "am_kill"(a,l@6)
     __m256i cand = _mm256_and_si256(is_S, _mm256_cmpeq_epi8(b6, l_d));
     cand = _mm256_or_si256(cand, _mm256_and_si256(_mm256_cmpeq_epi8(a, f_D), _mm256_cmpeq_epi8(b5, l_bang)));
     cand = _mm256_or_si256(cand, _mm256_and_si256(is_S, _mm256_cmpeq_epi8(b9, l_c)));
@@ -121,58 +163,65 @@ __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, st
     cand = _mm256_or_si256(cand, _mm256_and_si256(_mm256_cmpeq_epi8(a, f_K), _mm256_cmpeq_epi8(b6, l_g)));
     cand = _mm256_or_si256(cand, _mm256_and_si256(is_a, _mm256_cmpeq_epi8(b7, l_us)));
     cand = _mm256_or_si256(cand, _mm256_and_si256(is_a, _mm256_cmpeq_epi8(b6, l_l)));
-    std::uint32_t cand_bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(cand));
-    std::uint32_t nul_bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)));
-    std::uint32_t nl_bits = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, newline)));
-
-    // Confirm candidates now: false positives are common enough ("has …d")
-    // that sending them to the full parser would cost more than a memcmp.
-    std::uint32_t trig_bits = 0;
-    while (cand_bits != 0) {
-      unsigned bit = static_cast<unsigned>(__builtin_ctz(cand_bits));
-      cand_bits &= cand_bits - 1;
-      if (trigger_at(p + bit, end)) trig_bits |= 1u << bit;
-    }
-    if (nl_bits == 0) {
-      if (trig_bits != 0) line_flags |= kLineTrigger;
-      if (nul_bits != 0) line_flags |= kLineNul;
-      continue;
-    }
-    while (nl_bits != 0) {
-      unsigned bit = static_cast<unsigned>(__builtin_ctz(nl_bits));
-      std::uint32_t below = (bit == 31) ? 0x7FFFFFFFu : ((1u << bit) - 1);
-      if ((trig_bits & below) != 0) line_flags |= kLineTrigger;
-      if ((nul_bits & below) != 0) line_flags |= kLineNul;
-      trig_bits &= ~below;
-      nul_bits &= ~below;
-      finish_line(i + bit);
-      nl_bits &= nl_bits - 1;
-    }
-    if (trig_bits != 0) line_flags |= kLineTrigger;
-    if (nul_bits != 0) line_flags |= kLineNul;
+    lines.block(i, static_cast<std::uint32_t>(_mm256_movemask_epi8(cand)),
+                static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero))),
+                static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, newline))));
   }
-  // Tail: finish the current line and the rest with the portable loop. The
-  // current line may have started in the vector part, so rescan it whole.
-  if (line_start < n) {
-    ScanResult tail = scan_lines_scalar(region.substr(line_start), max_line_bytes, visitor, visit_all);
-    result.plain_lines += tail.plain_lines;
-  }
-  return result;
+  return lines.finish();
 }
 
-bool have_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
+// The same filter on 64-byte blocks, comparing straight into mask registers.
+__attribute__((target("avx512f,avx512bw"))) ScanResult scan_avx512(std::string_view region,
+                                                                   std::size_t max_line_bytes, LineVisitor& visitor,
+                                                                   bool visit_all) {
+  BlockLines<std::uint64_t> lines(region, max_line_bytes, visitor, visit_all);
+  const __m512i f_S = _mm512_set1_epi8('S'), f_D = _mm512_set1_epi8('D'), f_h = _mm512_set1_epi8('h');
+  const __m512i f_K = _mm512_set1_epi8('K'), f_a = _mm512_set1_epi8('a'), newline = _mm512_set1_epi8('\n');
+  const __m512i l_d = _mm512_set1_epi8('d'), l_bang = _mm512_set1_epi8('!'), l_c = _mm512_set1_epi8('c');
+  const __m512i l_g = _mm512_set1_epi8('g'), l_us = _mm512_set1_epi8('_'), l_l = _mm512_set1_epi8('l');
+  const __m512i zero = _mm512_setzero_si512();
+  for (std::size_t i = 0; i + 64 + kMaxOffset <= region.size(); i += 64) {
+    const char* p = region.data() + i;
+    const __m512i a = _mm512_loadu_si512(p), b5 = _mm512_loadu_si512(p + 5), b6 = _mm512_loadu_si512(p + 6);
+    const __m512i b7 = _mm512_loadu_si512(p + 7), b9 = _mm512_loadu_si512(p + 9);
+    const std::uint64_t is_S = _mm512_cmpeq_epi8_mask(a, f_S), is_a = _mm512_cmpeq_epi8_mask(a, f_a);
+    const std::uint64_t cand =
+        (is_S & (_mm512_cmpeq_epi8_mask(b6, l_d) | _mm512_cmpeq_epi8_mask(b9, l_c))) |
+        (_mm512_cmpeq_epi8_mask(a, f_D) & _mm512_cmpeq_epi8_mask(b5, l_bang)) |
+        (_mm512_cmpeq_epi8_mask(a, f_h) & _mm512_cmpeq_epi8_mask(b7, l_d)) |
+        (_mm512_cmpeq_epi8_mask(a, f_K) & _mm512_cmpeq_epi8_mask(b6, l_g)) |
+        (is_a & (_mm512_cmpeq_epi8_mask(b7, l_us) | _mm512_cmpeq_epi8_mask(b6, l_l)));
+    lines.block(i, cand, _mm512_cmpeq_epi8_mask(a, zero), _mm512_cmpeq_epi8_mask(a, newline));
+  }
+  return lines.finish();
 }
 
 }  // namespace
 #endif
 
-ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all) {
+std::vector<ScanKernel> supported_scan_kernels() {
+  std::vector<ScanKernel> out = {ScanKernel::scalar};
 #if defined(__x86_64__)
-  if (have_avx2()) return scan_avx2(region, max_line_bytes, visitor, visit_all);
+  if (__builtin_cpu_supports("avx2")) out.push_back(ScanKernel::avx2);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) out.push_back(ScanKernel::avx512);
 #endif
-  return scan_lines_scalar(region, max_line_bytes, visitor, visit_all);
+  return out;
+}
+
+ScanResult scan_lines_with(ScanKernel kernel, std::string_view region, std::size_t max_line_bytes,
+                           LineVisitor& visitor, bool visit_all) {
+  switch (kernel) {
+#if defined(__x86_64__)
+    case ScanKernel::avx512: return scan_avx512(region, max_line_bytes, visitor, visit_all);
+    case ScanKernel::avx2: return scan_avx2(region, max_line_bytes, visitor, visit_all);
+#endif
+    default: return scan_lines_scalar(region, max_line_bytes, visitor, visit_all);
+  }
+}
+
+ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all) {
+  static const ScanKernel best = supported_scan_kernels().back();  // the widest this CPU runs
+  return scan_lines_with(best, region, max_line_bytes, visitor, visit_all);
 }
 
 }  // namespace jank::parsers

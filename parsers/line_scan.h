@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace jank::parsers {
 
@@ -38,8 +39,14 @@ ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineV
                       bool visit_all = false);
 
 // Same contract, portable byte loop; used where AVX2 is missing and to check
-// the vector path in tests.
+// the vector paths in tests.
 ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
                              bool visit_all = false);
+
+// The implementations: scan_lines() uses the widest this CPU supports.
+enum class ScanKernel : std::uint8_t { scalar, avx2, avx512 };
+std::vector<ScanKernel> supported_scan_kernels();  // narrowest first, scalar always
+ScanResult scan_lines_with(ScanKernel kernel, std::string_view region, std::size_t max_line_bytes,
+                           LineVisitor& visitor, bool visit_all = false);
 
 }  // namespace jank::parsers
