@@ -1,6 +1,7 @@
 // `dumpsys gfxinfo` in Android 13's layout, built from the simulated frames.
 #include <algorithm>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 
 #include "devsim/model.h"
@@ -10,9 +11,12 @@ namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
 
-void appendf(std::string& s, const char* f, auto... a) {
+__attribute__((format(printf, 2, 3))) void appendf(std::string& s, const char* f, ...) {
   char buf[512];
-  int n = std::snprintf(buf, sizeof buf, f, a...);
+  std::va_list args;
+  va_start(args, f);
+  const int n = std::vsnprintf(buf, sizeof buf, f, args);
+  va_end(args);
   s.append(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 

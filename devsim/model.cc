@@ -9,7 +9,6 @@ namespace jank::devsim {
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kSec = 1'000'000'000;
 
 std::string fmt(const char* f, auto... a) {
   char buf[1024];

@@ -341,8 +341,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 };
 
 SimDevice::SimDevice(asio::io_context& io, std::unique_ptr<Device> model, TransportOptions opts)
-    : io_(io),
-      strand_(asio::make_strand(io)),
+    : strand_(asio::make_strand(io)),
       model_(std::move(model)),
       opts_(opts),
       acceptor_(strand_),

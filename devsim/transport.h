@@ -69,7 +69,6 @@ class SimDevice : public std::enable_shared_from_this<SimDevice> {
   void accept_loop();
   void tick();
 
-  asio::io_context& io_;
   Strand strand_;
   std::unique_ptr<Device> model_;
   TransportOptions opts_;

@@ -514,8 +514,8 @@ TEST_CASE("non-header lines are not detected", "[logcat]") {
       "Process: com.example.app, PID: 123",
       "java.lang.RuntimeException: boom",
       "--------- beginning of main",
-      "---------------------------- PROCESS STARTED (1) for package com.x "
-      "----------------------------",
+      ("---------------------------- PROCESS STARTED (1) for package com.x "
+       "----------------------------"),
       "[ +652 ms] I/Choreographer( 5046): Skipped 49 frames!",
       "12345",
       "   ",
