@@ -25,7 +25,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 free_port() {
   local p
   for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((20000 + RANDOM % 12000))  # below the kernel's ephemeral ports
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
   done
   fail "no free port"
@@ -44,7 +44,10 @@ pids+=($!)
 "$devsim" --devices 2 --ready-file "$work/ready.json" --stall-prob 0.05 >"$work/sim.log" 2>&1 &
 pids+=($!)
 wait_for 20 test -s "$work/ready.json" || fail "jank_devsim did not start"
-wait_for 20 adb -P "$adb_port" version || fail "adb server did not start"
+# Wait on the socket itself: an adb client that finds no server starts one of
+# its own on the port, racing ours.
+wait_for 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$adb_port" || fail "adb server did not start"
+kill -0 "${pids[0]}" || { cat "$work/adb.log" >&2; fail "adb server exited"; }
 for p in $(grep -o '"port":[0-9]*' "$work/ready.json" | cut -d: -f2); do
   adb -P "$adb_port" connect "127.0.0.1:$p" >/dev/null
 done
@@ -57,7 +60,9 @@ NOTIFY_SOCKET="$work/notify" WATCHDOG_USEC=1000000 \
 strace_pid=$!
 pids+=("$strace_pid")
 scrape() { curl -sf "http://127.0.0.1:$http_port/metrics"; }
-gfx_polled() { scrape | grep -q '^android_gfxinfo_frames_rendered_total'; }
+# Not `scrape | grep -q`: grep quits at the first match, curl then fails on
+# the closed pipe, and pipefail turns a match into a failure.
+gfx_polled() { grep -q '^android_gfxinfo_frames_rendered_total' <<<"$(scrape)"; }
 wait_for 40 gfx_polled || { cat "$work/exporter.log" >&2; fail "the exporter never polled gfxinfo"; }
 daemon=$(pgrep -P "$strace_pid" -x jank_exporter) || fail "no exporter under strace"
 kill -HUP "$daemon"
