@@ -43,12 +43,17 @@ bool equal_constant_time(const std::string& a, const std::string& b) {
   return diff == 0 && !b.empty();
 }
 
-void reply(mg_connection* conn, int status, const char* status_text, const char* content_type, const std::string& body,
-           const char* extra_headers = "") {
+void reply_head(mg_connection* conn, int status, const char* status_text, const char* content_type,
+                std::size_t content_length, const char* extra_headers = "") {
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n%s"
             "Connection: close\r\n\r\n",
-            status, status_text, content_type, body.size(), extra_headers);
+            status, status_text, content_type, content_length, extra_headers);
+}
+
+void reply(mg_connection* conn, int status, const char* status_text, const char* content_type, const std::string& body,
+           const char* extra_headers = "") {
+  reply_head(conn, status, status_text, content_type, body.size(), extra_headers);
   mg_write(conn, body.data(), body.size());
 }
 
@@ -98,10 +103,7 @@ class HttpServer::Handler final : public CivetHandler {
       }
     }
     const Exposition exposition = metrics_(serial);
-    mg_printf(conn,
-              "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
-              "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-              exposition.size());
+    reply_head(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", exposition.size());
     for (const auto& f : exposition.families) {
       // A client that went away makes mg_write fail: stop writing.
       if (mg_write(conn, f.header.data(), f.header.size()) < 0) break;
