@@ -56,17 +56,37 @@ std::optional<LogMask> parse_log_mask(std::string_view arg, std::string* bad) {
   return mask;
 }
 
-LogBuffers::LogBuffers(std::size_t capacity_bytes) {
+LogBuffers::LogBuffers(std::size_t capacity_bytes) : default_capacity_(capacity_bytes) {
   for (auto& s : stats_) s.capacity = capacity_bytes;
+}
+
+void LogBuffers::drop_front(std::size_t i, DropReason why) {
+  auto& b = bufs_[i];
+  if (on_drop_) on_drop_(b.front(), why);
+  stats_[i].used -= b.front().size();
+  ++(why == DropReason::wrap ? stats_[i].pruned : stats_[i].cleared);
+  b.pop_front();
+}
+
+void LogBuffers::append(LogEntry e) {
+  const auto i = static_cast<std::size_t>(e.id);
+  auto& st = stats_[i];
+  e.seq = next_seq_++;
+  e.index = ++st.written;
+  st.used += e.size();
+  st.written_bytes += e.size();
+  bufs_[i].push_back(std::move(e));
+  if (st.used > st.capacity) {
+    // Like logd before Android 12: down to 90% of the limit, oldest first.
+    const std::size_t target = st.capacity / 10 * 9;
+    while (st.used > target && !bufs_[i].empty()) drop_front(i, DropReason::wrap);
+  }
 }
 
 void LogBuffers::clear(LogMask mask) {
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     if (!(mask & (LogMask{1} << i))) continue;
-    for (const auto& e : bufs_[i]) removed(e);
-    stats_[i].cleared += bufs_[i].size();
-    stats_[i].used = 0;
-    bufs_[i].clear();
+    while (!bufs_[i].empty()) drop_front(i, DropReason::clear);
   }
 }
 
@@ -75,15 +95,17 @@ bool LogBuffers::set_capacity(LogMask mask, std::size_t bytes) {
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     if (!(mask & (LogMask{1} << i))) continue;
     stats_[i].capacity = bytes;
-    auto& b = bufs_[i];
-    while (stats_[i].used > bytes && !b.empty()) {
-      removed(b.front());
-      stats_[i].used -= b.front().size();
-      ++stats_[i].pruned;
-      b.pop_front();
-    }
+    while (stats_[i].used > bytes && !bufs_[i].empty()) drop_front(i, DropReason::wrap);
   }
   return true;
+}
+
+void LogBuffers::reset() {
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    bufs_[i].clear();
+    stats_[i] = BufferStats{};
+    stats_[i].capacity = default_capacity_;
+  }
 }
 
 std::vector<const LogEntry*> LogBuffers::read(LogMask mask, std::uint64_t from,
@@ -107,44 +129,6 @@ std::vector<const LogEntry*> LogBuffers::read(LogMask mask, std::uint64_t from,
   return out;
 }
 
-void LogBuffers::removed(const LogEntry& e) {
-  const LostEntry l{e.id, e.wall_ns, e.app, e.skipped, e.davey};
-  if (e.asker != 0 && !e.delivered) {
-    if (on_loss_) on_loss_(l);
-    return;
-  }
-  // Bounded: a reader going back further than this many dropped entries is
-  // not modelled.
-  auto& g = gone_[static_cast<std::size_t>(e.id)];
-  g.push_back(l);
-  if (g.size() > (1u << 18)) g.pop_front();
-}
-
-std::uint64_t LogBuffers::open_reader(LogMask mask, std::int64_t after_wall_ns) {
-  const std::uint64_t id = next_reader_++;
-  constexpr std::int64_t kMs = 1'000'000;
-  const std::int64_t dedup_end = after_wall_ns - ((after_wall_ns % kMs) + kMs) % kMs + kMs;
-  for (std::size_t i = 0; i < kLogIdCount; ++i) {
-    if (!(mask & (LogMask{1} << i))) continue;
-    askers_[i] = id;
-    auto& b = bufs_[i];
-    auto it = std::upper_bound(b.begin(), b.end(), after_wall_ns,
-                               [](std::int64_t t, const LogEntry& e) { return t < e.wall_ns; });
-    for (; it != b.end(); ++it) {
-      if (it->delivered && it->wall_ns < dedup_end) continue;
-      it->asker = id;
-      it->delivered = false;
-    }
-    // Dropped entries asked for again: the reader will never see them.
-    auto& g = gone_[i];
-    while (!g.empty() && g.back().wall_ns >= dedup_end) {
-      if (on_loss_) on_loss_(g.back());
-      g.pop_back();
-    }
-  }
-  return id;
-}
-
 std::size_t LogBuffers::entry_count(LogMask mask) const {
   std::size_t n = 0;
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
@@ -153,14 +137,14 @@ std::size_t LogBuffers::entry_count(LogMask mask) const {
   return n;
 }
 
-std::uint64_t LogBuffers::seq_of_last(LogMask mask, std::size_t count) const {
+std::uint64_t LogBuffers::seq_of_last(LogMask mask, std::size_t count, std::int32_t pid) const {
   // Walk back from the newest entries of the selected buffers.
   std::array<std::size_t, kLogIdCount> pos{};
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     pos[i] = (mask & (LogMask{1} << i)) ? bufs_[i].size() : 0;
   }
   std::uint64_t seq = next_seq_;
-  for (std::size_t n = 0; n < count; ++n) {
+  for (std::size_t n = 0; n < count;) {
     std::size_t best = kLogIdCount;
     for (std::size_t i = 0; i < kLogIdCount; ++i) {
       if (pos[i] > 0 &&
@@ -169,19 +153,28 @@ std::uint64_t LogBuffers::seq_of_last(LogMask mask, std::size_t count) const {
       }
     }
     if (best == kLogIdCount) break;
-    seq = bufs_[best][--pos[best]].seq;
+    const LogEntry& e = bufs_[best][--pos[best]];
+    // logd's tail counts only the entries the reader's --pid lets through.
+    if (pid >= 0 && e.pid != pid) continue;
+    seq = e.seq;
+    ++n;
   }
   return seq;
 }
 
-std::uint64_t LogBuffers::seq_after_time(LogMask mask, std::int64_t wall_ns) const {
+std::uint64_t LogBuffers::seq_at_time(LogMask mask, std::int64_t wall_ns, std::int32_t pid) const {
+  // Stamps need not grow with the sequence (clock steps), so every selected
+  // entry is looked at; the earliest sequence that qualifies wins.
   std::uint64_t seq = next_seq_;
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     if (!(mask & (LogMask{1} << i))) continue;
-    const auto& b = bufs_[i];
-    auto it = std::upper_bound(b.begin(), b.end(), wall_ns,
-                               [](std::int64_t t, const LogEntry& e) { return t < e.wall_ns; });
-    if (it != b.end()) seq = std::min(seq, it->seq);
+    for (const auto& e : bufs_[i]) {
+      if (e.seq >= seq) break;
+      if (e.wall_ns >= wall_ns && (pid < 0 || e.pid == pid)) {
+        seq = e.seq;
+        break;
+      }
+    }
   }
   return seq;
 }

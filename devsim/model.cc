@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace jank::devsim {
 namespace {
@@ -91,17 +92,182 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   }
   next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
   last_log_mono_ = sim_time_;
-  logs_.set_loss_observer([this](const LostEntry& e) {
-    ++reader_lost_lines_;
-    if (e.app < 0 || static_cast<std::size_t>(e.app) >= apps_.size()) return;
-    AppTruth& t = apps_[static_cast<std::size_t>(e.app)].truth;
-    if (e.skipped > 0) {
-      ++t.reader_lost_skip_lines;
-      t.reader_lost_skipped_frames += e.skipped;
-    }
-    if (e.davey) ++t.reader_lost_davey;
-  });
+  boot_props_ = props_;
+  id_rng_.seed(cfg_.seed ^ 0x6a616e6b626f6f74ULL);
+  boot_id_ = new_boot_id();
+  logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
+  logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
   for (auto& a : apps_) start_app(a);
+}
+
+std::string Device::new_boot_id() {
+  // A random (version 4) UUID, as the kernel makes one per boot.
+  std::uniform_int_distribution<std::uint32_t> hex(0, 15);
+  std::string id;
+  for (int i = 0; i < 32; ++i) {
+    std::uint32_t v = hex(id_rng_);
+    if (i == 12) v = 4;
+    if (i == 16) v = 8 | (v & 3);
+    if (i == 8 || i == 12 || i == 16 || i == 20) id += '-';
+    id += "0123456789abcdef"[v];
+  }
+  return id;
+}
+
+void Device::uncounted(Uncounted kind, const LogEntry& e) {
+  const bool lost = kind == Uncounted::lost;
+  ++(lost ? reader_lost_lines_ : reader_unknown_lines_);
+  if (e.app < 0 || static_cast<std::size_t>(e.app) >= apps_.size()) return;
+  AppTruth& t = apps_[static_cast<std::size_t>(e.app)].truth;
+  if (e.skipped > 0) {
+    ++(lost ? t.reader_lost_skip_lines : t.reader_unknown_skip_lines);
+    (lost ? t.reader_lost_skipped_frames : t.reader_unknown_skipped_frames) += e.skipped;
+  }
+  if (e.davey) ++(lost ? t.reader_lost_davey : t.reader_unknown_davey);
+}
+
+void Device::dropped(const LogEntry& e, DropReason why) {
+  if (why == DropReason::wrap) {
+    ++lines_pruned_;
+    if (e.app >= 0 && e.skipped > 0) ++apps_[static_cast<std::size_t>(e.app)].truth.skip_lines_lost;
+  }
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(e.id)];
+  if (!r.seen) return;  // before first sight everything is history
+  if (e.index > r.read_upto) return uncounted(Uncounted::lost, e);
+  // Read already; remembered in case the reader rolls back past it. A reader
+  // going back further than this many dropped entries is not modelled.
+  r.gone.push_back(Gone{e.index, e.app, e.skipped, e.davey});
+  if (r.gone.size() > (1u << 18)) r.gone.pop_front();
+}
+
+void Device::reader_follow(LogMask mask) {
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    ReaderBuffer& r = reader_[i];
+    if (!(mask & (LogMask{1} << i)) || r.seen) continue;
+    // First sight: all this buffer ever held is history to the reader.
+    r.seen = true;
+    r.read_upto = r.floor = logs_.stats(static_cast<LogId>(i)).written;
+    reader_history_lines_ += lines_ever_[i];
+    for (auto& a : apps_) {
+      const AppTruth::Written& w = a.truth.written_to[i];
+      a.truth.reader_history_skip_lines += w.skip_lines;
+      a.truth.reader_history_skipped_frames += w.skipped_frames;
+      a.truth.reader_history_davey += w.davey;
+    }
+  }
+}
+
+void Device::note_read(std::uint64_t gen, LogId id, std::uint64_t index) {
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  if (gen != logd_gen_ || !r.seen) return;  // an old logd's index means nothing now
+  r.read_upto = std::max(r.read_upto, index);
+}
+
+bool Device::reader_rollback(LogId id, std::uint64_t index) {
+  advance();
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  if (!r.seen) return false;
+  index = std::max(index, r.floor);  // history stays history
+  if (index >= r.read_upto) return true;
+  // Read, then dropped, now wanted again: gone for good.
+  while (!r.gone.empty() && r.gone.back().index > index) {
+    const Gone& g = r.gone.back();
+    LogEntry e;
+    e.app = g.app;
+    e.skipped = g.skipped;
+    e.davey = g.davey;
+    uncounted(Uncounted::lost, e);
+    r.gone.pop_back();
+  }
+  r.read_upto = index;
+  return true;
+}
+
+void Device::logd_reset() {
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    ReaderBuffer& r = reader_[i];
+    if (r.seen) {
+      // Unread entries die with logd's memory; no count of them survives.
+      for (const LogEntry& e : logs_.entries(static_cast<LogId>(i))) {
+        if (e.index > r.read_upto) uncounted(Uncounted::unknown, e);
+      }
+    }
+    r.read_upto = r.floor = 0;
+    r.gone.clear();
+  }
+  logs_.reset();
+  ++logd_gen_;
+  last_header_ = {};
+}
+
+void Device::logd_restart() {
+  advance();
+  logd_reset();
+  ++logd_restarts_;
+  // init starts a new process: a new pid.
+  next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
+  if (next_pid_ > 32000) next_pid_ = 3000;
+  logd_pid_ = next_pid_;
+}
+
+void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
+  advance();
+  // Everything dies silently: the old logd's ring goes with it.
+  for (auto& a : apps_) a.pid = 0;
+  logd_reset();
+  ++reboots_;
+  boot_id_ = new_boot_id();
+  const std::int32_t old_logd = logd_pid_;
+  do {
+    logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
+  } while (logd_pid_ == old_logd);
+  mono_offset_ = uptime_ns - clock_.mono_ns();
+  sim_time_ = now_mono();
+  last_log_mono_ = sim_time_;
+  wall_offset_ = clock_.wall_ns() + clock_offset_ns - sim_time_;
+  glitch_ns_ = 0;
+  // Only persistent properties survive.
+  auto props = boot_props_;
+  for (const auto& [k, v] : props_) {
+    if (k.starts_with("persist.")) props[k] = v;
+  }
+  props_ = std::move(props);
+  std::uniform_int_distribution<std::int32_t> pid0(2000, 9000);
+  zygote_pid_ = pid0(rng_) / 10;
+  system_server_pid_ = zygote_pid_ + 300;
+  next_pid_ = pid0(rng_);
+  next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
+  for (auto& a : apps_) {
+    a.forced_skip = 0;
+    start_app(a);
+  }
+}
+
+void Device::clock_step(std::int64_t ns) {
+  advance();
+  wall_offset_ += ns;
+}
+
+void Device::clock_glitch(std::int64_t ns) {
+  advance();
+  glitch_ns_ = ns;
+}
+
+std::vector<std::int32_t> Device::pids_of(std::string_view name) const {
+  if (name == "init") return {1};
+  if (name == "logd") return {logd_pid_};
+  if (name == "zygote64" || name == "zygote") return {zygote_pid_};
+  if (name == "system_server") return {system_server_pid_};
+  for (const auto& a : apps_) {
+    if (a.cfg.package == name && a.pid != 0) return {a.pid};
+  }
+  return {};
+}
+
+std::uint64_t Device::lines_written() const {
+  std::uint64_t n = 0;
+  for (auto v : lines_ever_) n += v;
+  return n;
 }
 
 std::int64_t Device::interval_ns() const {
@@ -141,12 +307,14 @@ void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, st
   if (wall_of(mono) / 1000 == h.wall_us && h.pid == pid && h.tid == tid && h.prio == prio && h.tag == tag) {
     mono = (h.wall_us + 1) * 1000 - wall_offset_;
   }
-  h = Header{wall_of(mono) / 1000, pid, tid, prio, tag};
+  // A glitch stamps this one line off the clock (a bad RTC read).
+  const std::int64_t wall = wall_of(mono) + std::exchange(glitch_ns_, 0);
+  h = Header{wall / 1000, pid, tid, prio, tag};
   last_log_mono_ = mono;
   LogEntry e;
   e.id = id;
   e.mono_ns = mono;
-  e.wall_ns = wall_of(mono);
+  e.wall_ns = wall;
   e.pid = pid;
   e.tid = tid;
   e.uid = uid;
@@ -156,11 +324,17 @@ void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, st
   e.app = app;
   e.skipped = skipped;
   e.davey = davey;
-  logs_.append(std::move(e), [this](const LogEntry& gone) {
-    if (gone.app >= 0 && gone.skipped > 0) {
-      ++apps_[static_cast<std::size_t>(gone.app)].truth.skip_lines_lost;
+  const auto b = static_cast<std::size_t>(id);
+  ++lines_ever_[b];
+  if (app >= 0) {
+    AppTruth::Written& w = apps_[static_cast<std::size_t>(app)].truth.written_to[b];
+    if (skipped > 0) {
+      ++w.skip_lines;
+      w.skipped_frames += skipped;
     }
-  });
+    if (davey) ++w.davey;
+  }
+  logs_.append(std::move(e));
 }
 
 void Device::log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
@@ -293,6 +467,7 @@ void Device::noise(std::int64_t t) {
 }
 
 void Device::advance() {
+  if (held_ > 0) return;
   const std::int64_t now = now_mono();
   if (paused_) {
     sim_time_ = std::max(sim_time_, now);
@@ -442,18 +617,22 @@ const AppState* Device::app(std::string_view pkg) const {
   return nullptr;
 }
 
-std::uint64_t Device::lines_lost() const {
-  std::uint64_t n = 0;
-  for (std::size_t i = 0; i < kLogIdCount; ++i) n += logs_.stats(static_cast<LogId>(i)).pruned;
-  return n;
-}
-
 std::string Device::truth_json() const {
-  std::uint64_t written = 0;
-  for (std::size_t i = 0; i < kLogIdCount; ++i) written += logs_.stats(static_cast<LogId>(i)).written;
   std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_written\":%" PRIu64
-                      ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64 ",\"apps\":[",
-                      cfg_.name.c_str(), refresh_hz_, written, lines_lost(), reader_lost_lines_);
+                      ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64
+                      ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
+                      ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
+                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"buffers\":{",
+                      cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
+                      reader_unknown_lines_, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
+                      logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9);
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    const auto id = static_cast<LogId>(i);
+    s += fmt("%s\"%s\":{\"total\":%" PRIu64 ",\"now\":%zu,\"read_upto\":%" PRIu64 "}", i ? "," : "",
+             std::string(log_id_name(id)).c_str(), logs_.stats(id).written, logs_.entries(id).size(),
+             reader_[i].read_upto);
+  }
+  s += "},\"apps\":[";
   for (std::size_t i = 0; i < apps_.size(); ++i) {
     const auto& a = apps_[i];
     const auto& t = a.truth;
@@ -461,13 +640,19 @@ std::string Device::truth_json() const {
              ",\"skipped_frames\":%" PRIu64 ",\"skip_events\":%" PRIu64 ",\"skip_lines\":%" PRIu64
              ",\"skipped_frames_logged\":%" PRIu64 ",\"skip_lines_lost\":%" PRIu64 ",\"davey\":%" PRIu64
              ",\"crashes\":%" PRIu64 ",\"starts\":%" PRIu64 ",\"gfx_total_frames\":%" PRIu64
-             ",\"gfx_janky_frames\":%" PRIu64 ",\"reader_lost_skip_lines\":%" PRIu64
-             ",\"reader_lost_skipped_frames\":%" PRIu64 ",\"reader_lost_davey\":%" PRIu64
-             ",\"gfx_frames_dumped\":%" PRIu64 "}",
+             ",\"gfx_janky_frames\":%" PRIu64,
              i ? "," : "", a.cfg.package.c_str(), a.pid, a.threshold, t.frames_rendered, t.skipped_frames,
              t.skip_events, t.skip_lines, t.skipped_frames_logged, t.skip_lines_lost, t.davey, t.crashes,
-             t.starts, a.gfx.total, a.gfx.janky, t.reader_lost_skip_lines, t.reader_lost_skipped_frames,
-             t.reader_lost_davey, t.gfx_dumped_before + t.gfx_last_dumped);
+             t.starts, a.gfx.total, a.gfx.janky);
+    s += fmt(",\"reader_lost_skip_lines\":%" PRIu64 ",\"reader_lost_skipped_frames\":%" PRIu64
+             ",\"reader_lost_davey\":%" PRIu64 ",\"reader_unknown_skip_lines\":%" PRIu64
+             ",\"reader_unknown_skipped_frames\":%" PRIu64 ",\"reader_unknown_davey\":%" PRIu64
+             ",\"reader_history_skip_lines\":%" PRIu64 ",\"reader_history_skipped_frames\":%" PRIu64
+             ",\"reader_history_davey\":%" PRIu64 ",\"gfx_frames_dumped\":%" PRIu64 "}",
+             t.reader_lost_skip_lines, t.reader_lost_skipped_frames, t.reader_lost_davey,
+             t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
+             t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
+             t.gfx_dumped_before + t.gfx_last_dumped);
   }
   s += "]}";
   return s;
@@ -480,7 +665,7 @@ std::string Device::ps() const {
              name.c_str());
   };
   row("root", 1, 0, "init");
-  row("logd", 180, 1, "logd");
+  row("logd", logd_pid_, 1, "logd");
   row("root", zygote_pid_, 1, "zygote64");
   row("system", system_server_pid_, zygote_pid_, "system_server");
   for (const auto& a : apps_) {

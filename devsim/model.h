@@ -60,11 +60,23 @@ struct AppTruth {
   std::uint64_t davey = 0;
   std::uint64_t crashes = 0;
   std::uint64_t starts = 0;
-  // Lost to the resuming reader (LogBuffers::open_reader): what a reader
-  // that never double-counts cannot count.
+  // What the reader (Device's follow streams, see docs/devsim.md) cannot
+  // count: lost (left the ring unread), unknown (vanished unread with logd)
+  // and history (written before the reader first looked).
   std::uint64_t reader_lost_skip_lines = 0;
   std::uint64_t reader_lost_skipped_frames = 0;
   std::uint64_t reader_lost_davey = 0;
+  std::uint64_t reader_unknown_skip_lines = 0;
+  std::uint64_t reader_unknown_skipped_frames = 0;
+  std::uint64_t reader_unknown_davey = 0;
+  std::uint64_t reader_history_skip_lines = 0;
+  std::uint64_t reader_history_skipped_frames = 0;
+  std::uint64_t reader_history_davey = 0;
+  // Per buffer, what this package wrote to it (for the history at first sight).
+  struct Written {
+    std::uint64_t skip_lines = 0, skipped_frames = 0, davey = 0;
+  };
+  std::array<Written, kLogIdCount> written_to{};
   // gfxinfo totals as last dumped, summed over processes (and resets): what
   // a poller that never double-counts can have added up.
   std::uint64_t gfx_dumped_before = 0;  // earlier processes / before a reset
@@ -123,10 +135,45 @@ class Device {
   const DeviceConfig& config() const { return cfg_; }
   std::int64_t now_mono() const { return clock_.mono_ns() + mono_offset_; }
   std::int64_t wall_of(std::int64_t mono) const { return mono + wall_offset_; }
+  std::int64_t wall_now() const { return wall_of(now_mono()); }
+  // The device's wall clock minus the host's, now.
+  std::int64_t clock_offset_ns() const { return wall_now() - clock_.wall_ns(); }
 
   // Simulates everything up to the clock's now. While paused, time passes
   // without frames (so that tests can compare outputs with the truth).
+  // While held, nothing happens: a shell script runs in one instant.
   void advance();
+  void hold(bool on) { held_ += on ? 1 : -1; }
+
+  // The wall clock jumps (monotonic time goes on); later lines carry the new time.
+  void clock_step(std::int64_t ns);
+  // Only the next line written is stamped ns off; the clock stays.
+  void clock_glitch(std::int64_t ns);
+
+  // logd dies and init starts a new one: rings and statistics from zero.
+  void logd_restart();
+  // A reboot at once: logd and every app start again, monotonic time from
+  // `uptime_ns`, the wall clock at the host's plus clock_offset_ns, properties
+  // but persist.* back to their boot values, a new boot id.
+  void reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns = 3'000'000'000);
+  const std::string& boot_id() const { return boot_id_; }
+  std::int32_t logd_pid() const { return logd_pid_; }
+  // Changes whenever logd's memory is gone (restart, reboot).
+  std::uint64_t logd_generation() const { return logd_gen_; }
+  std::uint64_t reboots() const { return reboots_; }
+  std::uint64_t logd_restarts() const { return logd_restarts_; }
+  // Pids of processes with that name (pidof); empty when none.
+  std::vector<std::int32_t> pids_of(std::string_view name) const;
+
+  // The reader, for the truth. A follow stream of these buffers opened.
+  void reader_follow(LogMask mask);
+  // A follow stream wrote out the entry of logd generation `gen`, buffer
+  // `id`, index `index`, and the host took it.
+  void note_read(std::uint64_t gen, LogId id, std::uint64_t index);
+  // The reader went back to a checkpoint (never forward). False when no
+  // follow stream ever read this buffer.
+  bool reader_rollback(LogId id, std::uint64_t index);
+  std::uint64_t read_upto(LogId id) const { return reader_[static_cast<std::size_t>(id)].read_upto; }
   void set_paused(bool p);
   bool paused() const { return paused_; }
 
@@ -161,10 +208,13 @@ class Device {
   std::string dumpsys_surfaceflinger() const;
   std::string ps() const;
 
-  // Lines lost to ring-buffer wrap, over all buffers.
-  std::uint64_t lines_lost() const;
-  // Lines lost to the resuming reader (LogBuffers::open_reader).
+  // Lines lost to ring-buffer wrap, over all buffers, since the device started.
+  std::uint64_t lines_lost() const { return lines_pruned_; }
+  std::uint64_t lines_written() const;
+  // Lines the reader cannot count (see AppTruth).
   std::uint64_t reader_lost_lines() const { return reader_lost_lines_; }
+  std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
+  std::uint64_t reader_history_lines() const { return reader_history_lines_; }
   // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
   std::string truth_json() const;
 
@@ -180,6 +230,11 @@ class Device {
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c);
   std::string gfx_block(const AppState& a, bool window) const;
+  enum class Uncounted : std::uint8_t { lost, unknown };
+  void uncounted(Uncounted kind, const LogEntry& e);
+  void dropped(const LogEntry& e, DropReason why);
+  void logd_reset();
+  std::string new_boot_id();
 
   DeviceConfig cfg_;
   const Clock& clock_;
@@ -198,6 +253,35 @@ class Device {
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
+  std::uint64_t reader_unknown_lines_ = 0;
+  std::uint64_t reader_history_lines_ = 0;
+  std::uint64_t lines_pruned_ = 0;
+  std::array<std::uint64_t, kLogIdCount> lines_ever_{};  // written per buffer since the device started
+  int held_ = 0;
+  std::int64_t glitch_ns_ = 0;
+  std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were
+  std::string boot_id_;
+  std::int32_t logd_pid_ = 0;
+  std::uint64_t logd_gen_ = 1;
+  std::uint64_t reboots_ = 0, logd_restarts_ = 0;
+  std::map<std::string, std::string, std::less<>> boot_props_;
+  // Per buffer: has a follow stream read it (first sight), the index of the
+  // newest entry it wrote out, the first-sight index in this logd (history
+  // ends there), and entries dropped after being read (a rollback may turn
+  // them into lost ones; bounded).
+  struct Gone {
+    std::uint64_t index = 0;
+    std::int32_t app = -1;
+    std::uint32_t skipped = 0;
+    bool davey = false;
+  };
+  struct ReaderBuffer {
+    bool seen = false;
+    std::uint64_t read_upto = 0;
+    std::uint64_t floor = 0;
+    std::deque<Gone> gone;
+  };
+  std::array<ReaderBuffer, kLogIdCount> reader_{};
   // Per buffer, the header of the newest entry (see log_at).
   struct Header {
     std::int64_t wall_us = -1;

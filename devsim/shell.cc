@@ -211,11 +211,21 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
     }
     return r;
   }
-  if (count) f.next_seq = logs.seq_of_last(f.mask, *count);
-  else if (since) f.next_seq = logs.seq_after_time(f.mask, *since);
-  else f.next_seq = 0;
+  if (count) {
+    f.next_seq = logs.seq_of_last(f.mask, *count, f.pid);
+  } else if (since) {
+    // logd 12 (LogReader, LogReaderThread): start at the first entry stamped
+    // at or after TIME in sequence order; the first flush then skips what is
+    // stamped at or before TIME, later flushes skip nothing.
+    f.next_seq = logs.seq_at_time(f.mask, *since, f.pid);
+    f.start_time = *since;
+    f.first_pass_end = logs.next_seq();
+  } else {
+    f.next_seq = 0;
+  }
   f.dump = dump;
-  if (since && !dump) f.reader = logs.open_reader(f.mask, *since);
+  f.logd_gen = dev.logd_generation();
+  if (!dump) dev.reader_follow(f.mask);
   if (dump) {
     bool done = false;
     r.out += pump_logcat(dev, f, SIZE_MAX, &done);
@@ -223,6 +233,60 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   }
   r.follow = std::move(f);
   return r;
+}
+
+// toybox `date [-u] [+FORMAT]` on the device's clock (only reading it).
+int run_date(const Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  bool utc = false;
+  std::string format = "%a %b %e %H:%M:%S %Z %Y";
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i] == "-u") {
+      utc = true;
+    } else if (!w[i].empty() && w[i][0] == '+') {
+      format = w[i].substr(1);
+    } else {
+      r.err += "date: cannot set date: Operation not permitted\n";
+      return 1;
+    }
+  }
+  const std::int64_t ns = dev.wall_now();
+  const std::int64_t secs = ns / 1'000'000'000 - (ns % 1'000'000'000 < 0 ? 1 : 0);
+  const std::int32_t off = utc ? 0 : dev.config().tz_offset_s;
+  std::time_t tt = static_cast<std::time_t>(secs + off);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  std::string out;
+  char b[128];
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%' || i + 1 >= format.size()) {
+      out += format[i];
+      continue;
+    }
+    const char c = format[++i];
+    const std::int32_t a = off < 0 ? -off : off;
+    if (c == 's') {
+      out += std::to_string(secs);
+    } else if (c == 'N') {
+      std::snprintf(b, sizeof b, "%09lld", static_cast<long long>(ns - secs * 1'000'000'000));
+      out += b;
+    } else if (c == 'Z') {
+      if (off == 0) {
+        out += "UTC";
+      } else {
+        std::snprintf(b, sizeof b, "GMT%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+        out += b;
+      }
+    } else if (c == 'z') {
+      std::snprintf(b, sizeof b, "%c%02d%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+      out += b;
+    } else {
+      const char spec[3] = {'%', c, '\0'};
+      const std::size_t n = std::strftime(b, sizeof b, spec, &tm);
+      out.append(b, n);
+    }
+  }
+  r.out += out + "\n";
+  return 0;
 }
 
 std::string joined(const std::vector<std::string>& w, std::size_t from) {
@@ -314,6 +378,35 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     r.err += "Can't find service: " + w[1] + "\n";
     return 0;
   }
+  if (cmd == "cat") {
+    int status = 0;
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      if (w[i] == "/proc/sys/kernel/random/boot_id") {
+        r.out += dev.boot_id() + "\n";
+      } else if (w[i] == "/proc/uptime") {
+        const double up = static_cast<double>(dev.now_mono()) / 1e9;
+        char b[64];
+        std::snprintf(b, sizeof b, "%.2f %.2f\n", up, up * 3.1);
+        r.out += b;
+      } else {
+        r.err += "cat: " + w[i] + ": No such file or directory\n";
+        status = 1;
+      }
+    }
+    return status;
+  }
+  if (cmd == "pidof") {
+    // toybox: every pid of every name on one line; nothing found is exit 1.
+    std::string pids;
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      if (!w[i].empty() && w[i][0] == '-') continue;
+      for (std::int32_t pid : dev.pids_of(w[i])) pids += (pids.empty() ? "" : " ") + std::to_string(pid);
+    }
+    if (pids.empty()) return 1;
+    r.out += pids + "\n";
+    return 0;
+  }
+  if (cmd == "date") return run_date(dev, w, r);
   if (cmd == "logcat") {
     ShellResult lr = run_logcat(dev, std::vector<std::string>(w.begin() + 1, w.end()));
     r.out += lr.out;
@@ -418,6 +511,14 @@ ShellResult run_shell(Device& dev, std::string_view script) {
     r.exit = 2;
     return r;
   }
+  // A script runs in one instant of the simulation, so that its commands
+  // (`logcat -S; logcat …`, say) see one state of the device.
+  dev.advance();
+  dev.hold(true);
+  struct Release {
+    Device& d;
+    ~Release() { d.hold(false); }
+  } release{dev};
   int status = 0;
   std::string pending_op = ";";
   std::size_t i = 0;
@@ -461,16 +562,25 @@ ShellResult run_shell(Device& dev, std::string_view script) {
   return r;
 }
 
-std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done) {
+std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done,
+                        std::vector<WrittenEntry>* written) {
   std::string out;
   *done = false;
+  if (!f.dump && f.logd_gen != dev.logd_generation()) {
+    // logd went away: the reader socket reads EOF and logcat (Android 13's
+    // logcat.cpp) gives up with an error (its longer advice is left out).
+    *done = true;
+    f.exit = 1;
+    f.err = "logcat: Unexpected EOF!\n";
+    return out;
+  }
   const auto& logs = dev.logs();
   for (;;) {
     auto batch = logs.read(f.mask, f.next_seq, 256);
     if (batch.empty()) break;
     for (const LogEntry* e : batch) {
       f.next_seq = e->seq + 1;
-      logs.note_delivered(f.reader, *e);
+      if (e->seq < f.first_pass_end && e->wall_ns <= f.start_time) continue;
       if (f.pid >= 0 && e->pid != f.pid) continue;
       char min = f.default_min;
       for (const auto& [tag, p] : f.tag_min) {
@@ -490,6 +600,7 @@ std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_byte
       }
       f.last_printed = static_cast<int>(b);
       out += format_entry(*e, f.format, dev.config().tz_offset_s);
+      if (written) written->push_back(WrittenEntry{out.size(), e->id, e->index});
       if (f.max_count > 0 && --f.max_count == 0) {
         *done = true;
         return out;

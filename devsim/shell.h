@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,7 +30,21 @@ struct LogcatFollow {
   bool dump = false;                                   // -d/-t: stop at the end of the buffer
   bool dividers = false;                               // -D: "--------- switch to X" on buffer changes
   int last_printed = -1;                               // buffer of the last line printed
-  std::uint64_t reader = 0;                            // -T TIME follow: LogBuffers::open_reader id
+  // -T TIME: logd's first flush (the entries held when the stream opened,
+  // seq < first_pass_end) skips those stamped at or before start_time.
+  std::int64_t start_time = INT64_MIN;
+  std::uint64_t first_pass_end = 0;
+  std::uint64_t logd_gen = 0;  // the logd this stream reads from (Device::logd_generation)
+  // Set with *done when the stream ends on its own: logcat's exit status and stderr.
+  int exit = 0;
+  std::string err;
+};
+
+// One entry a pump wrote: its text ends at byte `end` of the pump's output.
+struct WrittenEntry {
+  std::size_t end = 0;
+  LogId id = LogId::main;
+  std::uint64_t index = 0;
 };
 
 struct ShellResult {
@@ -46,8 +61,11 @@ std::vector<std::string> shell_words(std::string_view line, bool* ok);
 ShellResult run_shell(Device& dev, std::string_view script);
 
 // Formats entries that are new for `f` (at most about max_bytes of output).
-// Sets *done when a -d/-m logcat has printed everything it will.
-std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done);
+// Sets *done when a -d/-m logcat has printed everything it will, or when its
+// logd went away (then f.exit and f.err say how logcat ended). `written`, if
+// given, gets every entry printed.
+std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done,
+                        std::vector<WrittenEntry>* written = nullptr);
 
 // Parses logcat's -T/-t argument. A count sets *count; a time sets *wall_ns.
 bool parse_logcat_start(std::string_view arg, std::int32_t tz_offset_s, std::int64_t now_wall_ns,

@@ -1,6 +1,9 @@
 #include "devsim/simulator.h"
 
+#include <bit>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace jank::devsim {
@@ -32,6 +35,19 @@ void for_devices(std::vector<std::shared_ptr<SimDevice>> devs, std::function<std
   c->fn = std::move(fn);
   c->done = std::move(done);
   c->step(0);
+}
+
+// A whole decimal number (sign and fraction allowed), nothing else.
+bool parse_number(const std::string& s, double* out) {
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return !s.empty() && *end == '\0' && std::isfinite(*out);
+}
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
 }
 
 std::string json_escape(const std::string& s) {
@@ -201,7 +217,8 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd.empty()) return reply("ERR empty command");
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
-                 "refresh restart crash flood setprop pause resume auth shutdown quit (see docs/devsim.md)");
+                 "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
+                 "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
   if (cmd == "shutdown") {
@@ -234,7 +251,8 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       t.pop_back();  // add transport facts before the closing brace
       return t + ",\"port\":" + std::to_string(d.port()) + ",\"plugged\":" + (d.plugged() ? "true" : "false") +
              ",\"hung\":" + (d.hung() ? "true" : "false") + ",\"connections\":" + std::to_string(d.connections()) +
-             ",\"paused\":" + (d.model().paused() ? "true" : "false") + "}";
+             ",\"paused\":" + (d.model().paused() ? "true" : "false") + ",\"slow_s\":" + number(d.slow_seconds()) +
+             "}";
     }, [reply](std::vector<std::string> r) {
       std::string s = "OK {\"devices\":[";
       for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
@@ -316,6 +334,57 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   } else if (cmd == "pause" || cmd == "resume") {
     const bool p = cmd == "pause";
     fn = [=](SimDevice& d) { d.model().set_paused(p); d.pump(); return std::string(); };
+  } else if (cmd == "clock") {
+    // clock DEV step|glitch SECONDS
+    const std::string what = arg(0);
+    double secs = 0;
+    if ((what != "step" && what != "glitch") || !parse_number(arg(1), &secs)) {
+      return reply("ERR usage: clock DEV step|glitch SECONDS");
+    }
+    const auto ns = static_cast<std::int64_t>(std::llround(secs * 1e9));
+    fn = [=](SimDevice& d) {
+      if (what == "step") d.model().clock_step(ns);
+      else d.model().clock_glitch(ns);
+      return std::string();
+    };
+  } else if (cmd == "logd-restart") {
+    fn = [](SimDevice& d) { d.logd_restart(); return std::string(); };
+  } else if (cmd == "reboot") {
+    // reboot DEV [AWAY_SECONDS] [CLOCK_OFFSET_SECONDS]
+    double away = 3, offset = 0;
+    if ((args.size() > 0 && !parse_number(arg(0), &away)) || (args.size() > 1 && !parse_number(arg(1), &offset)) ||
+        away < 0) {
+      return reply("ERR usage: reboot DEV [AWAY_SECONDS] [CLOCK_OFFSET_SECONDS]");
+    }
+    fn = [=](SimDevice& d) { d.reboot(away, offset); return std::string(); };
+  } else if (cmd == "slow") {
+    double secs = 0;
+    if (!parse_number(arg(0), &secs) || secs < 0) return reply("ERR usage: slow DEV SECONDS");
+    fn = [=](SimDevice& d) { d.set_slow(secs); return std::string(); };
+  } else if (cmd == "reader") {
+    // reader DEV BUFFER=INDEX [BUFFER=INDEX…]: the reader went back to a checkpoint.
+    std::vector<std::pair<LogId, std::uint64_t>> to;
+    for (const auto& a : args) {
+      const std::size_t eq = a.find('=');
+      std::string bad;
+      auto mask = eq == std::string::npos ? std::nullopt : parse_log_mask(a.substr(0, eq), &bad);
+      char* end = nullptr;
+      const std::string num_text = eq == std::string::npos ? std::string() : a.substr(eq + 1);
+      const unsigned long long index = std::strtoull(num_text.c_str(), &end, 10);
+      if (!mask || std::popcount(*mask) != 1 || num_text.empty() || *end != '\0') {
+        return reply("ERR usage: reader DEV BUFFER=INDEX [BUFFER=INDEX…]");
+      }
+      to.emplace_back(static_cast<LogId>(std::countr_zero(*mask)), index);
+    }
+    if (to.empty()) return reply("ERR usage: reader DEV BUFFER=INDEX [BUFFER=INDEX…]");
+    fn = [=](SimDevice& d) {
+      for (const auto& [id, index] : to) {
+        if (!d.model().reader_rollback(id, index)) {
+          return "no follow stream ever read " + std::string(log_id_name(id));
+        }
+      }
+      return std::string();
+    };
   } else if (cmd == "auth") {
     const bool unauthorized = arg(0) == "off";
     fn = [=](SimDevice& d) { d.set_unauthorized(unauthorized); return std::string(); };

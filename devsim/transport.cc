@@ -1,5 +1,6 @@
 #include "devsim/transport.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <deque>
@@ -60,10 +61,21 @@ struct Stream {
   std::uint32_t local = 0, remote = 0;
   enum class Kind { v2, raw, pty, exec } kind = Kind::v2;
   std::string pending;
+  std::uint64_t sent = 0;  // bytes of output that left `pending` in WRTEs
   bool awaiting_ack = false;
   bool finished = false;  // no more data will be added
   std::optional<LogcatFollow> follow;
   bool cut = false;
+  // Log entries in the output: the stream byte their text ends at. The host's
+  // OKAY for the WRTE carrying that byte makes them read (Device::note_read).
+  struct Mark {
+    std::uint64_t end = 0;
+    std::uint64_t gen = 0;
+    LogId id = LogId::main;
+    std::uint64_t index = 0;
+  };
+  std::deque<Mark> marks;
+  std::shared_ptr<asio::steady_timer> delay;  // a slow device's command not yet run
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -116,19 +128,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Stream& s = it->second;
     if (s.finished || s.pending.size() >= kFollowHighWater) return flush(s);
     bool done = false;
-    std::string text = pump_logcat(dev_.model(), *s.follow, kFollowHighWater, &done);
+    std::vector<WrittenEntry> written;
+    std::string text = pump_logcat(dev_.model(), *s.follow, kFollowHighWater, &done, &written);
     if (s.cut || dev_.take_cut()) {
       s.cut = true;
       const std::size_t nl = text.find('\n');
       if (nl != std::string::npos) {
         // Half a line, then EOF without an exit packet.
-        add_output(s, std::string_view(text).substr(0, std::max<std::size_t>(1, nl / 2)), 1);
+        add_log_output(s, text.substr(0, std::max<std::size_t>(1, nl / 2)), written);
         s.finished = true;
         return flush(s);
       }
     }
-    add_output(s, text, 1);
-    if (done) finish(s, 0);
+    add_log_output(s, text, written);
+    if (done) {
+      if (s.kind != Stream::Kind::exec) add_output(s, s.follow->err, 2);  // exec: stdout only
+      finish(s, s.follow->exit);
+    }
     flush(s);
   }
 
@@ -214,6 +230,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
     send_raw(packet(kCnxn, kVersion, kMaxPayload, dev_.banner()));
   }
 
+  // Adds logcat output and marks where its entries end (in stream bytes).
+  void add_log_output(Stream& s, const std::string& text, const std::vector<WrittenEntry>& written) {
+    const std::uint64_t base = s.sent + s.pending.size();
+    const std::uint64_t gen = dev_.model().logd_generation();
+    std::size_t newlines = 0, counted = 0;
+    for (const WrittenEntry& w : written) {
+      if (w.end > text.size()) break;  // cut off
+      std::uint64_t end = base + w.end;
+      if (s.kind == Stream::Kind::v2) {
+        end += 5;  // the packet header
+      } else if (s.kind == Stream::Kind::pty) {
+        newlines += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                                                        text.begin() + static_cast<std::ptrdiff_t>(w.end), '\n'));
+        counted = w.end;
+        end += newlines;  // each \n went out as \r\n
+      }
+      s.marks.push_back(Stream::Mark{end, gen, w.id, w.index});
+    }
+    add_output(s, text, 1);
+  }
+
   void on_open(std::uint32_t remote) {
     std::string svc(payload_.begin(), payload_.end());
     while (!svc.empty() && svc.back() == '\0') svc.pop_back();
@@ -236,9 +273,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     s.local = next_id_++;
     send_raw(packet(kOkay, s.local, remote));
+    const std::uint32_t id = s.local;
     auto [it, inserted] = streams_.emplace(s.local, std::move(s));
-    Stream& st = it->second;
+    const double slow = dev_.slow_seconds();
+    if (slow <= 0) return run(id, cmd);
+    // An overloaded device: the command runs, and answers, only later.
+    auto t = std::make_shared<asio::steady_timer>(sock_.get_executor());
+    it->second.delay = t;
+    t->expires_after(std::chrono::microseconds(static_cast<std::int64_t>(slow * 1e6)));
+    auto self = shared_from_this();
+    t->async_wait([this, self, id, cmd](boost::system::error_code ec) {
+      if (ec || closed_) return;
+      auto found = streams_.find(id);
+      if (found == streams_.end()) return;
+      found->second.delay.reset();
+      run(id, cmd);
+    });
+  }
 
+  void run(std::uint32_t id, const std::string& cmd) {
+    Stream& st = streams_.at(id);
     ShellResult r = run_shell(dev_.model(), cmd);
     if (st.kind == Stream::Kind::v2) {
       if (!r.out.empty()) st.pending += v2(1, r.out);
@@ -283,6 +337,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       const std::size_t n = std::min<std::size_t>(s.pending.size(), max_payload_);
       send_raw(packet(kWrte, s.local, s.remote, std::string_view(s.pending).substr(0, n)));
       s.pending.erase(0, n);
+      s.sent += n;
       s.awaiting_ack = true;
       return;
     }
@@ -298,6 +353,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     it->second.remote = remote;
     it->second.awaiting_ack = false;
     Stream& s = it->second;
+    // The host took everything sent so far.
+    while (!s.marks.empty() && s.marks.front().end <= s.sent) {
+      const Stream::Mark& m = s.marks.front();
+      dev_.model().note_read(m.gen, m.id, m.index);
+      s.marks.pop_front();
+    }
     if (s.follow && !s.finished && s.pending.size() < kFollowHighWater / 2) return pump_stream(local);
     flush(s);
   }
@@ -409,8 +470,8 @@ void SimDevice::tick() {
   });
 }
 
-void SimDevice::pump() {
-  if (model_->logs().next_seq() == pumped_seq_) return;
+void SimDevice::pump(bool force) {
+  if (!force && model_->logs().next_seq() == pumped_seq_) return;
   pumped_seq_ = model_->logs().next_seq();
   auto copy = conns_;
   for (auto& c : copy) c->pump();
@@ -473,6 +534,19 @@ void SimDevice::cut() {
   // No stream yet: the next one to send a line gets cut.
   cut_armed_ = !any;
   pumped_seq_ = 0;
+}
+
+void SimDevice::logd_restart() {
+  model_->logd_restart();
+  // Every following logcat reads EOF now.
+  pump(true);
+}
+
+void SimDevice::reboot(double away_seconds, double clock_offset_seconds) {
+  // adbd goes down with the device first; the model boots at once and runs
+  // while the transport is away.
+  unplug(std::max(away_seconds, 0.05));
+  model_->reboot(static_cast<std::int64_t>(clock_offset_seconds * 1e9));
 }
 
 }  // namespace jank::devsim

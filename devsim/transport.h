@@ -6,6 +6,7 @@
 
 #include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
 #include <boost/asio.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -54,11 +55,20 @@ class SimDevice : public std::enable_shared_from_this<SimDevice> {
   void cut();
   bool take_cut() { return std::exchange(cut_armed_, false); }
   void set_unauthorized(bool u) { opts_.unauthorized = u; }
+  // Every command opened from now on answers `seconds` late (0: at once).
+  void set_slow(double seconds) { slow_s_ = std::max(0.0, seconds); }
+  double slow_seconds() const { return slow_s_; }
+  // logd restarts: following logcat streams end with an error, adbd stays.
+  void logd_restart();
+  // The device reboots: away (unplugged) for away_seconds, back with its
+  // wall clock at the host's plus clock_offset_seconds.
+  void reboot(double away_seconds, double clock_offset_seconds);
   bool plugged() const { return plugged_; }
   std::size_t connections() const { return conns_.size(); }
 
-  // Pushes new log lines to every following logcat stream.
-  void pump();
+  // Pushes new log lines to every following logcat stream (force: even if
+  // nothing was logged since the last push).
+  void pump(bool force = false);
 
   // Connection bookkeeping.
   void forget(const std::shared_ptr<Connection>& c) { conns_.erase(c); }
@@ -82,6 +92,7 @@ class SimDevice : public std::enable_shared_from_this<SimDevice> {
   bool stopped_ = false;
   bool cut_armed_ = false;
   std::uint64_t pumped_seq_ = 0;
+  double slow_s_ = 0;
 };
 
 }  // namespace jank::devsim
