@@ -193,9 +193,13 @@ class Daemon {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     if (ok) {
       std::string error;
-      if (shared_.store.load(text, error)) {
+      metrics::Store::LoadReport report;
+      if (shared_.store.load(text, error, &report)) {
         log_info("restored state of " + std::to_string(shared_.store.devices().size()) + " devices from " +
-                 state_path());
+                 state_path() + (report.version < 2 ? " (an older format: logs resume by line count)" : ""));
+        // A value that cannot be true drops its record, not the file.
+        for (const auto& why : report.rejected) log_warning("state file " + state_path() + ": " + why);
+        for (const auto& [record, n] : report.rejected_by_record) shared_.daemon.state_rejected_records[record] += n;
       } else {
         const std::string aside = state_path() + ".bad-" + std::to_string(wall_ns() / 1'000'000'000);
         std::error_code ec;
@@ -210,6 +214,7 @@ class Daemon {
     for (const auto& [serial, device] : shared_.store.devices()) {
       device->live.live = true;
       device->live.up = false;
+      device->live.state = metrics::DeviceState::disconnected;
       device->live.down_since_ns = now;
       for (auto& [name, p] : device->packages) p.last_alive_ns = now;  // dead ones expire after the grace period
     }
@@ -227,11 +232,8 @@ class Daemon {
     }
     auto collector = std::make_shared<exporters::StoreCollector>(
         shared_.store,
-        [](const metrics::DeviceMetrics& d) {
-          // Windows end at "now" on the device's clock: host time minus the measured lag.
-          const std::int64_t lag_ns = static_cast<std::int64_t>(d.live.ingest_lag_seconds * 1e9);
-          return wall_ns() - (d.live.last_line_time_ns != 0 ? lag_ns : 0);
-        },
+        // Windows are kept on the host's timeline (metrics/device_clock.h): they end now.
+        [](const metrics::DeviceMetrics&) { return wall_ns(); },
         &shared_.mutex, &shared_.daemon);
     try {
       http_ = std::make_unique<exporters::HttpServer>(
@@ -322,11 +324,33 @@ class Daemon {
       }
       return;
     }
-    if (it != controllers_.end() && it->second->endpoint() == endpoint) {
+    const bool ours = it == controllers_.end() || it->second->endpoint() == endpoint;
+    if (it != controllers_.end() && ours) {
       log_info("device " + e.serial + " " + (e.new_state.empty() ? std::string("removed") : e.new_state));
       it->second->stop();
       controllers_.erase(it);
     }
+    if (ours) note_absent_state(e);
+  }
+
+  // A selected device the exporter cannot follow says why (unauthorized,
+  // offline, gone), never "up".
+  void note_absent_state(const ingest::DeviceEvent& e) {
+    if (!serial_selected(*config_, e.serial)) return;
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    const bool known = shared_.store.devices().contains(e.serial);
+    if (!known && e.new_state.empty()) return;  // never seen, now gone: nothing to say
+    auto& d = shared_.store.device(e.serial);
+    d.live.live = true;
+    if (d.live.up) return;
+    if (e.new_state.empty()) {
+      d.live.state = metrics::DeviceState::disconnected;
+    } else if (e.new_state == "unauthorized") {
+      d.live.state = metrics::DeviceState::unauthorized;
+    } else {
+      d.live.state = metrics::DeviceState::offline;
+    }
+    if (d.live.down_since_ns == 0) d.live.down_since_ns = wall_ns();
   }
 
   void wait_signal() {

@@ -34,15 +34,6 @@ std::string result_name(const ingest::ShellResult& r) {
   return "ok";
 }
 
-// "-T" argument for logcat: seconds.milliseconds since the epoch, which logcat
-// accepts as a time (a bare integer would be read as a line count).
-std::string logcat_time_argument(std::int64_t ns) {
-  const std::int64_t ms = ns / 1'000'000;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ms / 1000), static_cast<long long>(ms % 1000));
-  return buf;
-}
-
 }  // namespace
 
 DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const config::Config> config,
@@ -53,6 +44,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       serial_(std::move(serial)),
       shared_(shared),
       rng_(std::hash<std::string>{}(serial_) ^ static_cast<std::uint64_t>(wall_ns())),
+      deadline_(std::chrono::milliseconds(static_cast<long>(config_->command_timeout_seconds * 1000)),
+                std::chrono::milliseconds(static_cast<long>(config_->command_timeout_max_seconds * 1000))),
       restart_timer_(io),
       gfxinfo_timer_(io),
       display_timer_(io),
@@ -68,13 +61,21 @@ void DeviceController::with_device(F&& f) {
 
 void DeviceController::start() {
   running_ = true;
-  with_device([](metrics::Store&, metrics::DeviceMetrics& d) {
+  with_device([this](metrics::Store&, metrics::DeviceMetrics& d) {
     d.live.live = true;
     d.live.up = true;
     d.live.down_since_ns = 0;
+    d.live.state = metrics::DeviceState::starting;
+    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
   });
   begin_session();
 }
+
+void DeviceController::set_state(metrics::DeviceState state) {
+  with_device([state](metrics::Store&, metrics::DeviceMetrics& d) { d.live.state = state; });
+}
+
+std::chrono::milliseconds DeviceController::command_deadline() const { return deadline_.current(); }
 
 void DeviceController::stop() {
   if (!running_) return;
@@ -90,9 +91,9 @@ void DeviceController::stop() {
   liveness_timer_.cancel();
   std::lock_guard<std::mutex> lock(shared_.mutex);
   auto& d = shared_.store.device(serial_);
-  if (stream_) d.log_position = stream_->position();
   d.live.up = false;
   d.live.down_since_ns = wall_ns();
+  follower_.reset();
   stream_.reset();
   sink_.reset();
 }
@@ -100,7 +101,10 @@ void DeviceController::stop() {
 void DeviceController::begin_session() {
   if (!running_) return;
   ++generation_;
-  with_device([](metrics::Store&, metrics::DeviceMetrics& d) { ++d.live.sessions; });
+  with_device([](metrics::Store&, metrics::DeviceMetrics& d) {
+    ++d.live.sessions;
+    d.live.state = metrics::DeviceState::starting;
+  });
   step_features();
 }
 
@@ -120,10 +124,11 @@ void DeviceController::restart_session(const std::string& reason) {
   liveness_timer_.cancel();
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
-    if (stream_) shared_.store.device(serial_).log_position = stream_->position();
+    shared_.store.device(serial_).live.state = metrics::DeviceState::stalled;
+    follower_.reset();
+    stream_.reset();
+    sink_.reset();
   }
-  stream_.reset();
-  sink_.reset();
   restart_timer_.expires_after(delay);
   auto weak = weak_from_this();
   restart_timer_.async_wait([weak](boost::system::error_code ec) {
@@ -133,14 +138,15 @@ void DeviceController::restart_session(const std::string& reason) {
 
 void DeviceController::run(const std::string& command, std::size_t max_output,
                            std::function<void(ingest::ShellResult)> done) {
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->command_timeout_seconds * 1000));
+  const auto started = Clock::now();
+  const auto deadline = started + command_deadline();
   auto weak = weak_from_this();
   const std::uint64_t generation = generation_;
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
-                                  [weak, generation, done = std::move(done)](ingest::ShellResult result) {
+                                  [weak, generation, started, done = std::move(done)](ingest::ShellResult result) {
                                     auto self = weak.lock();
                                     if (!self || !self->running_ || self->generation_ != generation) return;
-                                    self->count_command(result);
+                                    self->count_command(result, Clock::now() - started);
                                     done(std::move(result));
                                   });
   // Keep handles only for cancellation; finished ones are pruned here.
@@ -150,8 +156,16 @@ void DeviceController::run(const std::string& command, std::size_t max_output,
   commands_.push_back(std::move(stream));
 }
 
-void DeviceController::count_command(const ingest::ShellResult& result) {
-  with_device([&](metrics::Store&, metrics::DeviceMetrics& d) { ++d.live.commands[result_name(result)]; });
+void DeviceController::count_command(const ingest::ShellResult& result, Clock::duration took) {
+  if (result.error.kind == ingest::AdbErrorKind::timeout) {
+    deadline_.on_timeout();
+  } else if (!result.error) {
+    deadline_.on_answer(std::chrono::duration_cast<std::chrono::milliseconds>(took));
+  }
+  with_device([&](metrics::Store&, metrics::DeviceMetrics& d) {
+    ++d.live.commands[result_name(result)];
+    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
+  });
 }
 
 void DeviceController::step_features() {
@@ -243,7 +257,7 @@ void DeviceController::step_processes() {
     // The stream may still be reading lines older than this list: a pid
     // reused since then would name the old process's lines wrongly, and a
     // process that died meanwhile would lose its name. Apply it once the
-    // stream has caught up with its snapshot.
+    // stream has passed what the ring held at its start.
     if (catching_up_) {
       pending_processes_ = std::move(list);
       return;
@@ -303,102 +317,40 @@ void DeviceController::step_display() {
 }
 
 namespace {
-const std::vector<std::string> kLogcatFormat = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system"};
 const std::vector<std::string> kLogcatBuffers = {"main", "system"};
-// Ends the snapshot (newest line, then logd's statistics) that precedes the
-// log lines in one command's output.
-constexpr std::string_view kSnapshotEnd = "jank_exporter:logcat-snapshot-end";
-constexpr std::size_t kMaxPreamble = 1 << 20;
+// Ends the preamble (boot id, logd's pid and statistics) that precedes the
+// log lines in the stream's output.
+constexpr std::string_view kPreambleEnd = "jank_exporter:logcat-snapshot-end";
 
-// The newest buffered line and logd's per-buffer line counts, taken in one
-// script so that the counts are those of the lines up to that newest one.
-std::string snapshot_command() {
-  std::vector<std::string> newest = kLogcatFormat;
-  newest.insert(newest.end(), {"-d", "-t", "1"});
-  return "export ANDROID_LOG_TAGS=\"''\"; logcat " + ingest::quote_args(newest) +
-         "; logcat -S -b main,system; echo " + std::string(kSnapshotEnd);
-}
-
-struct Snapshot {
-  parsers::LogPosition newest;
-  std::map<std::string, std::uint64_t, std::less<>> totals;  // lines ever written, per followed buffer
-};
-
-Snapshot parse_snapshot(std::string_view text) {
-  struct Ignore : parsers::LogcatSink {
-    void on_skipped_frames(const parsers::LogLine&, std::uint32_t) override {}
-    void on_davey(const parsers::LogLine&, const parsers::DaveyFrame&) override {}
-    void on_process_event(const parsers::LogLine&, const parsers::ProcessEvent&) override {}
-  } ignore;
-  parsers::LogcatStreamOptions options;
-  options.every_line = true;
-  parsers::LogcatStream newest(ignore, options);
-  newest.feed(text);
-  newest.finish();
-  Snapshot s;
-  s.newest = newest.position();
-  const auto stats = parsers::parse_logd_statistics(text);
-  for (const auto& b : kLogcatBuffers) {
-    const auto it = stats.find(b);
-    if (it == stats.end()) return {s.newest, {}};
-    s.totals[b] = it->second.total;
-  }
-  return s;
+// One script, so that the statistics describe the ring the stream then
+// prints whole (no -T: the position comes from the statistics and the last
+// counted line, never from a time).
+std::string stream_command() {
+  return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
+         std::string(kPreambleEnd) + "; " +
+         ingest::logcat_command({"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"});
 }
 }  // namespace
 
 void DeviceController::open_logcat() {
-  parsers::LogPosition position;
-  {
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    position = shared_.store.device(serial_).log_position;
-  }
-  if (position.valid) return open_logcat_at(position, true);
-  // First sight of this device: count from now on. The newest line in the
-  // buffer marks "now"; the stream then resumes after it like after a
-  // reconnect. logd's counts at that line anchor the lost-lines figure.
-  run(snapshot_command(), kSmallOutput, [this](ingest::ShellResult r) {
-    if (r.error) return restart_session("logcat -d: " + r.error.to_string());
-    const Snapshot snapshot = parse_snapshot(r.output);
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      auto& index = shared_.store.device(serial_).log_index;
-      index = {};
-      index.anchored = !snapshot.totals.empty();
-      index.lines = snapshot.totals;
-    }
-    // An empty buffer: everything that comes is new.
-    open_logcat_at(snapshot.newest, false);
-  });
-}
-
-void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool is_resume) {
   parsers::LogcatStreamOptions options;
-  options.every_line = true;
   options.max_line_bytes = config_->logcat_max_line_bytes;
-  std::vector<std::string> args = kLogcatFormat;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     auto& d = shared_.store.device(serial_);
     sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d);
     lines_base_ = d.lines;
     ++d.live.logcat_streams;
-    // First sight: the next checkpoint makes it durable, lines or not.
-    if (!is_resume) d.log_position = position;
+    stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
+    stream_->assume_utf8();  // logcat prints UTF-8: nothing is held back, so counts and cursor agree
+    follower_ = std::make_unique<parsers::LogcatFollower>(
+        d.log_cursor, kLogcatBuffers, kPreambleEnd, config_->logcat_max_line_bytes,
+        [this](const parsers::LogcatFollower::Line& line) { on_logcat_line(line); });
   }
-  stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
-  resume_checked_ = !is_resume;
-  in_preamble_ = true;
-  preamble_.clear();
-  snapshot_totals_.clear();
+  plan_applied_ = false;
+  resume_checked_ = false;
   pending_processes_.reset();
   catching_up_ = true;
-  args.push_back("-D");  // buffer dividers: each line's buffer is known
-  if (position.valid) {
-    args.push_back("-T");
-    args.push_back(logcat_time_argument(position.ns));
-    stream_->resume_after(position);
-  }
   ingest::StreamCallbacks callbacks;
   auto weak = weak_from_this();
   const std::uint64_t generation = generation_;
@@ -412,103 +364,71 @@ void DeviceController::open_logcat_at(const parsers::LogPosition& position, bool
     if (!self || !self->running_ || self->generation_ != generation) return;
     self->restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
   };
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+  // Opening the service on a slow device takes as long as its commands do.
+  const auto open_within = std::max(std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000)),
+                                    command_deadline());
   ingest::StreamOptions stream_options;
   stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
-  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_,
-                                       snapshot_command() + "; " + ingest::logcat_command(args), deadline,
+  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, stream_command(), Clock::now() + open_within,
                                        std::move(callbacks), stream_options);
 }
 
 void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
-  if (!in_preamble_) return feed_logcat(bytes);
-  preamble_.append(bytes);
-  const auto end = preamble_.find(kSnapshotEnd);
-  const auto nl = end == std::string::npos ? end : preamble_.find('\n', end);
-  if (nl == std::string::npos) {
-    if (preamble_.size() <= kMaxPreamble) return;
-    // No marker: whatever this shell printed, read it as log lines.
-    in_preamble_ = false;
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      caught_up();
+  stream_delivered_ = true;
+  {
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    auto& d = shared_.store.device(serial_);
+    host_now_ns_ = wall_ns();
+    shared_.store.set_host_time(host_now_ns_);
+    follower_->feed(bytes);
+    if (follower_->plan() && !plan_applied_) apply_plan(*follower_->plan());
+    d.lines = lines_base_;
+    d.lines += stream_->counts();
+    d.lines.duplicates += follower_->dropped_lines();
+    d.log_cursor = follower_->cursor();
+    const auto state = follower_->state();
+    if (plan_applied_ && !resume_checked_ && state == parsers::LogcatFollower::State::following) {
+      // The counted run ended by count, not on the last counted line's content.
+      resume_checked_ = true;
+      if (follower_->plan()->anchor_hash != 0 && !follower_->anchor_seen()) ++d.continuity.unconfirmed_resumes;
     }
-    const std::string all = std::move(preamble_);
-    preamble_.clear();
-    return feed_logcat(all);
+    if (catching_up_ && plan_applied_ && follower_->entries() >= follower_->plan()->held_entries) {
+      catching_up_ = false;
+      if (pending_processes_) apply_processes(*pending_processes_);
+      pending_processes_.reset();
+    }
+    if (state != parsers::LogcatFollower::State::failed) return;
   }
-  in_preamble_ = false;
-  apply_snapshot(std::string_view(preamble_).substr(0, end));
-  const std::string rest = preamble_.substr(nl + 1);
-  preamble_.clear();
-  if (!rest.empty()) feed_logcat(rest);
+  restart_session("logcat stream: " + follower_->error());
 }
 
-// Once the stream passes the snapshot's newest line, the lines of buffer b
-// counted up to there must number logd's Total for b: any shortfall left the
-// ring unread (while away, or under a slow stream). The index is then set to
-// that Total, so errors never accumulate.
-void DeviceController::apply_snapshot(std::string_view text) {
-  const Snapshot snapshot = parse_snapshot(text);
-  if (snapshot.newest.valid && !snapshot.totals.empty()) {
-    snapshot_totals_ = snapshot.totals;
-    stream_->set_mark(snapshot.newest);
-  }
-  std::lock_guard<std::mutex> lock(shared_.mutex);
-  index_base_ = shared_.store.device(serial_).log_index.lines;
-  if (snapshot_totals_.empty()) caught_up();  // no mark to wait for
-}
-
-void DeviceController::caught_up() {
-  catching_up_ = false;
-  if (pending_processes_) {
-    apply_processes(*pending_processes_);
-    pending_processes_.reset();
-  }
-}
-
-void DeviceController::feed_logcat(std::string_view bytes) {
-  std::lock_guard<std::mutex> lock(shared_.mutex);
+// Everything the preamble told, at once and with the cursor it gave: a
+// checkpoint never holds one without the other.
+void DeviceController::apply_plan(const parsers::ResumePlan& plan) {
+  plan_applied_ = true;
   auto& d = shared_.store.device(serial_);
-  shared_.store.set_host_time(wall_ns());
-  stream_->feed(bytes);
-  d.lines = lines_base_;
-  d.lines += stream_->counts();
-  d.log_position = stream_->position();
-  auto& index = d.log_index;
-  if (!snapshot_totals_.empty() && stream_->entries_at_mark()) {
-    const auto& at_mark = *stream_->entries_at_mark();
-    for (const auto& b : kLogcatBuffers) {
-      const auto it = at_mark.find(b);
-      const std::uint64_t read = it == at_mark.end() ? 0 : it->second;
-      const std::uint64_t total = snapshot_totals_[b];
-      if (index.anchored && total > index_base_[b] + read) index.lost += total - (index_base_[b] + read);
-      index_base_[b] = total > read ? total - read : 0;
-    }
-    index.anchored = true;  // an old state file: measured from here on
-    snapshot_totals_.clear();
-    caught_up();
+  auto& c = d.continuity;
+  const std::uint64_t lost = plan.lost_total();
+  if (plan.kind == parsers::ResumeKind::reboot) ++c.reboots;
+  if (plan.kind == parsers::ResumeKind::logd_restart) ++c.logd_restarts;
+  c.lost_lines += lost;
+  if (lost > 0) ++c.resumes_with_loss;
+  d.live.state = metrics::DeviceState::following;
+  log_info("device " + serial_ + ": log stream " + std::string(parsers::resume_kind_name(plan.kind)) +
+           (plan.counted_entries ? ", " + std::to_string(plan.counted_entries) + " entries counted before" : "") +
+           (lost ? ", " + std::to_string(lost) + " lines lost" : ""));
+}
+
+// Runs for every line the follower passes on, in order, under the mutex.
+void DeviceController::on_logcat_line(const parsers::LogcatFollower::Line& line) {
+  auto& d = shared_.store.device(serial_);
+  if (line.new_entry && line.device_ns) {
+    const std::int64_t at = d.clock.observe(*line.device_ns, host_now_ns_);
+    d.live.last_line_time_ns = *line.device_ns;
+    d.live.ingest_lag_seconds = static_cast<double>(host_now_ns_ - at) / 1e9;
   }
-  if (index.anchored) {
-    const auto& read = stream_->entries_by_buffer();
-    for (const auto& b : kLogcatBuffers) {
-      const auto it = read.find(b);
-      index.lines[b] = index_base_[b] + (it == read.end() ? 0 : it->second);
-    }
-  }
-  if (!resume_checked_ && !stream_->resuming()) {
-    resume_checked_ = true;
-    // Resuming re-reads the last counted line; if none came back, the log
-    // buffer wrapped while we were away and lines were lost.
-    if (stream_->counts().duplicates == 0) ++d.live.resume_gaps;
-  }
-  if (stream_->last_time().base == parsers::TimeBase::wall) {
-    const std::int64_t t = stream_->last_time().ns;
-    d.live.last_line_time_ns = t;
-    d.live.ingest_lag_seconds = static_cast<double>(wall_ns() - t) / 1e9;
-    shared_.store.note_time(d, t);
-  }
+  stream_->feed(line.text);
 }
 
 std::vector<std::string> DeviceController::packages_to_poll() {
@@ -595,14 +515,20 @@ void DeviceController::schedule_liveness() {
     auto self = weak.lock();
     if (!self || ec || !self->running_ || self->generation_ != generation) return;
     // A wedged device keeps its TCP connection but answers nothing; logcat
-    // would just look quiet. A trivial command with a deadline tells.
+    // would just look quiet. A trivial command with a deadline tells. A
+    // device whose stream still delivers is slow, not wedged: the timeout
+    // only lengthens its deadline.
+    self->stream_delivered_ = false;
     self->run("echo alive", 64, [weak](ingest::ShellResult r) {
       auto s = weak.lock();
       if (!s) return;
-      if (r.error || r.output.find("alive") == std::string::npos) {
+      const bool timed_out = r.error.kind == ingest::AdbErrorKind::timeout;
+      if ((r.error && !(timed_out && s->stream_delivered_)) || (!r.error && r.output.find("alive") == std::string::npos)) {
         s->restart_session("device does not answer (" + (r.error ? r.error.to_string() : "no echo") + ")");
         return;
       }
+      if (timed_out) log_warning("device " + s->serial_ + ": slow to answer; its stream still delivers, deadline now " +
+                                 std::to_string(s->command_deadline().count()) + " ms");
       s->schedule_liveness();
     });
   });

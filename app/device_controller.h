@@ -1,7 +1,8 @@
 // One followed device: facts, refresh rate, the skip-warning threshold, a
-// long-lived logcat stream resumed exactly where the last one stopped, and a
-// gfxinfo/framestats poller. Everything runs on the io_context; every device
-// command has a deadline, so a wedged device only stalls itself.
+// long-lived logcat stream resumed exactly after the last counted line
+// (parsers/logcat_cursor.h), and a gfxinfo/framestats poller. Everything runs
+// on the io_context; every device command has a deadline that adapts to a
+// slow device, so a wedged device only stalls itself.
 #pragma once
 
 #include <chrono>
@@ -19,10 +20,12 @@
 
 #include "app/shared_state.h"
 #include "config/config.h"
+#include "ingest/adaptive_deadline.h"
 #include "ingest/backoff.h"
 #include "ingest/device_stream.h"
 #include "ingest/endpoint.h"
 #include "ingest/protocol.h"
+#include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/process_list.h"
 
@@ -51,17 +54,17 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void step_display();
   void step_processes();
   void apply_processes(const parsers::ProcessList& list);  // with shared_.mutex held
-  void caught_up();                                        // likewise
   void open_logcat();
-  void open_logcat_at(const parsers::LogPosition& position, bool is_resume);
   void on_logcat_data(std::string_view bytes);
-  void feed_logcat(std::string_view bytes);
-  void apply_snapshot(std::string_view text);
+  void on_logcat_line(const parsers::LogcatFollower::Line& line);  // with shared_.mutex held
+  void apply_plan(const parsers::ResumePlan& plan);                // likewise
+  void set_state(metrics::DeviceState state);
+  std::chrono::milliseconds command_deadline() const;
   void schedule_gfxinfo(std::chrono::milliseconds delay);
   void poll_next_package();
   void schedule_liveness();
   std::vector<std::string> packages_to_poll();
-  void count_command(const ingest::ShellResult& result);
+  void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
   template <typename F>
   void with_device(F&& f);
 
@@ -77,20 +80,20 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   ingest::Backoff backoff_;
   std::mt19937_64 rng_;
 
+  ingest::AdaptiveDeadline deadline_;
+
   std::shared_ptr<ingest::DeviceStream> logcat_;
   std::vector<std::shared_ptr<ingest::DeviceStream>> commands_;
   std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
   std::unique_ptr<parsers::LogcatStream> stream_;
+  std::unique_ptr<parsers::LogcatFollower> follower_;
+  bool plan_applied_ = false;
   parsers::LineCounts lines_base_;  // the device's totals before this stream
-  bool resume_checked_ = true;
-  // `logcat -S` output ahead of the stream's lines, until its end marker.
-  bool in_preamble_ = false;
-  std::string preamble_;
-  // log_index.lines = index_base_ + this stream's entries, per buffer.
-  std::map<std::string, std::uint64_t, std::less<>> index_base_;
-  // logd's Total per buffer at the snapshot, until the stream passes its mark.
-  std::map<std::string, std::uint64_t, std::less<>> snapshot_totals_;
-  // The stream has not yet passed its snapshot: `ps` output waits.
+  std::int64_t host_now_ns_ = 0;    // when the bytes being fed arrived
+  bool resume_checked_ = false;     // whether the counted run ended on the last counted line was noted
+  bool stream_delivered_ = false;     // data since the last liveness probe
+  // The stream has not yet passed what the ring held at its start: `ps`
+  // output waits (a reused pid would name older lines wrongly).
   bool catching_up_ = false;
   std::optional<parsers::ProcessList> pending_processes_;
 

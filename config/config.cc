@@ -205,7 +205,8 @@ void read_document(const YAML::Node& root, Loader& l, Config& c) {
                  [&](const YAML::Node& n, const std::string& path) {
                    l.mapping(n, path,
                              {{"connect_seconds", l.number(c.connect_timeout_seconds, 0.1, 600)},
-                              {"command_seconds", l.number(c.command_timeout_seconds, 0.1, 3600)}});
+                              {"command_seconds", l.number(c.command_timeout_seconds, 0.1, 3600)},
+                              {"command_max_seconds", l.number(c.command_timeout_max_seconds, 0.1, 3600)}});
                  }},
                 {"http",
                  [&](const YAML::Node& n, const std::string& path) {

@@ -62,6 +62,8 @@ struct Config {
   // timeouts
   double connect_timeout_seconds = 5;
   double command_timeout_seconds = 20;
+  // A device that answers slowly gets longer deadlines, up to this.
+  double command_timeout_max_seconds = 120;
 
   // http
   std::optional<BasicAuth> basic_auth;

@@ -287,7 +287,19 @@ void add_percentiles(SeriesSink& f, const char* name, const char* help, const La
 
 void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
   const auto& l = d.live;
-  f.gauge("android_device_up", "1 while the device is online (adb state \"device\") and followed.", dev, l.up ? 1 : 0);
+  f.gauge("android_device_up",
+          "1 while the device's log is followed and counted (jank_exporter_device_state{state=\"following\"}).", dev,
+          l.up && l.state == metrics::DeviceState::following ? 1 : 0);
+  for (const auto state : metrics::kDeviceStates) {
+    f.gauge("jank_exporter_device_state",
+            "What the exporter is doing with the device: 1 for the current state, 0 for the others.", dev,
+            Extra{"state", std::string(metrics::device_state_name(state))}, l.state == state ? 1 : 0);
+  }
+  if (l.command_deadline_seconds > 0) {
+    f.gauge("jank_exporter_device_command_deadline_seconds",
+            "Deadline device commands get now: the configured one, longer while the device answers slowly.", dev,
+            l.command_deadline_seconds);
+  }
   if (!l.info.empty()) {
     std::vector<ClientMetric::Label> labels = dev.list();
     for (const auto& [k, v] : l.info) labels.push_back({k, v});
@@ -300,14 +312,30 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
             dev, static_cast<double>(l.sessions));
   f.counter("jank_exporter_logcat_streams_total", "Logcat streams opened on the device.", dev,
             static_cast<double>(l.logcat_streams));
+  const auto& c = d.continuity;
   f.counter("jank_exporter_logcat_resume_gaps_total",
-            "Resumes that found the last counted line gone from the device's log buffer (lines lost).", dev,
-            static_cast<double>(l.resume_gaps));
-  if (d.log_index.anchored) {
-    f.counter("jank_exporter_logcat_lost_lines_total",
-              "Lines of the followed log buffers that the device's ring dropped before they were read.", dev,
-              static_cast<double>(d.log_index.lost));
+            "Log streams that found lines gone from the device's ring before they were read.", dev,
+            static_cast<double>(c.resumes_with_loss));
+  f.counter("jank_exporter_logcat_lost_lines_total",
+            "Lines of the followed log buffers that left the device's ring (wrap, logcat -c) before they were read.",
+            dev, static_cast<double>(c.lost_lines));
+  f.counter("jank_exporter_device_reboots_total",
+            "Reboots seen (a new boot id); lines written between the last read and the reboot are unknown.", dev,
+            static_cast<double>(c.reboots));
+  f.counter("jank_exporter_logd_restarts_total",
+            "logd restarts seen without a reboot; lines written between the last read and the restart are unknown.",
+            dev, static_cast<double>(c.logd_restarts));
+  f.counter("jank_exporter_logcat_unconfirmed_resumes_total",
+            "Resumes whose last counted line was not found by its content; the position came from logd's counts alone.",
+            dev, static_cast<double>(c.unconfirmed_resumes));
+  if (const auto offset = d.clock.offset_ns()) {
+    f.gauge("android_device_clock_offset_seconds",
+            "Device wall clock minus host wall clock, learned from log lines as they arrive (within the read latency).",
+            dev, -static_cast<double>(*offset) / 1e9);
   }
+  f.counter("jank_exporter_device_clock_steps_total",
+            "Device clock steps seen in the log (a stamp after its arrival, or well before the line before it).", dev,
+            static_cast<double>(d.clock.steps()));
   for (const auto& [result, n] : l.gfxinfo_polls) {
     f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", dev, Extra{"result", result},
               static_cast<double>(n));
@@ -318,7 +346,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   }
   if (l.last_line_time_ns != 0) {
     f.gauge("jank_exporter_ingest_lag_seconds",
-            "Host time at receipt minus the time of the newest log line (includes clock skew).", dev,
+            "Host time at receipt minus the host-time place of the newest log line read (how far behind the reader is).", dev,
             l.ingest_lag_seconds);
     f.gauge("jank_exporter_last_line_timestamp_seconds", "Time of the newest log line read, on the device's clock.",
             dev, static_cast<double>(l.last_line_time_ns) / 1e9);
@@ -345,6 +373,11 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   f.counter("jank_exporter_state_load_failures_total",
             "State files that could not be read at start-up (set aside; counting restarted).", none,
             static_cast<double>(m.state_load_failures));
+  for (const auto& [record, n] : m.state_rejected_records) {
+    f.counter("jank_exporter_state_rejected_records_total",
+              "Records of the state file dropped at start for holding values that cannot be true, by record kind.",
+              none, Extra{"record", record}, static_cast<double>(n));
+  }
   f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
             none, Extra{"result", "success"}, static_cast<double>(m.config_reloads));
   f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",

@@ -100,12 +100,34 @@ bool StateReader::expect(std::string_view tag) {
   return true;
 }
 
-std::uint64_t StateReader::u64() {
+std::uint64_t StateReader::hash() {
   if (failed_) return 0;
   std::string_view t = next();
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || p != t.data() + t.size()) set_error("bad number '" + std::string(t.substr(0, 40)) + "'");
+  return v;
+}
+
+std::uint64_t StateReader::u64() {
+  if (failed_) return 0;
+  std::string_view t = next();
+  // Any integer parses (a negative or oversized one is a bad value, not a
+  // broken file); only a token that is no integer at all breaks the file.
+  const bool negative = !t.empty() && t.front() == '-';
+  const std::string_view digits = negative ? t.substr(1) : t;
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  const bool integer = !digits.empty() && p == digits.data() + digits.size() &&
+                       (ec == std::errc() || ec == std::errc::result_out_of_range);
+  if (!integer) {
+    set_error("bad number '" + std::string(t.substr(0, 40)) + "'");
+    return 0;
+  }
+  if (negative || ec != std::errc() || v > kMaxCount) {
+    ++rejected_;
+    return 0;
+  }
   return v;
 }
 
@@ -156,7 +178,7 @@ std::string StateReader::str() {
 }
 
 std::uint64_t StateReader::count(std::uint64_t max) {
-  std::uint64_t n = u64();
+  std::uint64_t n = hash();
   if (n > max) {
     set_error("count " + std::to_string(n) + " exceeds " + std::to_string(max));
     return 0;

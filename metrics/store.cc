@@ -1,6 +1,8 @@
 #include "metrics/store.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <string>
 
 #include "metrics/state_io.h"
@@ -18,6 +20,18 @@ std::int64_t wall_time_ns(const parsers::LogLine& line, bool& has_time) {
 }
 
 }  // namespace
+
+std::string_view device_state_name(DeviceState state) {
+  switch (state) {
+    case DeviceState::starting: return "starting";
+    case DeviceState::following: return "following";
+    case DeviceState::stalled: return "stalled";
+    case DeviceState::unauthorized: return "unauthorized";
+    case DeviceState::offline: return "offline";
+    case DeviceState::disconnected: return "disconnected";
+  }
+  return "unknown";
+}
 
 PackageMetrics::PackageMetrics(std::int64_t window_seconds)
     : skip_size(buckets::skip_size_frames()),
@@ -105,11 +119,12 @@ void Store::record_skip(DeviceMetrics& device, std::string_view package_name, st
   pkg.skipped_frames += frames;
   ++pkg.skip_events;
   pkg.skip_size.observe(frames);
-  // Without a timestamp (brief layout) the event lands at the newest known time.
-  const std::int64_t at = has_time ? time_ns : device.latest_time_ns;
+  // Windows run on the host's timeline (metrics/device_clock.h); without a
+  // timestamp (brief layout) the event lands at the newest known time.
+  const std::int64_t at = has_time ? device.clock.place(time_ns) : device.latest_time_ns;
   pkg.window.add(at, frames);
   device.window.add(at, frames);
-  if (has_time) note_time(device, time_ns);
+  if (has_time) note_time(device, at);
 }
 
 void Store::record_davey(DeviceMetrics& device, std::string_view package_name, const parsers::DaveyFrame& davey) {
@@ -180,7 +195,9 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
 namespace {
 
 constexpr std::string_view kStateMagic = "jank_exporter_state";
-constexpr std::uint64_t kStateVersion = 1;
+// 2: the log cursor (logd indices and line identities), log continuity
+// counters and the device clock; windows on host time. 1 is still read.
+constexpr std::uint64_t kStateVersion = 2;
 
 void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
   w.tag("package").str(name).newline();
@@ -196,7 +213,7 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   w.newline();
 }
 
-bool load_package(StateReader& r, PackageMetrics& p) {
+void load_package(StateReader& r, PackageMetrics& p) {
   p.skipped_frames = r.u64();
   p.skip_events = r.u64();
   p.skip_size.load(r);
@@ -208,7 +225,55 @@ bool load_package(StateReader& r, PackageMetrics& p) {
   p.gfxinfo.load(r);
   p.has_framestats = r.boolean();
   p.framestats.load(r);
-  return !r.fail();
+}
+
+void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
+  w.tag("cursor").boolean(c.valid).str(c.boot_id).i64(c.logd_pid).str(c.last_buffer).u64(c.buffers.size());
+  for (const auto& [name, b] : c.buffers) w.str(name).u64(b.index).hash(b.last_hash);
+}
+
+bool plausible_boot_id(const std::string& id) {
+  if (id.empty()) return true;
+  if (id.size() != 36) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) { return c == '-' || std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// False when a value in it cannot be true.
+bool load_cursor(StateReader& r, parsers::LogCursor& c) {
+  const std::uint64_t rejected = r.rejected();
+  r.expect("cursor");
+  c.valid = r.boolean();
+  c.boot_id = r.str();
+  c.logd_pid = r.i64();
+  c.last_buffer = r.str();
+  const std::uint64_t n = r.count(64);
+  for (std::uint64_t k = 0; k < n && !r.fail(); ++k) {
+    std::string name = r.str();
+    auto& b = c.buffers[name];
+    b.index = r.u64();
+    b.last_hash = r.hash();
+  }
+  return r.rejected() == rejected && plausible_boot_id(c.boot_id) && c.logd_pid >= 0 && c.logd_pid <= (1 << 22) &&
+         (c.last_buffer.empty() || c.buffers.contains(c.last_buffer));
+}
+
+// Reads the v1 log position (device timestamps: no longer used) and its
+// loss index, which holds the logd indices a v2 cursor starts from.
+void load_v1_position(StateReader& r, parsers::LogCursor& c, DeviceMetrics::LogContinuity& continuity) {
+  r.boolean();  // position valid
+  r.i64();      // newest timestamp
+  const std::uint64_t hashes = r.count(1'000'000);
+  for (std::uint64_t k = 0; k < hashes && !r.fail(); ++k) r.hash();
+  if (!r.peek("logindex")) return;
+  r.expect("logindex");
+  const bool anchored = r.boolean();
+  continuity.lost_lines = r.u64();
+  const std::uint64_t buffers = r.count(64);
+  for (std::uint64_t k = 0; k < buffers && !r.fail(); ++k) {
+    std::string buffer = r.str();
+    c.buffers[buffer].index = r.u64();
+  }
+  c.valid = anchored;
 }
 
 }  // namespace
@@ -228,11 +293,13 @@ std::string Store::save() const {
     std::map<std::int32_t, std::string_view> pids(d->pid_names.begin(), d->pid_names.end());
     w.u64(pids.size());
     for (const auto& [pid, name] : pids) w.i64(pid).str(name);
-    w.newline().boolean(d->log_position.valid).i64(d->log_position.ns).u64(d->log_position.hashes.size());
-    for (auto h : d->log_position.hashes) w.u64(h);
-    // Optional record (older state files lack it): the loss measurement.
-    w.newline().tag("logindex").boolean(d->log_index.anchored).u64(d->log_index.lost).u64(d->log_index.lines.size());
-    for (const auto& [buffer, n] : d->log_index.lines) w.str(buffer).u64(n);
+    w.newline();
+    save_cursor(w, d->log_cursor);
+    const auto& c = d->continuity;
+    w.newline().tag("continuity").u64(c.lost_lines).u64(c.resumes_with_loss).u64(c.reboots).u64(c.logd_restarts);
+    w.u64(c.unconfirmed_resumes);
+    const auto offset = d->clock.offset_ns();
+    w.newline().tag("clock").boolean(offset.has_value()).i64(offset.value_or(0)).u64(d->clock.steps());
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
   }
@@ -240,21 +307,36 @@ std::string Store::save() const {
   return w.text();
 }
 
-bool Store::load(std::string_view text, std::string& error) {
+bool Store::load(std::string_view text, std::string& error, LoadReport* report) {
   StateReader r(text);
+  LoadReport local;
+  LoadReport& rep = report ? *report : local;
   std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>> loaded;
+  std::uint64_t version = 0;
   if (r.expect(kStateMagic)) {
-    if (const auto version = r.u64(); !r.fail() && version != kStateVersion) {
-      r.set_error("state version " + std::to_string(version) + " is not " + std::to_string(kStateVersion));
+    version = r.u64();
+    if (!r.fail() && version != 1 && version != kStateVersion) {
+      r.set_error("state version " + std::to_string(version) + " is not 1 or " + std::to_string(kStateVersion));
     }
   }
+  rep.version = version;
+  auto reject = [&](const std::string& serial, const std::string& record, const std::string& why) {
+    rep.rejected.push_back(serial + ": " + record + ": " + why);
+    ++rep.rejected_by_record[record.substr(0, record.find(' '))];
+  };
   const std::uint64_t devices = r.count(100'000);
   for (std::uint64_t i = 0; i < devices && !r.fail(); ++i) {
     r.expect("device");
     std::string serial = r.str();
     auto d = std::make_unique<DeviceMetrics>(serial, options_);
+    std::uint64_t before = r.rejected();
     d->refresh_hz = r.f64();
     d->refresh_is_fallback = r.boolean();
+    if (!(d->refresh_hz > 0 && d->refresh_hz <= 1000)) {
+      d->refresh_hz = options_.default_refresh_hz;
+      d->refresh_is_fallback = true;
+      reject(serial, "device_counters", "refresh rate out of range");
+    }
     auto& l = d->lines;
     l.received = r.u64();
     l.duplicates = r.u64();
@@ -262,28 +344,62 @@ bool Store::load(std::string_view text, std::string& error) {
     l.unmatched = r.u64();
     if (r.count(64) != l.discarded.size()) r.set_error("discard reasons changed");
     for (auto& n : l.discarded) n = r.u64();
-    d->window.load(r);
+    SkipWindow window(options_.window_seconds);
+    window.load(r);
+    // Version 1 kept windows on device time; they are a minute long anyway.
+    if (version >= 2) d->window = window;
     d->package_overflow_events = r.u64();
     d->gfxinfo_dumps = r.u64();
     d->latest_time_ns = r.i64();
     d->has_time = r.boolean();
+    if (r.rejected() != before) {
+      l = {};
+      d->package_overflow_events = 0;
+      d->gfxinfo_dumps = 0;
+      reject(serial, "device_counters", "a count out of range; the device's line counts restart from 0");
+    }
     const std::uint64_t pids = r.count(options_.max_pids_per_device);
     for (std::uint64_t k = 0; k < pids && !r.fail(); ++k) {
-      const auto pid = static_cast<std::int32_t>(r.i64());
-      d->pid_names[pid] = r.str();
+      const std::int64_t pid = r.i64();
+      std::string name = r.str();
+      if (pid >= 0 && pid <= INT32_MAX) d->pid_names[static_cast<std::int32_t>(pid)] = std::move(name);
     }
-    d->log_position.valid = r.boolean();
-    d->log_position.ns = r.i64();
-    const std::uint64_t hashes = r.count(1'000'000);
-    for (std::uint64_t k = 0; k < hashes && !r.fail(); ++k) d->log_position.hashes.push_back(r.u64());
-    if (r.peek("logindex")) {
-      r.expect("logindex");
-      d->log_index.anchored = r.boolean();
-      d->log_index.lost = r.u64();
-      const std::uint64_t buffers = r.count(64);
-      for (std::uint64_t k = 0; k < buffers && !r.fail(); ++k) {
-        std::string buffer = r.str();
-        d->log_index.lines[buffer] = r.u64();
+    if (version == 1) {
+      before = r.rejected();
+      load_v1_position(r, d->log_cursor, d->continuity);
+      if (r.rejected() != before) {
+        d->log_cursor = {};
+        d->continuity = {};
+        reject(serial, "log_cursor", "a log index out of range; counting restarts from now");
+      }
+    } else {
+      if (!load_cursor(r, d->log_cursor)) {
+        d->log_cursor = {};
+        reject(serial, "log_cursor", "a value no logd can have; counting restarts from now");
+      }
+      before = r.rejected();
+      r.expect("continuity");
+      auto& c = d->continuity;
+      c.lost_lines = r.u64();
+      c.resumes_with_loss = r.u64();
+      c.reboots = r.u64();
+      c.logd_restarts = r.u64();
+      c.unconfirmed_resumes = r.u64();
+      if (r.rejected() != before) {
+        c = {};
+        reject(serial, "device_counters", "a log continuity count out of range; restarts from 0");
+      }
+      r.expect("clock");
+      const bool known = r.boolean();
+      const std::int64_t offset = r.i64();
+      before = r.rejected();
+      const std::uint64_t steps = r.u64();
+      // A century either way is no clock any device runs.
+      constexpr std::int64_t kMaxOffsetNs = 100LL * 366 * 86'400 * 1'000'000'000;
+      if (r.rejected() != before || offset > kMaxOffsetNs || offset < -kMaxOffsetNs) {
+        reject(serial, "device_clock", "offset or steps out of range; learned again");
+      } else {
+        d->clock.restore(known ? std::optional<std::int64_t>(offset) : std::nullopt, steps);
       }
     }
     const std::uint64_t packages = r.count(1'000'000);
@@ -292,7 +408,13 @@ bool Store::load(std::string_view text, std::string& error) {
       std::string name = r.str();
       auto [it, inserted] = d->packages.emplace(name, PackageMetrics(options_.window_seconds));
       if (!inserted) r.set_error("package listed twice");
+      before = r.rejected();
       load_package(r, it->second);
+      if (version < 2) it->second.window = SkipWindow(options_.window_seconds);
+      if (r.rejected() != before && !r.fail()) {
+        it->second = PackageMetrics(options_.window_seconds);
+        reject(serial, "package " + name, "a count out of range; its series restart from 0");
+      }
     }
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
@@ -315,14 +437,14 @@ void DeviceLogcatRecorder::on_skipped_frames(const parsers::LogLine& line, std::
 void DeviceLogcatRecorder::on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) {
   bool has_time = false;
   const std::int64_t t = wall_time_ns(line, has_time);
-  if (has_time) store_.note_time(device_, t);
+  if (has_time) store_.note_time(device_, device_.clock.place(t));
   store_.record_davey(device_, Store::package_label(device_, line.pid, line.package), davey);
 }
 
 void DeviceLogcatRecorder::on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) {
   bool has_time = false;
   const std::int64_t t = wall_time_ns(line, has_time);
-  if (has_time) store_.note_time(device_, t);
+  if (has_time) store_.note_time(device_, device_.clock.place(t));
   store_.record_process(device_, event);
 }
 

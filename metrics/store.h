@@ -2,18 +2,22 @@
 // parsers, with no knowledge of sockets or of Prometheus. Exporters read it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
+#include "metrics/device_clock.h"
 #include "metrics/framestats_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/skip_window.h"
 #include "parsers/gfxinfo.h"
+#include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
 
 namespace jank::metrics {
@@ -52,6 +56,20 @@ struct PackageMetrics {
   bool has_framestats = false;
 };
 
+// What the exporter is doing with a device (jank_exporter_device_state).
+enum class DeviceState : std::uint8_t {
+  starting,      // a session is setting up (facts, threshold, display, the log stream's preamble)
+  following,     // the log stream runs and its position is known: the device is counted
+  stalled,       // commands or the stream failed or timed out; a new session comes after a backoff
+  unauthorized,  // the adb server lists it, but the device has not accepted this host's key
+  offline,       // the adb server lists it in another state (offline, recovery, sideload, …)
+  disconnected,  // the adb server no longer lists it
+};
+inline constexpr std::array<DeviceState, 6> kDeviceStates = {
+    DeviceState::starting, DeviceState::following,    DeviceState::stalled,
+    DeviceState::unauthorized, DeviceState::offline, DeviceState::disconnected};
+std::string_view device_state_name(DeviceState state);
+
 struct DeviceMetrics {
   DeviceMetrics(std::string serial, const StoreOptions& options);
 
@@ -68,25 +86,29 @@ struct DeviceMetrics {
 
   std::map<std::string, PackageMetrics, std::less<>> packages;
   std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
-  parsers::LogPosition log_position;                       // how far this device's log was counted
-  // Lost lines (docs/metrics.md): per buffer, the index of the newest counted
-  // line in logd's count of lines ever written to that buffer (`logcat -S`
-  // "Total"); lines the ring dropped beyond it were never read.
-  struct LogIndex {
-    bool anchored = false;  // known since the device was first seen
-    std::map<std::string, std::uint64_t, std::less<>> lines;
-    std::uint64_t lost = 0;
-  } log_index;
+  // Where this device's log was counted up to (parsers/logcat_cursor.h).
+  parsers::LogCursor log_cursor;
+  // What happened to the log between streams (docs/metrics.md).
+  struct LogContinuity {
+    std::uint64_t lost_lines = 0;           // left logd's ring before they were read (wrap, logcat -c)
+    std::uint64_t resumes_with_loss = 0;    // streams that found lost lines
+    std::uint64_t reboots = 0;              // new boot ids seen
+    std::uint64_t logd_restarts = 0;        // new logd instances seen (same boot)
+    std::uint64_t unconfirmed_resumes = 0;  // resumes whose last counted line was not found by content
+  } continuity;
+  // The device clock against the host's: windows are kept on host time.
+  DeviceClock clock;
 
   // Live status, set by the daemon (replays leave `live` false and export none of it).
   struct Live {
     bool live = false;
-    bool up = false;
+    bool up = false;                              // a session runs (see state for whether it counts)
+    DeviceState state = DeviceState::starting;
+    double command_deadline_seconds = 0;          // the deadline device commands get now (adapts to slow devices)
     std::map<std::string, std::string> info;      // model, manufacturer, sdk, release, fingerprint
     int skip_threshold_frames = 30;               // the threshold believed in effect for running apps
     std::uint64_t sessions = 0;                   // sessions started (first connection and reconnects)
     std::uint64_t logcat_streams = 0;             // logcat streams opened
-    std::uint64_t resume_gaps = 0;                // resumes that found the old position gone from the buffer
     std::map<std::string, std::uint64_t> gfxinfo_polls;   // by result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
@@ -98,13 +120,16 @@ struct DeviceMetrics {
 // The daemon's own state, beside the devices.
 struct DaemonMetrics {
   struct AdbServer {
-    bool up = false;
+    bool up = false;                              // a session runs (see state for whether it counts)
+    DeviceState state = DeviceState::starting;
+    double command_deadline_seconds = 0;          // the deadline device commands get now (adapts to slow devices)
     std::map<std::string, std::uint64_t> errors;  // by error kind
   };
   std::map<std::string, AdbServer> adb_servers;   // by endpoint "host:port"
   std::uint64_t checkpoints_written = 0;
   std::uint64_t checkpoint_failures = 0;
   std::uint64_t state_load_failures = 0;
+  std::map<std::string, std::uint64_t> state_rejected_records;  // by record kind (Store::LoadReport)
   std::uint64_t config_reloads = 0;
   std::uint64_t config_reload_failures = 0;
   std::string version;
@@ -144,9 +169,18 @@ class Store {
   static std::string package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed);
 
   // The whole model as text (the daemon's checkpoint), and back. load()
-  // replaces the store's devices only when the whole text is valid.
+  // replaces the store's devices only when the text is well-formed; within
+  // it, a record holding a value that cannot be true (a count near 2^64, a
+  // log position beyond any logd's) is dropped on its own and reported.
+  struct LoadReport {
+    std::uint64_t version = 0;
+    // "<serial>: <record>: <why>", one per dropped record.
+    std::vector<std::string> rejected;
+    // Per record kind (package, device_counters, log_cursor, device_clock).
+    std::map<std::string, std::uint64_t> rejected_by_record;
+  };
   std::string save() const;
-  bool load(std::string_view text, std::string& error);
+  bool load(std::string_view text, std::string& error, LoadReport* report = nullptr);
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);

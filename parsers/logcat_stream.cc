@@ -7,9 +7,6 @@ namespace jank::parsers {
 namespace {
 
 constexpr std::size_t kEncodingProbeBytes = 64;
-// Lines sharing one timestamp: a burst from one process can print hundreds
-// in the same millisecond; beyond this the resume may recount a few.
-constexpr std::size_t kMaxPositionHashes = 4096;
 
 std::string_view strip_cr(std::string_view s) {
   if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -34,15 +31,6 @@ bool looks_like_metric_message(std::string_view line) {
 }
 
 }  // namespace
-
-std::uint64_t log_line_hash(std::string_view line) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : line) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string_view discard_reason_name(DiscardReason reason) {
   switch (reason) {
@@ -144,7 +132,7 @@ void LogcatStream::feed_utf8(std::string_view text) {
   if (last_nl != nullptr) {
     std::size_t region_len = static_cast<std::size_t>(last_nl - text.data()) + 1;
     std::string_view region = text.substr(0, region_len);
-    ScanResult scanned = scan_lines(region, max, *this, options_.every_line);
+    ScanResult scanned = scan_lines(region, max, *this);
     counts_.received += scanned.plain_lines;
     counts_.unmatched += scanned.plain_lines;
     // The newest timestamp costs one header parse per chunk, not one per line.
@@ -211,12 +199,6 @@ void LogcatStream::process_line(std::string_view line) {
 
 void LogcatStream::visit(std::string_view line, unsigned flags) { handle(line, flags); }
 
-void LogcatStream::resume_after(const LogPosition& from) {
-  resume_ = from;
-  resuming_ = from.valid;
-  position_ = from;
-}
-
 std::optional<LogLine> LogcatStream::header_for(std::string_view line) {
   if (layout_ != LogLayout::unknown && layout_ != LogLayout::raw) {
     if (auto parsed = parse_log_line(line, layout_, options_.parse)) return parsed;
@@ -236,48 +218,6 @@ void LogcatStream::note_time(std::string_view last_line) {
 
 void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   std::string_view line = strip_cr(raw_line);
-  std::optional<LogLine> parsed_header;
-  if (options_.every_line) {
-    if (auto buffer = buffer_separator(line)) {
-      buffer_.assign(*buffer);
-      last_entry_.reset();
-    }
-  }
-  if (options_.every_line && !line.empty() && line.size() <= options_.max_line_bytes && (flags & kLineNul) == 0) {
-    parsed_header = header_for(strip_tool_prefix(line));
-    if (parsed_header && parsed_header->time.base == TimeBase::wall) {
-      const std::int64_t t = parsed_header->time.ns;
-      const std::uint64_t hash = log_line_hash(line);
-      const bool is_mark = mark_ && t == mark_->ns &&
-                           std::find(mark_->hashes.begin(), mark_->hashes.end(), hash) != mark_->hashes.end();
-      if (mark_ && !entries_at_mark_ && t > mark_->ns) entries_at_mark_ = entries_;
-      if (resuming_) {
-        const bool seen = t < resume_.ns || (t == resume_.ns && std::find(resume_.hashes.begin(), resume_.hashes.end(),
-                                                                           hash) != resume_.hashes.end());
-        if (seen) {
-          ++counts_.duplicates;
-          if (is_mark && !entries_at_mark_) entries_at_mark_ = entries_;
-          return;
-        }
-        if (t > resume_.ns) resuming_ = false;
-      }
-      EntryHeader header{t, parsed_header->pid, parsed_header->tid, parsed_header->priority,
-                         std::string(parsed_header->tag)};
-      if (last_entry_ != header) {
-        ++entries_[buffer_];
-        last_entry_ = std::move(header);
-      }
-      if (is_mark && !entries_at_mark_) entries_at_mark_ = entries_;
-      if (!position_.valid || t > position_.ns) {
-        position_.valid = true;
-        position_.ns = t;
-        position_.hashes.assign(1, hash);
-      } else if (t == position_.ns && position_.hashes.size() < kMaxPositionHashes) {
-        position_.hashes.push_back(hash);
-      }
-      last_time_ = parsed_header->time;
-    }
-  }
   ++counts_.received;
   if (line.size() > options_.max_line_bytes) {
     discard(DiscardReason::too_long);
@@ -317,7 +257,7 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   }
 
   LogLine entry;
-  if (auto header = parsed_header ? parsed_header : header_for(line)) {
+  if (auto header = header_for(line)) {
     entry = *header;
     pending_header_ = false;
   } else if (pending_header_) {

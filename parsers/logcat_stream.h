@@ -54,23 +54,8 @@ class LogcatSink {
 struct LogcatStreamOptions {
   std::size_t max_line_bytes = 16 * 1024;
   ParseOptions parse;
-  // Parse every line's header, not only the lines that can carry a metric:
-  // needed to keep an exact resume position (the live daemon), pointless for
-  // replays of files.
-  bool every_line = false;
 };
 
-// Where a device's log was read up to: the newest wall-clock timestamp seen
-// and a hash of every line with exactly that timestamp. Resuming with
-// `logcat -T <time>` replays some of those lines; the hashes tell which.
-struct LogPosition {
-  bool valid = false;
-  std::int64_t ns = 0;
-  std::vector<std::uint64_t> hashes;
-};
-
-// Identity of a line for resume de-duplication (FNV-1a over its bytes).
-std::uint64_t log_line_hash(std::string_view line);
 
 // The lines of a region that need a full parse, found by scan_region() —
 // which touches no stream state, so big inputs can be scanned on several
@@ -96,35 +81,16 @@ class LogcatStream final : private LineVisitor {
   // stripped it): no bytes are held back to detect the encoding.
   void assume_utf8();
   // A region scanned by scan_region(); the stream must hold no partial line
-  // (feed it whole regions, ending with '\n'). Not with every_line.
+  // (feed it whole regions, ending with '\n').
   void feed_scanned(const ScannedRegion& region);
 
   const LineCounts& counts() const { return counts_; }
-  // Only with every_line: the position after the last line read.
-  const LogPosition& position() const { return position_; }
-  // Only with every_line: drop lines at or before `from` that were counted
-  // already (older timestamp, or same timestamp and a known hash) until the
-  // first newer line.
-  void resume_after(const LogPosition& from);
-  bool resuming() const { return resuming_; }
   // Layout of the last line whose header parsed (unknown before any).
   LogLayout layout() const { return layout_; }
   // Time of the newest line with a timestamp seen at a chunk boundary or in a
   // parsed line (TimeBase::none before any).
   LogTime last_time() const { return last_time_; }
   std::size_t buffered_bytes() const { return partial_.size() + decoded_.size(); }
-  // Only with every_line: log entries read after the resume position, by
-  // the buffer named by the last "--------- beginning of X" / "switch to X"
-  // ("" before any). Consecutive lines with one header (time, pid, tid,
-  // priority, tag) in one buffer are one multi-line entry. Duplicates and
-  // lines without a wall-clock header are not entries.
-  const std::map<std::string, std::uint64_t, std::less<>>& entries_by_buffer() const { return entries_; }
-  // Only with every_line: entries_by_buffer() as it stood when the stream
-  // passed `mark` (that line read, duplicate or not, or a newer one arrived).
-  void set_mark(const LogPosition& mark) { mark_ = mark; }
-  const std::optional<std::map<std::string, std::uint64_t, std::less<>>>& entries_at_mark() const {
-    return entries_at_mark_;
-  }
 
  private:
   void settle_encoding();
@@ -159,22 +125,6 @@ class LogcatStream final : private LineVisitor {
   std::string pending_package_;
   std::string pending_uid_name_;
 
-  LogPosition position_;
-  LogPosition resume_;
-  bool resuming_ = false;
-
-  std::string buffer_;  // from the last buffer separator
-  std::map<std::string, std::uint64_t, std::less<>> entries_;
-  struct EntryHeader {
-    std::int64_t ns = 0;
-    std::int32_t pid = 0, tid = 0;
-    char priority = 0;
-    std::string tag;
-    bool operator==(const EntryHeader&) const = default;
-  };
-  std::optional<EntryHeader> last_entry_;
-  std::optional<LogPosition> mark_;
-  std::optional<std::map<std::string, std::uint64_t, std::less<>>> entries_at_mark_;
 };
 
 }  // namespace jank::parsers

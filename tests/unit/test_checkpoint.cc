@@ -26,12 +26,19 @@ void fill(metrics::Store& store) {
   metrics::DeviceLogcatRecorder rec(store, d);
   parsers::LogcatStreamOptions o;
   o.parse.default_year = 2024;
-  o.every_line = true;
   parsers::LogcatStream s(rec, o);
   s.feed(read("logcat_threadtime.input"));
   s.finish();
   d.lines = s.counts();
-  d.log_position = s.position();
+  d.log_cursor.valid = true;
+  d.log_cursor.boot_id = "0f0e0d0c-0b0a-4908-8706-050403020100";
+  d.log_cursor.logd_pid = 321;
+  d.log_cursor.buffers["main"] = {1234, 0xfedcba9876543210ull};  // a hash uses all 64 bits
+  d.log_cursor.buffers["system"] = {99, 7};
+  d.log_cursor.last_buffer = "main";
+  d.continuity.lost_lines = 17;
+  d.continuity.reboots = 2;
+  d.clock.observe(1'700'000'000'000'000'000, 1'700'000'003'600'000'000);
   store.record_gfxinfo(d, parsers::parse_gfxinfo(read("gfxinfo_two_polls.input")));
   auto& other = store.device("emulator-5554");
   store.record_skip(other, "com.x y", 5'000'000'000, true, 7);  // a label needing escapes
@@ -58,8 +65,9 @@ TEST_CASE("a checkpoint restores the store exactly", "[checkpoint]") {
   CHECK(restored.save() == saved);
   CHECK(exposition(restored) == exposition(original));
   const auto& d = *restored.devices().at("127.0.0.1:5555");
-  CHECK(d.log_position.valid);
-  CHECK(d.log_position.ns == original.devices().at("127.0.0.1:5555")->log_position.ns);
+  CHECK(d.log_cursor == original.devices().at("127.0.0.1:5555")->log_cursor);
+  CHECK(d.continuity.lost_lines == 17);
+  CHECK(d.clock.offset_ns() == 3'600'000'000);
   CHECK(d.pid_names.at(8400) == "com.example.shop");
 }
 
@@ -99,4 +107,97 @@ TEST_CASE("a damaged checkpoint is rejected and leaves the store untouched", "[c
   CHECK_THAT(error, Catch::Contains("version"));
   CHECK_FALSE(target.load(saved + "trailing", error));
   CHECK(target.save() == before);
+}
+
+namespace {
+
+// A field of the saved text, by the token that precedes it.
+std::string replace_after(std::string text, const std::string& before, const std::string& value) {
+  const auto at = text.find(before);
+  REQUIRE(at != std::string::npos);
+  const auto start = at + before.size();
+  const auto end = text.find_first_of(" \n", start);
+  return text.replace(start, end - start, value);
+}
+
+}  // namespace
+
+TEST_CASE("values that cannot be true drop their record, not the file", "[checkpoint]") {
+  metrics::Store original;
+  fill(original);
+  const std::string saved = original.save();
+  metrics::Store restored;
+  std::string error;
+  metrics::Store::LoadReport report;
+
+  SECTION("a counter near 2^64 does not wrap: its package restarts from 0") {
+    // skipped_frames of the first package of emulator-5554 ("com.x y").
+    const std::string bad = replace_after(saved, "package \"com.x%20y\n", "18446744073709551610");
+    REQUIRE(restored.load(bad, error, &report));
+    const auto& d = *restored.devices().at("emulator-5554");
+    CHECK(d.packages.at("com.x y").skipped_frames == 0);
+    CHECK(report.rejected_by_record.at("package") == 1);
+    // The other device is whole.
+    CHECK(restored.devices().at("127.0.0.1:5555")->log_cursor == original.devices().at("127.0.0.1:5555")->log_cursor);
+  }
+  SECTION("a negative log index drops the cursor: counting restarts from now") {
+    const std::string bad = replace_after(saved, " 2 \"main ", "-5");
+    REQUIRE(restored.load(bad, error, &report));
+    CHECK_FALSE(restored.devices().at("127.0.0.1:5555")->log_cursor.valid);
+    CHECK(report.rejected_by_record.at("log_cursor") == 1);
+    CHECK(restored.devices().at("127.0.0.1:5555")->packages.size() ==
+          original.devices().at("127.0.0.1:5555")->packages.size());
+  }
+  SECTION("a log index beyond any logd's") {
+    const std::string bad = replace_after(saved, " 2 \"main ", "99999999999999999999");
+    REQUIRE(restored.load(bad, error, &report));
+    CHECK_FALSE(restored.devices().at("127.0.0.1:5555")->log_cursor.valid);
+  }
+  SECTION("a boot id that is no boot id") {
+    const std::string bad = replace_after(saved, "cursor 1 ", "\"not-a-boot-id");
+    REQUIRE(restored.load(bad, error, &report));
+    CHECK_FALSE(restored.devices().at("127.0.0.1:5555")->log_cursor.valid);
+  }
+  SECTION("a clock offset of centuries is learned again") {
+    const std::string bad = replace_after(saved, "clock 1 ", "9000000000000000000");
+    REQUIRE(restored.load(bad, error, &report));
+    CHECK_FALSE(restored.devices().at("127.0.0.1:5555")->clock.offset_ns());
+    CHECK(report.rejected_by_record.at("device_clock") == 1);
+  }
+  CHECK(report.rejected.size() == 1);
+}
+
+TEST_CASE("a version 1 state file keeps its counters and resumes by line count", "[checkpoint]") {
+  // Written by the previous release: a time-based position (here one in
+  // 2100, which must not matter) and the loss index that v2 resumes from.
+  const std::string v1 =
+      "jank_exporter_state 1 1\n"
+      "device \"sim0 60 0\n"
+      "10 0 2 8 4 0 0 0 0\n"
+      "1 1700000000 9 9 0 0 1700000000000000000 1\n"
+      "0\n"
+      "1 4102444800000000000 1 12345\n"
+      "logindex 1 3 2 \"main 500 \"system 80\n"
+      "1\n"
+      "package \"com.example.feed\n"
+      "9 1 9 0 0 0 0 1 0 0 0 0 1 9 1 1700000000 9 9\n"
+      "0 0 9 0 0 0 0 0 0 0 0 0 0 0\n"
+      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 10 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+      "0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+      "end\n";
+  metrics::Store s;
+  std::string error;
+  metrics::Store::LoadReport report;
+  const bool ok = s.load(v1, error, &report);
+  INFO(error);
+  REQUIRE(ok);
+  CHECK(report.version == 1);
+  const auto& d = *s.devices().at("sim0");
+  CHECK(d.log_cursor.valid);
+  CHECK(d.log_cursor.buffers.at("main").index == 500);
+  CHECK(d.log_cursor.buffers.at("system").index == 80);
+  CHECK(d.log_cursor.buffers.at("main").last_hash == 0);
+  CHECK(d.continuity.lost_lines == 3);
+  CHECK(d.packages.at("com.example.feed").skipped_frames == 9);
+  CHECK(d.lines.received == 10);
 }

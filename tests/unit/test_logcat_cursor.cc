@@ -1,0 +1,402 @@
+// The resume and loss arithmetic of parsers/logcat_cursor, table-tested
+// against a small logd of the test's own: per-buffer rings with lifetime
+// totals, merged by sequence, printed as the exporter's stream prints them.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "parsers/logcat_cursor.h"
+
+using namespace jank::parsers;
+
+namespace {
+
+const std::vector<std::string> kBuffers = {"main", "system"};
+constexpr std::string_view kEnd = "END-OF-PREAMBLE";
+
+struct Entry {
+  std::uint64_t seq;
+  int buffer;  // 0 main, 1 system
+  std::int64_t wall_us;
+  std::string msg;
+};
+
+// What logd keeps: rings pruned oldest first, lifetime totals that neither
+// prune nor clear lowers, one sequence over all buffers.
+struct FakeLogd {
+  std::string boot_id = "0f0e0d0c-0b0a-4908-8706-050403020100";
+  std::int64_t pid = 321;
+  std::int64_t clock_us = 1'700'000'000'000'000;  // the device's wall clock
+  std::uint64_t seq = 0;
+  std::size_t capacity = 1000;  // entries per buffer
+  std::deque<Entry> ring[2];
+  std::uint64_t total[2] = {0, 0};
+
+  void log(int buffer, std::string msg, std::int64_t stamp_shift_us = 0) {
+    clock_us += 1000;
+    ring[buffer].push_back({++seq, buffer, clock_us + stamp_shift_us, std::move(msg)});
+    ++total[buffer];
+    while (ring[buffer].size() > capacity) ring[buffer].pop_front();
+  }
+  void clear() {
+    ring[0].clear();
+    ring[1].clear();
+  }
+  void restart() {  // logd restart: new pid, empty rings, totals from zero
+    clear();
+    total[0] = total[1] = 0;
+    ++pid;
+  }
+  void reboot() {
+    restart();
+    boot_id = "1f0e0d0c-0b0a-4908-8706-050403020100";
+  }
+
+  static std::string line(const Entry& e) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%19" PRId64 ".%06" PRId64 "  %4d  %4d I ", e.wall_us / 1'000'000,
+                  e.wall_us % 1'000'000, 100 + e.buffer, 100 + e.buffer);
+    return std::string(head) + (e.buffer == 0 ? "Choreographer: " : "ActivityManager: ") + e.msg + "\n";
+  }
+
+  // The exporter's stream: boot id, logd pid, statistics, marker, then the
+  // whole ring merged by sequence with -D dividers.
+  std::string stream() const {
+    std::string s = boot_id + "\n" + std::to_string(pid) + "\n";
+    // logd's columns: 9 characters of row name, then 19 per buffer.
+    auto row = [](std::string name, const std::vector<std::string>& cells) {
+      name.resize(9, ' ');
+      for (auto cell : cells) {
+        cell.resize(19, ' ');
+        name += cell;
+      }
+      return name + "\n";
+    };
+    s += row("size/num", {"main", "system", "Total"});
+    s += row("Total", {"0/" + std::to_string(total[0]), "0/" + std::to_string(total[1]),
+                       "0/" + std::to_string(total[0] + total[1])});
+    s += row("Now", {"0/" + std::to_string(ring[0].size()), "0/" + std::to_string(ring[1].size()),
+                     "0/" + std::to_string(ring[0].size() + ring[1].size())});
+    s += std::string(kEnd) + "\n";
+    std::vector<const Entry*> merged;
+    for (const auto& r : ring) {
+      for (const auto& e : r) merged.push_back(&e);
+    }
+    std::sort(merged.begin(), merged.end(), [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
+    int printed = -1;
+    for (const Entry* e : merged) {
+      if (printed != e->buffer) s += std::string("--------- switch to ") + (e->buffer == 0 ? "main" : "system") + "\n";
+      printed = e->buffer;
+      s += line(*e);
+    }
+    return s;
+  }
+};
+
+struct Read {
+  std::vector<std::string> messages;  // of the entries passed on
+  ResumePlan plan;
+  LogCursor cursor;
+  bool anchor_seen = false;
+  std::uint64_t dropped = 0;
+};
+
+// One stream: feeds it in chunks of `chunk` bytes and collects what is passed on.
+Read follow(const FakeLogd& logd, const LogCursor& saved, std::size_t chunk = 7) {
+  Read r;
+  LogcatFollower f(saved, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
+    if (!l.new_entry) return;
+    const auto colon = l.text.find(": ");
+    r.messages.emplace_back(l.text.substr(colon + 2, l.text.size() - colon - 3));
+  });
+  const std::string s = logd.stream();
+  for (std::size_t i = 0; i < s.size(); i += chunk) f.feed(std::string_view(s).substr(i, chunk));
+  REQUIRE(f.state() != LogcatFollower::State::failed);
+  REQUIRE(f.plan());
+  r.plan = *f.plan();
+  r.cursor = f.cursor();
+  r.anchor_seen = f.anchor_seen();
+  r.dropped = f.dropped_lines();
+  return r;
+}
+
+std::vector<std::string> names(const std::string& prefix, int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i <= to; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("preamble: boot id, logd pid and statistics; garbled statistics are refused", "[cursor]") {
+  const std::string ok =
+      "0F0E0D0C-0B0A-4908-8706-050403020100\n"
+      "321\n"
+      "size/num main               system             Total\n"
+      "Total    10/5            20/7            30/12\n"
+      "Now      4/2            20/7            24/9\n";
+  auto p = parse_stream_preamble(ok, kBuffers);
+  REQUIRE(p);
+  CHECK(p->boot_id == "0f0e0d0c-0b0a-4908-8706-050403020100");
+  CHECK(p->logd_pid == 321);
+  CHECK(p->lines.at("main").total == 5);
+  CHECK(p->lines.at("main").now == 2);
+  CHECK(p->lines.at("system").total == 7);
+  // Without pidof or boot_id the statistics still do.
+  auto bare = parse_stream_preamble(ok.substr(ok.find("size/num")), kBuffers);
+  REQUIRE(bare);
+  CHECK(bare->boot_id.empty());
+  CHECK(bare->logd_pid == 0);
+  CHECK_FALSE(parse_stream_preamble("/system/bin/sh: logcat: not found\n", kBuffers));
+  CHECK_FALSE(parse_stream_preamble(ok.substr(0, ok.find("Now")), kBuffers));
+  // A buffer that holds more than was ever written is not logd talking.
+  CHECK_FALSE(parse_stream_preamble("size/num main system\nTotal 0/1 0/1\nNow 0/5 0/1\n", kBuffers));
+}
+
+TEST_CASE("first sight counts from now: what the ring holds is history", "[cursor]") {
+  FakeLogd logd;
+  for (int i = 0; i < 5; ++i) logd.log(i % 2, "old" + std::to_string(i));
+  const Read r = follow(logd, LogCursor{});
+  CHECK(r.plan.kind == ResumeKind::first_sight);
+  CHECK(r.plan.counted_entries == 5);
+  CHECK(r.plan.lost_total() == 0);
+  CHECK(r.messages.empty());
+  CHECK(r.cursor.buffers.at("main").index == 3);
+  CHECK(r.cursor.buffers.at("system").index == 2);
+  CHECK(r.cursor.boot_id == logd.boot_id);
+  CHECK(r.cursor.logd_pid == 321);
+}
+
+TEST_CASE("resume continues after the last counted entry, exactly, in any chunking", "[cursor]") {
+  FakeLogd logd;
+  for (int i = 0; i < 4; ++i) logd.log(i % 2, "old" + std::to_string(i));
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 6; ++i) logd.log(i % 2, "a" + std::to_string(i));
+  const Read second = follow(logd, first.cursor);
+  CHECK(second.messages == names("a", 1, 6));
+  for (int i = 7; i <= 9; ++i) logd.log(i % 2, "a" + std::to_string(i));
+  for (std::size_t chunk : {1u, 13u, 4096u}) {
+    const Read third = follow(logd, second.cursor, chunk);
+    CHECK(third.plan.kind == ResumeKind::resume);
+    CHECK(third.plan.counted_entries == 10);
+    CHECK(third.anchor_seen);
+    CHECK(third.plan.lost_total() == 0);
+    CHECK(third.messages == names("a", 7, 9));
+  }
+}
+
+TEST_CASE("device clock steps do not move the position", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  const Read second = follow(logd, first.cursor);
+  REQUIRE(second.messages == std::vector<std::string>{"a1"});
+
+  SECTION("clock back an hour") { logd.clock_us -= 3'600'000'000; }
+  SECTION("clock forward a year") { logd.clock_us += 365LL * 86'400'000'000; }
+  logd.log(0, "a2");
+  logd.log(1, "a3");
+  const Read third = follow(logd, second.cursor);
+  CHECK(third.anchor_seen);
+  CHECK(third.messages == std::vector<std::string>{"a2", "a3"});
+  // And once more after that, whatever the stamps.
+  logd.log(0, "a4");
+  CHECK(follow(logd, third.cursor).messages == std::vector<std::string>{"a4"});
+}
+
+TEST_CASE("one line stamped a year ahead blinds nothing", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  logd.log(0, "glitch", 365LL * 86'400'000'000);
+  logd.log(0, "a2");
+  const Read second = follow(logd, first.cursor);
+  CHECK(second.messages == std::vector<std::string>{"a1", "glitch", "a2"});
+  logd.log(1, "a3");
+  CHECK(follow(logd, second.cursor).messages == std::vector<std::string>{"a3"});
+}
+
+TEST_CASE("a ring that wrapped while away: the rest is counted, the loss is exact", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 10;
+  logd.log(0, "old");
+  logd.log(1, "old-system");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "p1");
+  logd.log(1, "p2");
+  const Read second = follow(logd, first.cursor);
+  for (int i = 1; i <= 25; ++i) logd.log(0, "m" + std::to_string(i));
+  logd.log(1, "s1");
+  const Read r = follow(logd, second.cursor);
+  CHECK(r.plan.kind == ResumeKind::resume);
+  // main: 25 unread, 10 held → 15 lost; system: its last counted entry is still held.
+  CHECK(r.plan.lost.at("main") == 15);
+  CHECK_FALSE(r.plan.lost.contains("system"));
+  CHECK(r.plan.anchor_hash != 0);
+  CHECK(r.anchor_seen);
+  auto expected = names("m", 16, 25);
+  expected.push_back("s1");
+  CHECK(r.messages == expected);
+  CHECK(r.cursor.buffers.at("main").index == 27);
+  CHECK(r.cursor.buffers.at("system").index == 3);
+}
+
+TEST_CASE("both rings wrapped: everything held is new", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 3;
+  logd.log(0, "old");
+  logd.log(1, "old-system");
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 5; ++i) logd.log(i % 2, "x" + std::to_string(i));
+  for (int i = 6; i <= 11; ++i) logd.log(i % 2, "x" + std::to_string(i));
+  const Read r = follow(logd, first.cursor);
+  CHECK(r.plan.counted_entries == 0);
+  CHECK(r.plan.anchor_hash == 0);
+  CHECK(r.plan.lost_total() == 5);
+  CHECK(r.messages == names("x", 6, 11));
+}
+
+TEST_CASE("logcat -c of lines already read is no loss; of unread lines, exactly those", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  logd.log(1, "a2");
+  const Read second = follow(logd, first.cursor);
+  REQUIRE(second.messages.size() == 2);
+
+  SECTION("cleared after reading") {
+    logd.clear();
+    logd.log(0, "b1");
+    const Read r = follow(logd, second.cursor);
+    CHECK(r.plan.lost_total() == 0);
+    CHECK(r.messages == std::vector<std::string>{"b1"});
+  }
+  SECTION("three unread lines cleared") {
+    logd.log(0, "u1");
+    logd.log(1, "u2");
+    logd.log(0, "u3");
+    logd.clear();
+    logd.log(0, "b1");
+    const Read r = follow(logd, second.cursor);
+    CHECK(r.plan.lost.at("main") == 2);
+    CHECK(r.plan.lost.at("system") == 1);
+    CHECK(r.messages == std::vector<std::string>{"b1"});
+  }
+}
+
+TEST_CASE("a logd restart starts a new log: all of it counts, nothing is called lost", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 5; ++i) logd.log(0, "a" + std::to_string(i));
+  const Read second = follow(logd, first.cursor);
+  logd.restart();
+  logd.log(1, "n1");
+  logd.log(0, "n2");
+  const Read r = follow(logd, second.cursor);
+  CHECK(r.plan.kind == ResumeKind::logd_restart);
+  CHECK(r.plan.lost_total() == 0);
+  CHECK(r.messages == std::vector<std::string>{"n1", "n2"});
+
+  SECTION("without pidof: totals that went down tell") {
+    LogCursor no_pid = second.cursor;
+    no_pid.logd_pid = 0;
+    FakeLogd again = logd;
+    again.pid = 0;
+    const Read t = follow(again, no_pid);
+    CHECK(t.plan.kind == ResumeKind::logd_restart);
+    CHECK(t.messages == std::vector<std::string>{"n1", "n2"});
+  }
+}
+
+TEST_CASE("a reboot while away: every line of the new boot counts, its early wrap is lost", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 4;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.reboot();
+  logd.clock_us -= 86'400'000'000;  // no RTC: a day behind
+  for (int i = 1; i <= 6; ++i) logd.log(0, "boot" + std::to_string(i));
+  const Read r = follow(logd, first.cursor);
+  CHECK(r.plan.kind == ResumeKind::reboot);
+  CHECK(r.plan.lost.at("main") == 2);
+  CHECK(r.messages == names("boot", 3, 6));
+  CHECK(r.cursor.boot_id == logd.boot_id);
+  CHECK(r.cursor.buffers.at("main").index == 6);
+}
+
+TEST_CASE("an old state file: indices without hashes resume by count", "[cursor]") {
+  FakeLogd logd;
+  for (int i = 1; i <= 3; ++i) logd.log(0, "c" + std::to_string(i));
+  LogCursor old;  // what a state file without identities gives
+  old.valid = true;
+  old.buffers["main"].index = 3;
+  old.buffers["system"].index = 0;
+  logd.log(0, "n1");
+  logd.log(1, "n2");
+  const Read r = follow(logd, old);
+  CHECK(r.plan.kind == ResumeKind::resume);
+  CHECK(r.plan.anchor_hash == 0);
+  CHECK_FALSE(r.anchor_seen);
+  CHECK(r.messages == std::vector<std::string>{"n1", "n2"});
+}
+
+TEST_CASE("the anchor ends the counted run early when logd pruned meanwhile", "[cursor]") {
+  // Statistics say two counted entries are held, but the ring printed only
+  // the last one (pruned between the statistics and the dump): the hash,
+  // not the count, decides.
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  logd.log(0, "a2");
+  const Read second = follow(logd, first.cursor);
+  logd.log(0, "n1");
+  std::string s = logd.stream();
+  for (std::string gone : {"Choreographer: old\n", "Choreographer: a1\n"}) {
+    const auto at = s.find(gone);
+    REQUIRE(at != std::string::npos);
+    const auto start = s.rfind('\n', at) + 1;
+    s.erase(start, at + gone.size() - start);
+  }
+  std::vector<std::string> got;
+  LogcatFollower f(second.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
+    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
+  });
+  f.feed(s);
+  CHECK(f.anchor_seen());
+  CHECK(got == std::vector<std::string>{"n1\n"});
+}
+
+TEST_CASE("a stream without statistics fails instead of guessing", "[cursor]") {
+  LogcatFollower f(LogCursor{}, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) { FAIL("nothing passes"); });
+  f.feed("/system/bin/sh: logcat: inaccessible or not found\n");
+  f.feed(std::string(kEnd) + "\n");
+  f.feed("11-21 10:00:01.000  4321  4321 I Choreographer: Skipped 31 frames!\n");
+  CHECK(f.state() == LogcatFollower::State::failed);
+  CHECK_FALSE(f.error().empty());
+}
+
+TEST_CASE("an overlong line keeps only its head and still reaches the parser as too long", "[cursor]") {
+  FakeLogd logd;
+  const Read first = follow(logd, LogCursor{});
+  std::vector<std::size_t> sizes;
+  LogcatFollower f(first.cursor, kBuffers, kEnd, 100, [&](const LogcatFollower::Line& l) {
+    sizes.push_back(l.text.size());
+  });
+  std::string s = logd.stream();
+  f.feed(s);
+  f.feed("         1700000001.000000   100   100 I Choreographer: " + std::string(1 << 20, 'x'));
+  f.feed(std::string(1 << 20, 'y') + "\n");
+  REQUIRE(sizes.size() == 1);
+  CHECK(sizes[0] > 101);
+  CHECK(sizes[0] < 200);
+}
