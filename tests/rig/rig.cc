@@ -436,6 +436,39 @@ const Json* DevSim::app(const Json& truth, const std::string& dev, const std::st
   return nullptr;
 }
 
+namespace {
+// Seconds as the control channel reads them (sign and fraction kept).
+std::string seconds_text(double s) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.9g", s);
+  return b;
+}
+}  // namespace
+
+std::string DevSim::clock_step(const std::string& dev, double seconds) {
+  return control("clock " + dev + " step " + seconds_text(seconds));
+}
+
+std::string DevSim::clock_glitch(const std::string& dev, double seconds) {
+  return control("clock " + dev + " glitch " + seconds_text(seconds));
+}
+
+std::string DevSim::logd_restart(const std::string& dev) { return control("logd-restart " + dev); }
+
+std::string DevSim::reboot(const std::string& dev, double away_seconds, double clock_offset_seconds) {
+  return control("reboot " + dev + " " + seconds_text(away_seconds) + " " + seconds_text(clock_offset_seconds));
+}
+
+std::string DevSim::slow(const std::string& dev, double seconds) {
+  return control("slow " + dev + " " + seconds_text(seconds));
+}
+
+std::string DevSim::reader_rollback(const std::string& dev, const std::map<std::string, std::uint64_t>& read_upto) {
+  std::string line = "reader " + dev;
+  for (const auto& [buffer, index] : read_upto) line += " " + buffer + "=" + std::to_string(index);
+  return control(line);
+}
+
 std::string DevSim::log() const { return read_file(dir_.path() + "/devsim.log"); }
 
 }  // namespace jank::rig

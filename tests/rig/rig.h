@@ -140,6 +140,15 @@ class DevSim {
   Json truth();
   // The app entry of `package` on device `dev` in a truth document.
   static const Json* app(const Json& truth, const std::string& dev, const std::string& package);
+  // Device faults (docs/devsim.md, control channel); each returns the reply line.
+  std::string clock_step(const std::string& dev, double seconds);
+  std::string clock_glitch(const std::string& dev, double seconds);
+  std::string logd_restart(const std::string& dev);
+  std::string reboot(const std::string& dev, double away_seconds = 3, double clock_offset_seconds = 0);
+  std::string slow(const std::string& dev, double seconds);
+  // The reader went back to a checkpoint: buffer name → logd index (Total
+  // when its last counted entry was written), e.g. {{"main", 1234}, {"system", 567}}.
+  std::string reader_rollback(const std::string& dev, const std::map<std::string, std::uint64_t>& read_upto);
   std::string log() const;
   pid_t pid() const { return proc_.pid(); }
 
