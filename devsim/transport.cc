@@ -157,6 +157,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
+  // Entries the streams wrote out but the host has not acknowledged yet: the
+  // connection stays, so they will arrive; count them read now.
+  void credit_written() {
+    for (auto& [id, s] : streams_) {
+      for (const Stream::Mark& m : s.marks) dev_.model().note_read(m.gen, m.id, m.index);
+      s.marks.clear();
+    }
+  }
+
   // True when some following stream was marked.
   bool mark_cut() {
     bool any = false;
@@ -537,6 +546,8 @@ void SimDevice::cut() {
 }
 
 void SimDevice::logd_restart() {
+  // logcat's output already written is not taken back by logd's death.
+  for (auto& c : conns_) c->credit_written();
   model_->logd_restart();
   // Every following logcat reads EOF now.
   pump(true);
@@ -546,6 +557,7 @@ void SimDevice::reboot(double away_seconds, double clock_offset_seconds) {
   // adbd goes down with the device first; the model boots at once and runs
   // while the transport is away.
   unplug(std::max(away_seconds, 0.05));
+  hung_ = false;  // a wedged adbd comes back healthy
   model_->reboot(static_cast<std::int64_t>(clock_offset_seconds * 1e9));
 }
 
