@@ -348,7 +348,6 @@ void DeviceController::open_logcat() {
         [this](const parsers::LogcatFollower::Line& line) { on_logcat_line(line); });
   }
   plan_applied_ = false;
-  resume_checked_ = false;
   pending_processes_.reset();
   catching_up_ = true;
   ingest::StreamCallbacks callbacks;
@@ -378,46 +377,50 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
   stream_delivered_ = true;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
-    auto& d = shared_.store.device(serial_);
     host_now_ns_ = wall_ns();
     shared_.store.set_host_time(host_now_ns_);
     follower_->feed(bytes);
-    if (follower_->plan() && !plan_applied_) apply_plan(*follower_->plan());
-    d.lines = lines_base_;
-    d.lines += stream_->counts();
-    d.lines.duplicates += follower_->dropped_lines();
-    d.log_cursor = follower_->cursor();
-    const auto state = follower_->state();
-    if (plan_applied_ && !resume_checked_ && state == parsers::LogcatFollower::State::following) {
-      // The counted run ended by count, not on the last counted line's content.
-      resume_checked_ = true;
-      if (follower_->plan()->anchor_hash != 0 && !follower_->anchor_seen()) ++d.continuity.unconfirmed_resumes;
-    }
-    if (catching_up_ && plan_applied_ && follower_->entries() >= follower_->plan()->held_entries) {
-      catching_up_ = false;
-      if (pending_processes_) apply_processes(*pending_processes_);
-      pending_processes_.reset();
-    }
-    if (state != parsers::LogcatFollower::State::failed) return;
+    after_feed();
+    if (follower_->state() != parsers::LogcatFollower::State::failed) return;
   }
   restart_session("logcat stream: " + follower_->error());
 }
 
-// Everything the preamble told, at once and with the cursor it gave: a
-// checkpoint never holds one without the other.
-void DeviceController::apply_plan(const parsers::ResumePlan& plan) {
+// The store follows the follower: counts, cursor and what the stream found
+// change together, under one lock, so a checkpoint sees all or none.
+void DeviceController::after_feed() {
+  auto& d = shared_.store.device(serial_);
+  if (follower_->settled() && !plan_applied_) apply_plan();
+  d.lines = lines_base_;
+  d.lines += stream_->counts();
+  d.lines.duplicates += follower_->dropped_lines();
+  d.log_cursor = follower_->cursor();
+  if (catching_up_ && follower_->state() == parsers::LogcatFollower::State::following &&
+      follower_->entries() >= follower_->plan()->held_entries) {
+    catching_up_ = false;
+    if (pending_processes_) apply_processes(*pending_processes_);
+    pending_processes_.reset();
+  }
+}
+
+// What the new stream found, applied in the same breath as the cursor moves:
+// a checkpoint never holds one without the other.
+void DeviceController::apply_plan() {
   plan_applied_ = true;
+  const parsers::ResumePlan& plan = *follower_->plan();
   auto& d = shared_.store.device(serial_);
   auto& c = d.continuity;
-  const std::uint64_t lost = plan.lost_total();
+  const std::uint64_t lost = follower_->lost_total();
   if (plan.kind == parsers::ResumeKind::reboot) ++c.reboots;
   if (plan.kind == parsers::ResumeKind::logd_restart) ++c.logd_restarts;
   c.lost_lines += lost;
   if (lost > 0) ++c.resumes_with_loss;
+  c.unconfirmed_resumes += follower_->unconfirmed();
   d.live.state = metrics::DeviceState::following;
   log_info("device " + serial_ + ": log stream " + std::string(parsers::resume_kind_name(plan.kind)) +
-           (plan.counted_entries ? ", " + std::to_string(plan.counted_entries) + " entries counted before" : "") +
-           (lost ? ", " + std::to_string(lost) + " lines lost" : ""));
+           (follower_->dropped_lines() ? ", " + std::to_string(follower_->dropped_lines()) + " lines counted before" : "") +
+           (lost ? ", " + std::to_string(lost) + " lines lost" : "") +
+           (follower_->unconfirmed() ? ", position not confirmed by content" : ""));
 }
 
 // Runs for every line the follower passes on, in order, under the mutex.
@@ -514,6 +517,17 @@ void DeviceController::schedule_liveness() {
   liveness_timer_.async_wait([weak, generation](boost::system::error_code ec) {
     auto self = weak.lock();
     if (!self || ec || !self->running_ || self->generation_ != generation) return;
+    {
+      // A ring that printed less than its statistics promised (logd pruned
+      // in between) leaves the stream undecided until that buffer logs
+      // again: a probe interval is long enough to wait.
+      std::lock_guard<std::mutex> lock(self->shared_.mutex);
+      if (self->follower_ && self->follower_->state() == parsers::LogcatFollower::State::catching_up &&
+          !self->follower_->settled() && self->follower_->entries() > 0) {
+        self->follower_->settle();
+        self->after_feed();
+      }
+    }
     // A wedged device keeps its TCP connection but answers nothing; logcat
     // would just look quiet. A trivial command with a deadline tells. A
     // device whose stream still delivers is slow, not wedged: the timeout

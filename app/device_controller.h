@@ -57,7 +57,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void open_logcat();
   void on_logcat_data(std::string_view bytes);
   void on_logcat_line(const parsers::LogcatFollower::Line& line);  // with shared_.mutex held
-  void apply_plan(const parsers::ResumePlan& plan);                // likewise
+  void apply_plan();                                               // likewise
+  void after_feed();                                               // likewise
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
   void schedule_gfxinfo(std::chrono::milliseconds delay);
@@ -90,7 +91,6 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   bool plan_applied_ = false;
   parsers::LineCounts lines_base_;  // the device's totals before this stream
   std::int64_t host_now_ns_ = 0;    // when the bytes being fed arrived
-  bool resume_checked_ = false;     // whether the counted run ended on the last counted line was noted
   bool stream_delivered_ = false;     // data since the last liveness probe
   // The stream has not yet passed what the ring held at its start: `ps`
   // output waits (a reused pid would name older lines wrongly).

@@ -228,7 +228,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
-  w.tag("cursor").boolean(c.valid).str(c.boot_id).i64(c.logd_pid).str(c.last_buffer).u64(c.buffers.size());
+  w.tag("cursor").boolean(c.valid).str(c.boot_id).i64(c.logd_pid).u64(c.buffers.size());
   for (const auto& [name, b] : c.buffers) w.str(name).u64(b.index).hash(b.last_hash);
 }
 
@@ -245,7 +245,6 @@ bool load_cursor(StateReader& r, parsers::LogCursor& c) {
   c.valid = r.boolean();
   c.boot_id = r.str();
   c.logd_pid = r.i64();
-  c.last_buffer = r.str();
   const std::uint64_t n = r.count(64);
   for (std::uint64_t k = 0; k < n && !r.fail(); ++k) {
     std::string name = r.str();
@@ -253,8 +252,7 @@ bool load_cursor(StateReader& r, parsers::LogCursor& c) {
     b.index = r.u64();
     b.last_hash = r.hash();
   }
-  return r.rejected() == rejected && plausible_boot_id(c.boot_id) && c.logd_pid >= 0 && c.logd_pid <= (1 << 22) &&
-         (c.last_buffer.empty() || c.buffers.contains(c.last_buffer));
+  return r.rejected() == rejected && plausible_boot_id(c.boot_id) && c.logd_pid >= 0 && c.logd_pid <= (1 << 22);
 }
 
 // Reads the v1 log position (device timestamps: no longer used) and its

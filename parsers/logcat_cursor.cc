@@ -8,6 +8,10 @@ namespace jank::parsers {
 namespace {
 
 constexpr std::size_t kMaxPreambleBytes = 1 << 20;
+// The held entries of one catch-up: the ring logd keeps is at most 256 MiB
+// per buffer, but what a device is set to is a few MiB; beyond this the
+// indices settle it.
+constexpr std::size_t kMaxHeldBytes = 64 << 20;
 
 std::string_view strip_cr(std::string_view s) {
   if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -90,20 +94,10 @@ std::string_view resume_kind_name(ResumeKind kind) {
   return "unknown";
 }
 
-std::uint64_t ResumePlan::lost_total() const {
-  std::uint64_t n = 0;
-  for (const auto& [buffer, lines] : lost) n += lines;
-  return n;
-}
-
 ResumePlan plan_resume(const LogCursor& saved, const StreamPreamble& now, const std::vector<std::string>& buffers) {
   ResumePlan plan;
-  plan.cursor.valid = true;
-  plan.cursor.boot_id = now.boot_id;
-  plan.cursor.logd_pid = now.logd_pid;
-  for (const auto& b : buffers) {
-    if (const auto it = now.lines.find(b); it != now.lines.end()) plan.held_entries += it->second.now;
-  }
+  plan.boot_id = now.boot_id;
+  plan.logd_pid = now.logd_pid;
   auto lines_of = [&](const std::string& b) {
     const auto it = now.lines.find(b);
     return it == now.lines.end() ? LogdBufferLines{} : it->second;
@@ -112,57 +106,36 @@ ResumePlan plan_resume(const LogCursor& saved, const StreamPreamble& now, const 
     const auto it = saved.buffers.find(b);
     return it == saved.buffers.end() ? BufferCursor{} : it->second;
   };
-
-  if (!saved.valid) {
-    plan.kind = ResumeKind::first_sight;
-    for (const auto& b : buffers) {
-      const auto l = lines_of(b);
-      plan.counted_entries += l.now;
-      plan.cursor.buffers[b].index = l.total;
-    }
-    return plan;
-  }
-
-  const bool new_boot = !saved.boot_id.empty() && !now.boot_id.empty() && saved.boot_id != now.boot_id;
-  bool new_logd = saved.logd_pid != 0 && now.logd_pid != 0 && saved.logd_pid != now.logd_pid;
-  for (const auto& b : buffers) new_logd = new_logd || lines_of(b).total < saved_of(b).index;
-  if (new_boot || new_logd) {
-    // Everything this logd holds is new; what it dropped before the stream
-    // was never read. What the old log held past our cursor is unknowable.
-    plan.kind = new_boot ? ResumeKind::reboot : ResumeKind::logd_restart;
-    for (const auto& b : buffers) {
-      const auto l = lines_of(b);
-      plan.cursor.buffers[b].index = l.total - l.now;
-      if (l.total > l.now) plan.lost[b] = l.total - l.now;
-    }
-    return plan;
-  }
-
-  plan.kind = ResumeKind::resume;
-  std::vector<std::string> anchors;  // buffers whose last counted entry is still held
+  const bool new_boot = saved.valid && !saved.boot_id.empty() && !now.boot_id.empty() && saved.boot_id != now.boot_id;
+  bool new_logd = saved.valid && saved.logd_pid != 0 && now.logd_pid != 0 && saved.logd_pid != now.logd_pid;
+  for (const auto& b : buffers) new_logd = new_logd || (saved.valid && lines_of(b).total < saved_of(b).index);
+  plan.kind = !saved.valid ? ResumeKind::first_sight
+              : new_boot   ? ResumeKind::reboot
+              : new_logd   ? ResumeKind::logd_restart
+                           : ResumeKind::resume;
   for (const auto& b : buffers) {
     const auto l = lines_of(b);
-    const BufferCursor c = saved_of(b);
-    const std::uint64_t unread = l.total - c.index;
-    BufferCursor& next = plan.cursor.buffers[b];
-    if (unread >= l.now) {
-      // Every held line is unread; those before them left unread.
-      next.index = l.total - l.now;
-      if (unread > l.now) plan.lost[b] = unread - l.now;
-    } else {
-      next = c;
-      plan.counted_entries += l.now - unread;
-      if (c.last_hash != 0) anchors.push_back(b);
+    BufferPlan& p = plan.buffers[b];
+    p.held = l.now;
+    p.first_index = l.total - l.now + 1;
+    plan.held_entries += l.now;
+    switch (plan.kind) {
+      case ResumeKind::first_sight:  // what is held is history
+        p.counted = l.now;
+        p.saved_index = l.total;
+        break;
+      case ResumeKind::reboot:
+      case ResumeKind::logd_restart:  // a new log: nothing of it was counted
+        break;
+      case ResumeKind::resume: {
+        const BufferCursor c = saved_of(b);
+        const std::uint64_t unread = l.total - c.index;
+        p.saved_index = c.index;
+        p.anchor_hash = c.last_hash;
+        p.counted = unread >= l.now ? 0 : l.now - unread;
+        break;
+      }
     }
-  }
-  // The newest counted entry still held ends the counted run: the cursor's
-  // last buffer when its entry is held, else the only other candidate.
-  if (std::find(anchors.begin(), anchors.end(), saved.last_buffer) != anchors.end()) {
-    plan.anchor_hash = saved.buffers.at(saved.last_buffer).last_hash;
-    plan.cursor.last_buffer = saved.last_buffer;
-  } else if (anchors.size() == 1) {
-    plan.anchor_hash = saved.buffers.at(anchors.front()).last_hash;
-    plan.cursor.last_buffer = anchors.front();
   }
   return plan;
 }
@@ -176,6 +149,12 @@ LogcatFollower::LogcatFollower(LogCursor saved, std::vector<std::string> buffers
       sink_(std::move(sink)),
       cursor_(saved_) {}
 
+std::uint64_t LogcatFollower::lost_total() const {
+  std::uint64_t n = 0;
+  for (const auto& [buffer, lines] : lost_) n += lines;
+  return n;
+}
+
 void LogcatFollower::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     const void* nl = std::memchr(bytes.data(), '\n', bytes.size());
@@ -187,7 +166,6 @@ void LogcatFollower::feed(std::string_view bytes) {
     bytes.remove_prefix(upto);
     if (nl == nullptr) {
       if (partial_.size() < keep) partial_.append(piece.substr(0, keep - partial_.size()));
-      else overlong_ = true;
       if (partial_.size() >= keep) overlong_ = true;
       return;
     }
@@ -233,17 +211,112 @@ void LogcatFollower::read_preamble_line(std::string_view text) {
     return;
   }
   plan_ = plan_resume(saved_, *parsed, buffers_);
-  cursor_ = plan_->cursor;
-  if (plan_->counted_entries == 0) {
-    start_following();
+  state_ = State::catching_up;
+  for (const auto& [name, p] : plan_->buffers) {
+    Search& s = search_[name];
+    s.plan = p;
+    // Without an anchor, or with nothing held, the indices decide at once.
+    if (p.anchor_hash == 0 || p.held == 0) settle_buffer(name, s, false, false);
+  }
+  flush();
+}
+
+void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anchor_found, bool forced) {
+  s.settled = true;
+  const BufferPlan& p = s.plan;
+  if (anchor_found) {
+    s.counted = s.seen;
+  } else if (forced && p.anchor_hash != 0 && s.seen < p.held) {
+    // Told to settle before the ring printed all it held: logd pruned some
+    // between its statistics and the dump, the last counted one with them.
+    // What was printed is the newest of what it held.
+    s.counted = 0;
+    ++unconfirmed_;
+    const std::uint64_t first_printed = p.first_index + (p.held - s.seen);
+    if (first_printed - 1 > p.saved_index) lost_[name] = first_printed - 1 - p.saved_index;
+    s.last.index = first_printed - 1;
+    s.last.last_hash = 0;
+    return;
+  } else if (p.anchor_hash != 0 && p.saved_index >= p.first_index) {
+    // The indices say the last counted entry is held, its content says no:
+    // trust the indices (what logd counts), and say so.
+    s.counted = std::min(p.held, p.saved_index - p.first_index + 1);
+    ++unconfirmed_;
   } else {
-    state_ = State::catching_up;
+    s.counted = p.counted;
+  }
+  // What lies between the last counted entry and the first held one that was
+  // not counted left the ring unread: lines dropped while away, and lines a
+  // live stream was skipped over (logd prunes under a slow reader).
+  const std::uint64_t last_counted = p.first_index - 1 + s.counted;
+  if (last_counted > p.saved_index) lost_[name] = last_counted - p.saved_index;
+  s.last.index = last_counted;
+  s.last.last_hash = anchor_found ? p.anchor_hash : 0;
+  // Verdicts for what is held of this buffer already.
+  std::uint64_t pos = 0;
+  for (auto& e : held_) {
+    if (e.buffer != name) continue;
+    ++pos;
+    e.drop = pos <= s.counted;
+    if (pos == s.counted) s.last.last_hash = e.hash;
   }
 }
 
-void LogcatFollower::start_following() {
+void LogcatFollower::settle() {
+  if (state_ != State::catching_up) return;
+  for (auto& [name, s] : search_) {
+    if (!s.settled) settle_buffer(name, s, false, true);
+  }
+  flush();
+}
+
+// Once every buffer knows its counted entries, the cursor moves (all at
+// once: one taken while catching up is still the saved one), the held
+// entries go out in order, and once past the counted ones the stream follows.
+void LogcatFollower::flush() {
+  for (const auto& [name, s] : search_) {
+    if (!s.settled) return;
+  }
+  if (!settled_) {
+    settled_ = true;
+    cursor_.valid = true;
+    cursor_.boot_id = plan_->boot_id;
+    cursor_.logd_pid = plan_->logd_pid;
+    for (const auto& [name, s] : search_) cursor_.buffers[name] = s.last;
+  }
+  std::vector<HeldEntry> held = std::move(held_);
+  held_.clear();
+  held_bytes_ = 0;
+  for (const auto& e : held) {
+    std::string_view rest = e.lines;
+    bool first = true;
+    while (!rest.empty()) {
+      const std::string_view one = rest.substr(0, rest.find('\n') + 1);
+      rest.remove_prefix(one.size());
+      if (e.drop) {
+        ++dropped_lines_;
+      } else {
+        pass(e.buffer, one, e.device_ns, first && e.hash != 0, e.hash);
+      }
+      first = false;
+    }
+    last_dropped_ = e.drop;
+  }
+  for (const auto& [name, s] : search_) {
+    if (s.seen < s.counted) return;
+  }
   state_ = State::following;
-  dropping_entry_ = false;
+}
+
+void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns,
+                          bool new_entry, std::uint64_t hash) {
+  if (new_entry) {
+    if (auto it = cursor_.buffers.find(buffer); it != cursor_.buffers.end()) {
+      ++it->second.index;
+      it->second.last_hash = hash;
+    }
+  }
+  sink_(Line{text, ns, new_entry});
 }
 
 void LogcatFollower::log_line(std::string_view text) {
@@ -251,10 +324,10 @@ void LogcatFollower::log_line(std::string_view text) {
   if (auto b = buffer_separator(bare)) {
     buffer_.assign(*b);
     entry_.reset();
-    if (state_ == State::catching_up) {
-      ++dropped_lines_;
+    if (state_ == State::following) {
+      pass(buffer_, text, std::nullopt, false, 0);
     } else {
-      sink_(Line{text, std::nullopt, false});
+      ++dropped_lines_;  // dividers are not entries; a stream prints its own
     }
     return;
   }
@@ -276,30 +349,55 @@ void LogcatFollower::log_line(std::string_view text) {
       ++entries_;
     }
   }
-  if (state_ == State::catching_up) {
-    if (new_entry) {
-      // The previous entry ended the counted run: this one is new.
-      if (dropping_entry_ && (anchor_seen_ || dropped_entries_ >= plan_->counted_entries)) {
-        start_following();
-      } else {
-        ++dropped_entries_;
-        dropping_entry_ = true;
-        if (plan_->anchor_hash != 0 && log_line_hash(bare) == plan_->anchor_hash) anchor_seen_ = true;
-      }
-    }
-    if (state_ == State::catching_up) {
-      ++dropped_lines_;
-      return;
-    }
+  const std::uint64_t hash = new_entry ? log_line_hash(bare) : 0;
+  if (state_ == State::following) {
+    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, new_entry, hash);
+    return;
   }
+  // Catching up: entries are held until each buffer knows which of its held
+  // entries were counted.
   if (new_entry) {
-    if (auto it = cursor_.buffers.find(buffer_); it != cursor_.buffers.end()) {
-      ++it->second.index;
-      it->second.last_hash = log_line_hash(bare);
-      cursor_.last_buffer = buffer_;
-    }
+    hold_entry(buffer_, text, entry_ns_, hash);
+    if (held_bytes_ > kMaxHeldBytes) settle();
+    return;
   }
-  sink_(Line{text, new_entry || entry_ ? entry_ns_ : std::nullopt, new_entry});
+  if (!held_.empty()) {
+    held_.back().lines.append(text);  // a continuation line, or one without a header
+    held_bytes_ += text.size();
+  } else if (last_dropped_ || !settled_) {
+    ++dropped_lines_;
+  } else {
+    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, false, 0);
+  }
+}
+
+void LogcatFollower::hold_entry(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns,
+                                std::uint64_t hash) {
+  HeldEntry e{std::string(buffer), std::string(text), ns, hash, false};
+  held_bytes_ += text.size() + buffer.size() + sizeof e;
+  const auto it = search_.find(buffer);
+  if (it == search_.end()) {  // a buffer not asked for: nothing of it was counted
+    held_.push_back(std::move(e));
+    return flush();
+  }
+  Search& s = it->second;
+  ++s.seen;
+  if (s.settled) {
+    e.drop = s.seen <= s.counted;
+    if (e.drop && s.seen == s.counted) {
+      s.last.last_hash = hash;  // the newest history entry on first sight: an anchor for the next stream
+      if (settled_) cursor_.buffers[it->first].last_hash = hash;
+    }
+    held_.push_back(std::move(e));
+    return flush();
+  }
+  held_.push_back(std::move(e));
+  if (hash == s.plan.anchor_hash) {
+    settle_buffer(it->first, s, true, false);
+  } else if (s.seen >= s.plan.held) {
+    settle_buffer(it->first, s, false, false);  // every held entry seen: the last counted one is gone
+  }
+  flush();
 }
 
 }  // namespace jank::parsers

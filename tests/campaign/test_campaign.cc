@@ -1,14 +1,16 @@
 // Randomized fault campaign: the real jank_exporter, a private real adb
 // server and jank_devsim, under a seeded random interleaving of faults. At
 // the end every exported total must equal the simulator's ground truth minus
-// what the simulator says a resuming reader lost, and the exporter's
-// lost-lines figure must equal that loss.
+// what the simulator says a reader lost (the ring dropped it unread) or could
+// not know (a reboot or logd restart took it), and the exporter's lost-lines
+// figure must equal that loss exactly.
 //
 //   JANK_CAMPAIGN_SECONDS  length of the fault phase (default 120)
 //   JANK_CAMPAIGN_SEED     seed (default: from the clock; always printed)
 //   JANK_CAMPAIGN_DEVICES  simulated devices (default 3)
 //   JANK_CAMPAIGN_FAULTS   only these faults (comma list: unplug,kick,hang,adb,exporter,sighup,
-//                          garbage,cut,corrupt,flood,refresh,restart,zygote)
+//                          garbage,cut,corrupt,flood,refresh,restart,zygote,clock,glitch,reboot,
+//                          logd,clear,slow)
 //   JANK_CAMPAIGN_VERBOSE  print every fault; JANK_CAMPAIGN_DUMP=FILE: truth, scrape and log at the end
 #include <catch2/catch.hpp>
 
@@ -21,6 +23,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "tests/daemon/exporter_process.h"
@@ -42,8 +45,35 @@ std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::
 struct Expected {
   std::map<std::string, double> skipped, events, davey, gfx;  // by package
   double lost = 0;
+  double reboots = 0, logd_restarts = 0;
   double refresh = 0;
 };
+
+// The exporter's checkpointed log cursor per serial: buffer → logd index
+// (the `cursor` record of metrics/store.cc's state format, version 2).
+std::map<std::string, std::map<std::string, std::uint64_t>> saved_cursors(const std::string& state_file) {
+  std::map<std::string, std::map<std::string, std::uint64_t>> out;
+  std::istringstream in(read_file(state_file));
+  std::string word, serial;
+  auto string_token = [](const std::string& t) { return t.empty() ? t : t.substr(1); };  // `"text`, no escapes in ours
+  while (in >> word) {
+    if (word == "device") {
+      in >> word;
+      serial = string_token(word);
+    } else if (word == "cursor") {
+      std::string valid, boot, pid, last;
+      std::size_t n = 0;
+      in >> valid >> boot >> pid >> last >> n;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::string buffer, hash;
+        std::uint64_t index = 0;
+        in >> buffer >> index >> hash;
+        if (valid == "1") out[serial][string_token(buffer)] = index;
+      }
+    }
+  }
+  return out;
+}
 
 struct Campaign {
   std::uint64_t seed;
@@ -99,12 +129,16 @@ struct Campaign {
   Expected truth_of(const Json& dev) {
     Expected e;
     e.lost = static_cast<double>(dev["reader_lost_lines"].u64());
+    e.reboots = static_cast<double>(dev["reboots"].u64());
+    e.logd_restarts = static_cast<double>(dev["logd_restarts"].u64());
     e.refresh = dev["refresh_hz"].num;
     for (const Json& a : dev["apps"].arr) {
       const std::string& p = a["package"].str;
-      e.skipped[p] = static_cast<double>(a["skipped_frames_logged"].u64() - a["reader_lost_skipped_frames"].u64());
-      e.events[p] = static_cast<double>(a["skip_lines"].u64() - a["reader_lost_skip_lines"].u64());
-      e.davey[p] = static_cast<double>(a["davey"].u64() - a["reader_lost_davey"].u64());
+      e.skipped[p] = static_cast<double>(a["skipped_frames_logged"].u64() - a["reader_lost_skipped_frames"].u64() -
+                                         a["reader_unknown_skipped_frames"].u64());
+      e.events[p] = static_cast<double>(a["skip_lines"].u64() - a["reader_lost_skip_lines"].u64() -
+                                        a["reader_unknown_skip_lines"].u64());
+      e.davey[p] = static_cast<double>(a["davey"].u64() - a["reader_lost_davey"].u64() - a["reader_unknown_davey"].u64());
       e.gfx[p] = static_cast<double>(a["gfx_frames_dumped"].u64());
     }
     return e;
@@ -153,7 +187,8 @@ struct Campaign {
   std::vector<std::pair<std::string, int>> faults = {
       {"unplug", 10}, {"kick", 8},     {"hang", 6},     {"adb", 5},      {"exporter", 7},
       {"sighup", 4},  {"garbage", 12}, {"cut", 10},     {"corrupt", 4},  {"flood", 6},
-      {"refresh", 8}, {"restart", 12}, {"zygote", 8}};
+      {"refresh", 8}, {"restart", 12}, {"zygote", 8}, {"clock", 6},  {"glitch", 6},
+      {"reboot", 4},  {"logd", 4},     {"clear", 5},    {"slow", 3}};
   bool verbose = std::getenv("JANK_CAMPAIGN_VERBOSE") != nullptr;
 
   void narrow_faults(const std::string& only) {
@@ -216,6 +251,16 @@ struct Campaign {
       if (!ex) return;
       ex->kill9();
       ex.reset();
+      // Lines read after the last checkpoint are unread again: tell the
+      // simulator's truth where the reader went back to.
+      const auto cursors = saved_cursors(state.path() + "/state");
+      for (const auto& x : sim.devices()) {
+        if (const auto it = cursors.find(emulator_serial(x)); it != cursors.end()) {
+          std::string cmd = "reader " + x.name;
+          for (const auto& [buffer, index] : it->second) cmd += " " + buffer + "=" + std::to_string(index);
+          ok(cmd);
+        }
+      }
       ++tally["exporter SIGKILL+restart"];
       nap(0, 3000);
       start_exporter();
@@ -256,12 +301,52 @@ struct Campaign {
         ++tally["pid reuse"];
       }
       ok("resume " + d.name);
+    } else if (k == "clock") {  // NTP or a test steps the device's clock, either way, up to a day
+      static const int steps[] = {-86400, -3600, -600, -30, 30, 3600, 86400};
+      ok("clock " + d.name + " step " + std::to_string(steps[uniform(0, 6)]));
+      ++tally["clock step"];
+    } else if (k == "glitch") {  // one line stamped a year off
+      ok("clock " + d.name + " glitch " + std::to_string(uniform(0, 1) ? 31536000 : -31536000));
+      ++tally["clock glitch"];
+    } else if (k == "reboot") {  // while unplugged; boards without RTC come back a day behind
+      if (unplugged.count(d.name) || hung.count(d.name) || !quiesce_gfxinfo(d)) return;
+      const double streams = sample(series("jank_exporter_logcat_streams_total", serial));
+      ok("reboot " + d.name + " " + std::to_string(uniform(1, 4)) + " " + (uniform(0, 1) ? "-86400" : "0"));
+      ++tally["reboot"];
+      ok("resume " + d.name);
+      seen_again(serial, streams);
+    } else if (k == "logd") {  // logd restarts (the device stays connected)
+      if (!ex || unplugged.count(d.name) || hung.count(d.name)) return;
+      const double streams = sample(series("jank_exporter_logcat_streams_total", serial));
+      ok("logd-restart " + d.name);
+      ++tally["logd restart"];
+      seen_again(serial, streams);
+    } else if (k == "clear") {  // a test script clears the log through the real adb client
+      if (unplugged.count(d.name) || hung.count(d.name) || !attached.count(d.name)) return;
+      adb.adb({"-s", serial, "shell", "logcat", "-c"}, 10000ms);
+      ++tally["logcat -c"];
+    } else if (k == "slow") {  // an overloaded phone answers every command late for a while
+      if (unplugged.count(d.name) || hung.count(d.name)) return;
+      ok("slow " + d.name + " " + std::to_string(uniform(2, 8)));
+      ++tally["slow device"];
+      nap(2000, 8000);
+      ok("slow " + d.name + " 0");
     } else if (k == "zygote") {  // zygote restart (root): every app gets a new pid
       if (!quiesce_gfxinfo(d)) return;
       ok("setprop " + d.name + " ctl.restart zygote");
       ++tally["zygote restart"];
       ok("resume " + d.name);
     }
+  }
+
+  // A new log (reboot, logd restart) is seen once per stream: two in a row
+  // before the exporter reads again are one to any reader. Wait for a new
+  // stream on the device, or give up (the next one sees both as one, which
+  // the comparison would then report).
+  void seen_again(const std::string& serial, double streams_before) {
+    if (!ex) return;
+    wait_until([&] { return sample(series("jank_exporter_logcat_streams_total", serial)) > streams_before; },
+               20000ms, 100ms);
   }
 
   void replug(const SimDeviceInfo& d) {
@@ -317,6 +402,10 @@ struct Campaign {
       }
       const std::string lost = series("jank_exporter_logcat_lost_lines_total", serial);
       out[lost] = {e.lost - b.lost, got(lost)};
+      const std::string reboots = series("jank_exporter_device_reboots_total", serial);
+      out[reboots] = {e.reboots - b.reboots, got(reboots)};
+      const std::string restarts = series("jank_exporter_logd_restarts_total", serial);
+      out[restarts] = {e.logd_restarts - b.logd_restarts, got(restarts)};
       const std::string hz = series("android_display_refresh_rate_hertz", serial);
       out[hz] = {e.refresh, got(hz)};
     }

@@ -66,7 +66,9 @@ struct FakeLogd {
 
   // The exporter's stream: boot id, logd pid, statistics, marker, then the
   // whole ring merged by sequence with -D dividers.
-  std::string stream() const {
+  std::string stream() const { return preamble() + dump(); }
+
+  std::string preamble() const {
     std::string s = boot_id + "\n" + std::to_string(pid) + "\n";
     // logd's columns: 9 characters of row name, then 19 per buffer.
     auto row = [](std::string name, const std::vector<std::string>& cells) {
@@ -83,6 +85,11 @@ struct FakeLogd {
     s += row("Now", {"0/" + std::to_string(ring[0].size()), "0/" + std::to_string(ring[1].size()),
                      "0/" + std::to_string(ring[0].size() + ring[1].size())});
     s += std::string(kEnd) + "\n";
+    return s;
+  }
+
+  std::string dump() const {
+    std::string s;
     std::vector<const Entry*> merged;
     for (const auto& r : ring) {
       for (const auto& e : r) merged.push_back(&e);
@@ -102,8 +109,17 @@ struct Read {
   std::vector<std::string> messages;  // of the entries passed on
   ResumePlan plan;
   LogCursor cursor;
-  bool anchor_seen = false;
+  std::map<std::string, std::uint64_t, std::less<>> lost;
+  std::uint64_t unconfirmed = 0;
   std::uint64_t dropped = 0;
+  std::uint64_t lost_total() const {
+    std::uint64_t n = 0;
+    for (const auto& [b, l] : lost) n += l;
+    return n;
+  }
+  std::uint64_t counted() const {  // held entries counted before, by the indices
+    return plan.buffers.at("main").counted + plan.buffers.at("system").counted;
+  }
 };
 
 // One stream: feeds it in chunks of `chunk` bytes and collects what is passed on.
@@ -116,11 +132,12 @@ Read follow(const FakeLogd& logd, const LogCursor& saved, std::size_t chunk = 7)
   });
   const std::string s = logd.stream();
   for (std::size_t i = 0; i < s.size(); i += chunk) f.feed(std::string_view(s).substr(i, chunk));
-  REQUIRE(f.state() != LogcatFollower::State::failed);
+  REQUIRE(f.state() == LogcatFollower::State::following);
   REQUIRE(f.plan());
   r.plan = *f.plan();
   r.cursor = f.cursor();
-  r.anchor_seen = f.anchor_seen();
+  r.lost = f.lost();
+  r.unconfirmed = f.unconfirmed();
   r.dropped = f.dropped_lines();
   return r;
 }
@@ -163,8 +180,8 @@ TEST_CASE("first sight counts from now: what the ring holds is history", "[curso
   for (int i = 0; i < 5; ++i) logd.log(i % 2, "old" + std::to_string(i));
   const Read r = follow(logd, LogCursor{});
   CHECK(r.plan.kind == ResumeKind::first_sight);
-  CHECK(r.plan.counted_entries == 5);
-  CHECK(r.plan.lost_total() == 0);
+  CHECK(r.counted() == 5);
+  CHECK(r.lost_total() == 0);
   CHECK(r.messages.empty());
   CHECK(r.cursor.buffers.at("main").index == 3);
   CHECK(r.cursor.buffers.at("system").index == 2);
@@ -183,9 +200,9 @@ TEST_CASE("resume continues after the last counted entry, exactly, in any chunki
   for (std::size_t chunk : {1u, 13u, 4096u}) {
     const Read third = follow(logd, second.cursor, chunk);
     CHECK(third.plan.kind == ResumeKind::resume);
-    CHECK(third.plan.counted_entries == 10);
-    CHECK(third.anchor_seen);
-    CHECK(third.plan.lost_total() == 0);
+    CHECK(third.counted() == 10);
+    CHECK(third.unconfirmed == 0);
+    CHECK(third.lost_total() == 0);
     CHECK(third.messages == names("a", 7, 9));
   }
 }
@@ -203,7 +220,7 @@ TEST_CASE("device clock steps do not move the position", "[cursor]") {
   logd.log(0, "a2");
   logd.log(1, "a3");
   const Read third = follow(logd, second.cursor);
-  CHECK(third.anchor_seen);
+  CHECK(third.unconfirmed == 0);
   CHECK(third.messages == std::vector<std::string>{"a2", "a3"});
   // And once more after that, whatever the stamps.
   logd.log(0, "a4");
@@ -237,10 +254,10 @@ TEST_CASE("a ring that wrapped while away: the rest is counted, the loss is exac
   const Read r = follow(logd, second.cursor);
   CHECK(r.plan.kind == ResumeKind::resume);
   // main: 25 unread, 10 held → 15 lost; system: its last counted entry is still held.
-  CHECK(r.plan.lost.at("main") == 15);
-  CHECK_FALSE(r.plan.lost.contains("system"));
-  CHECK(r.plan.anchor_hash != 0);
-  CHECK(r.anchor_seen);
+  CHECK(r.lost.at("main") == 15);
+  CHECK_FALSE(r.lost.contains("system"));
+  CHECK(r.plan.buffers.at("system").anchor_hash != 0);
+  CHECK(r.unconfirmed == 0);
   auto expected = names("m", 16, 25);
   expected.push_back("s1");
   CHECK(r.messages == expected);
@@ -257,9 +274,8 @@ TEST_CASE("both rings wrapped: everything held is new", "[cursor]") {
   for (int i = 1; i <= 5; ++i) logd.log(i % 2, "x" + std::to_string(i));
   for (int i = 6; i <= 11; ++i) logd.log(i % 2, "x" + std::to_string(i));
   const Read r = follow(logd, first.cursor);
-  CHECK(r.plan.counted_entries == 0);
-  CHECK(r.plan.anchor_hash == 0);
-  CHECK(r.plan.lost_total() == 5);
+  CHECK(r.counted() == 0);
+  CHECK(r.lost_total() == 5);
   CHECK(r.messages == names("x", 6, 11));
 }
 
@@ -276,7 +292,7 @@ TEST_CASE("logcat -c of lines already read is no loss; of unread lines, exactly 
     logd.clear();
     logd.log(0, "b1");
     const Read r = follow(logd, second.cursor);
-    CHECK(r.plan.lost_total() == 0);
+    CHECK(r.lost_total() == 0);
     CHECK(r.messages == std::vector<std::string>{"b1"});
   }
   SECTION("three unread lines cleared") {
@@ -286,8 +302,8 @@ TEST_CASE("logcat -c of lines already read is no loss; of unread lines, exactly 
     logd.clear();
     logd.log(0, "b1");
     const Read r = follow(logd, second.cursor);
-    CHECK(r.plan.lost.at("main") == 2);
-    CHECK(r.plan.lost.at("system") == 1);
+    CHECK(r.lost.at("main") == 2);
+    CHECK(r.lost.at("system") == 1);
     CHECK(r.messages == std::vector<std::string>{"b1"});
   }
 }
@@ -303,7 +319,7 @@ TEST_CASE("a logd restart starts a new log: all of it counts, nothing is called 
   logd.log(0, "n2");
   const Read r = follow(logd, second.cursor);
   CHECK(r.plan.kind == ResumeKind::logd_restart);
-  CHECK(r.plan.lost_total() == 0);
+  CHECK(r.lost_total() == 0);
   CHECK(r.messages == std::vector<std::string>{"n1", "n2"});
 
   SECTION("without pidof: totals that went down tell") {
@@ -327,7 +343,7 @@ TEST_CASE("a reboot while away: every line of the new boot counts, its early wra
   for (int i = 1; i <= 6; ++i) logd.log(0, "boot" + std::to_string(i));
   const Read r = follow(logd, first.cursor);
   CHECK(r.plan.kind == ResumeKind::reboot);
-  CHECK(r.plan.lost.at("main") == 2);
+  CHECK(r.lost.at("main") == 2);
   CHECK(r.messages == names("boot", 3, 6));
   CHECK(r.cursor.boot_id == logd.boot_id);
   CHECK(r.cursor.buffers.at("main").index == 6);
@@ -344,8 +360,8 @@ TEST_CASE("an old state file: indices without hashes resume by count", "[cursor]
   logd.log(1, "n2");
   const Read r = follow(logd, old);
   CHECK(r.plan.kind == ResumeKind::resume);
-  CHECK(r.plan.anchor_hash == 0);
-  CHECK_FALSE(r.anchor_seen);
+  CHECK(r.plan.buffers.at("main").anchor_hash == 0);
+  CHECK(r.unconfirmed == 0);
   CHECK(r.messages == std::vector<std::string>{"n1", "n2"});
 }
 
@@ -372,7 +388,8 @@ TEST_CASE("the anchor ends the counted run early when logd pruned meanwhile", "[
     if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
   });
   f.feed(s);
-  CHECK(f.anchor_seen());
+  CHECK(f.unconfirmed() == 0);
+  CHECK(f.lost_total() == 0);
   CHECK(got == std::vector<std::string>{"n1\n"});
 }
 
@@ -399,4 +416,61 @@ TEST_CASE("an overlong line keeps only its head and still reaches the parser as 
   REQUIRE(sizes.size() == 1);
   CHECK(sizes[0] > 101);
   CHECK(sizes[0] < 200);
+}
+
+TEST_CASE("a live stream that logd skipped ahead: the next resume finds its place by content and counts the skip as lost", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 10;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 3; ++i) logd.log(0, "a" + std::to_string(i));
+  // A live stream: its preamble and ring, then a4, then logd pruned a5..a10
+  // under it before it read them, then a11 and a12.
+  std::string live = logd.stream();
+  for (int i = 4; i <= 12; ++i) logd.log(0, "a" + std::to_string(i));
+  for (int i : {4, 11, 12}) live += FakeLogd::line(*std::find_if(logd.ring[0].begin(), logd.ring[0].end(), [&](const Entry& e) {
+    return e.msg == "a" + std::to_string(i);
+  }));
+  std::vector<std::string> got;
+  LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
+    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
+  });
+  f.feed(live);
+  REQUIRE(got.size() == 6);  // a1..a4, a11, a12
+  CHECK(f.cursor().buffers.at("main").index == 7);  // what counting entries gives: 6 behind the truth
+  for (int i = 13; i <= 15; ++i) logd.log(0, "a" + std::to_string(i));
+  const Read r = follow(logd, f.cursor());
+  CHECK(r.messages == names("a", 13, 15));
+  CHECK(r.lost.at("main") == 6);  // a5..a10
+  CHECK(r.unconfirmed == 0);
+  CHECK(r.cursor.buffers.at("main").index == 16);
+}
+
+TEST_CASE("a ring that printed less than its statistics said settles when told to", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  const Read second = follow(logd, first.cursor);
+  logd.log(0, "n1");
+  logd.log(0, "n2");
+  // logd pruned "old", "a1" and "n1" between its statistics and the dump.
+  std::string s = logd.stream();
+  for (std::string gone : {"Choreographer: old\n", "Choreographer: a1\n", "Choreographer: n1\n"}) {
+    const auto at = s.find(gone);
+    const auto start = s.rfind('\n', at) + 1;
+    s.erase(start, at + gone.size() - start);
+  }
+  std::vector<std::string> got;
+  LogcatFollower f(second.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
+    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
+  });
+  f.feed(s);
+  CHECK(f.state() == LogcatFollower::State::catching_up);
+  CHECK(got.empty());
+  CHECK(f.cursor() == second.cursor);  // nothing moves while undecided
+  f.settle();
+  CHECK(f.state() == LogcatFollower::State::following);
+  CHECK(f.unconfirmed() == 1);
+  CHECK(got == std::vector<std::string>{"n2\n"});
 }
