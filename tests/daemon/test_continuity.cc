@@ -202,20 +202,24 @@ struct SavedBuffer {
 };
 
 // The `cursor` record of a device in a version 2 state file:
-// cursor VALID "BOOT_ID LOGD_PID "LAST_BUFFER N ("NAME INDEX HASH)×N
-// Returns the line's number (or -1) and its buffers.
+// cursor VALID "BOOT_ID LOGD_PID N ("NAME INDEX HASH)×N (older builds wrote
+// the newest entry's "BUFFER before N). Returns the line's number (or -1),
+// its buffers and, in `first`, the token number of the first "NAME.
 int saved_cursor(const std::vector<std::string>& lines, const std::string& serial,
-                 std::map<std::string, SavedBuffer>* buffers) {
+                 std::map<std::string, SavedBuffer>* buffers, std::size_t* first = nullptr) {
   bool ours = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto t = tokens(lines[i]);
     if (t.size() >= 2 && t[0] == "device") ours = t[1] == "\"" + serial;
-    if (!ours || t.empty() || t[0] != "cursor" || t.size() < 6) continue;
-    const std::size_t n = std::stoull(t[5]);
-    if (t.size() < 6 + 3 * n) return -1;
+    if (!ours || t.empty() || t[0] != "cursor" || t.size() < 5) continue;
+    std::size_t at = 4;
+    if (t[at].front() == '"') ++at;
+    const std::size_t n = std::stoull(t.at(at));
+    if (t.size() < at + 1 + 3 * n) return -1;
     for (std::size_t k = 0; k < n; ++k) {
-      (*buffers)[t[6 + 3 * k].substr(1)] = {std::stoull(t[7 + 3 * k]), t[8 + 3 * k]};
+      (*buffers)[t[at + 1 + 3 * k].substr(1)] = {std::stoull(t[at + 2 + 3 * k]), t[at + 3 + 3 * k]};
     }
+    if (first) *first = at + 1;
     return static_cast<int>(i);
   }
   return -1;
@@ -561,12 +565,13 @@ TEST_CASE("a state file with a negative log index is rejected without a restart 
 
   std::vector<std::string> lines = split_lines(read_file(state_file(state)));
   std::map<std::string, SavedBuffer> buffers;
-  const int at = saved_cursor(lines, serial, &buffers);
+  std::size_t first = 0;
+  const int at = saved_cursor(lines, serial, &buffers, &first);
   REQUIRE(at >= 0);
-  // cursor VALID "BOOT PID "LAST N "main INDEX HASH …: the index after "main becomes negative.
+  // cursor VALID "BOOT PID N "main INDEX HASH …: the index after "main becomes negative.
   auto t = tokens(lines[at]);
   bool edited = false;
-  for (std::size_t i = 6; i + 1 < t.size(); i += 3) {
+  for (std::size_t i = first; i + 1 < t.size(); i += 3) {
     if (t[i] == "\"main") {
       t[i + 1] = "-" + t[i + 1];
       edited = true;
