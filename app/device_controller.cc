@@ -335,6 +335,7 @@ std::string stream_command() {
 void DeviceController::open_logcat() {
   parsers::LogcatStreamOptions options;
   options.max_line_bytes = config_->logcat_max_line_bytes;
+  options.track_last_time = false;  // the follower hands over each entry's time
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     auto& d = shared_.store.device(serial_);

@@ -209,6 +209,7 @@ std::optional<LogLine> LogcatStream::header_for(std::string_view line) {
 }
 
 void LogcatStream::note_time(std::string_view last_line) {
+  if (!options_.track_last_time) return;
   last_line = strip_tool_prefix(strip_cr(last_line));
   if (last_line.empty() || layout_ == LogLayout::unknown || layout_ == LogLayout::raw) return;
   if (auto parsed = parse_log_line(last_line, layout_, options_.parse)) {

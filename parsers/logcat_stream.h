@@ -54,8 +54,10 @@ class LogcatSink {
 struct LogcatStreamOptions {
   std::size_t max_line_bytes = 16 * 1024;
   ParseOptions parse;
+  // Keep last_time() (one header parse per chunk): replays need it; the
+  // live daemon, fed line by line, knows each entry's time already.
+  bool track_last_time = true;
 };
-
 
 // The lines of a region that need a full parse, found by scan_region() —
 // which touches no stream state, so big inputs can be scanned on several

@@ -71,8 +71,9 @@ struct DeviceScript {
 };
 
 // Runs a command line the way the device's sh would for the scripts the
-// exporter sends: "; "-separated parts, export/exec/echo, logcat (-d dumps and
-// -S statistics print nothing here; otherwise the endless stream).
+// exporter sends: "; "-separated parts, export/exec/echo, the boot id and
+// logd's pid, logcat (-d dumps print nothing, -S statistics an empty log's;
+// otherwise the endless stream).
 inline std::function<void(const std::string&, Conn&)> shell_of(std::shared_ptr<DeviceScript> s) {
   return [s](const std::string& line, Conn& c) {
     std::size_t from = 0;
@@ -85,9 +86,18 @@ inline std::function<void(const std::string&, Conn&)> shell_of(std::shared_ptr<D
       if (cmd.rfind("echo ", 0) == 0) {
         c.write(cmd.substr(5) + "\n");
       } else if (cmd.rfind("logcat", 0) == 0) {
-        const bool once = cmd.find("'-d'") != std::string::npos || cmd.find(" -d") != std::string::npos ||
-                          cmd.find("'-S'") != std::string::npos || cmd.find(" -S") != std::string::npos;
+        const bool stats = cmd.find("'-S'") != std::string::npos || cmd.find(" -S") != std::string::npos;
+        const bool once = stats || cmd.find("'-d'") != std::string::npos || cmd.find(" -d") != std::string::npos;
+        if (stats) {
+          c.write("size/num main               system             Total\n"
+                  "Total    0/0                0/0                0/0\n"
+                  "Now      0/0                0/0                0/0\n");
+        }
         if (!once) return s->logcat(c);
+      } else if (cmd == "cat /proc/sys/kernel/random/boot_id") {
+        c.write("6c1f2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5\n");
+      } else if (cmd == "pidof logd") {
+        c.write("123\n");
       } else if (cmd == "getprop") {
         c.write(s->getprop);
       } else if (cmd == "ps -A") {

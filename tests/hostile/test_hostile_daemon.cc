@@ -55,11 +55,11 @@ bool allowed_service(const std::string& s) {
                                        "shell:echo alive", "shell:'setprop' 'debug.choreographer.skipwarning' '1'",
                                        logcat, logcat + " '-d' '-t' '1'"};
   if (fixed.count(s)) return true;
-  // Other logcat scripts (snapshots, statistics, the stream with its
-  // preamble): fixed words only, nothing a shell would expand or chain
-  // beyond "; ".
+  // Other logcat scripts (the stream with its preamble: boot id, logd's
+  // pid, statistics): fixed words only, nothing a shell would expand or
+  // chain beyond "; ".
   if (s.find("logcat") != std::string::npos &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '\"=;:,._-") ==
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '\"=;:,._/-") ==
           std::string::npos) {
     return true;
   }
