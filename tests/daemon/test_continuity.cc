@@ -73,6 +73,18 @@ PerPackage exact_frames(const Json& dev) {
   return out;
 }
 
+// Likewise skip events (one per skip line).
+PerPackage exact_events(const Json& dev) {
+  PerPackage out;
+  for (const Json& a : dev["apps"].arr) {
+    out[a["package"].str] = static_cast<double>(a["skip_lines"].u64()) -
+                            static_cast<double>(a["reader_lost_skip_lines"].u64()) -
+                            static_cast<double>(a["reader_unknown_skip_lines"].u64()) -
+                            static_cast<double>(a["reader_history_skip_lines"].u64());
+  }
+  return out;
+}
+
 std::uint64_t skip_lines(const Json& dev) {
   std::uint64_t n = 0;
   for (const Json& a : dev["apps"].arr) n += a["skip_lines"].u64();
@@ -612,6 +624,7 @@ TEST_CASE("a package count of 2 to the 64 minus 6 in the state file restarts tha
   const std::string pkg = "com.example.feed";
   PerPackage counted = first_run_then_sigterm(rig, state);
   const PerPackage at_restart = exact_frames(device_truth(rig.sim, rig.name()));
+  const double events_at_restart = exact_events(device_truth(rig.sim, rig.name())).at(pkg);
 
   std::vector<std::string> lines = split_lines(read_file(state_file(state)));
   bool edited = false;
@@ -643,6 +656,11 @@ TEST_CASE("a package count of 2 to the 64 minus 6 in the state file restarts tha
   const double now = metric(ex, "android_choreographer_skipped_frames_total", serial, pkg);
   CHECK(now > 0);
   CHECK(now < 1e6);  // neither wrapped nor near 2^64
-  CHECK(metric(ex, "android_choreographer_skip_events_total", serial, pkg) < 1e6);
+  // Every series of the package restarted, not only the damaged counter.
+  const double events = exact_events(device_truth(rig.sim, rig.name())).at(pkg) - events_at_restart;
+  CHECK(events > 0);
+  CHECK(metric(ex, "android_choreographer_skip_events_total", serial, pkg) == events);
+  CHECK(metric(ex, "android_choreographer_skip_size_frames_count", serial, pkg) == events);
+  CHECK(metric(ex, "android_choreographer_skip_size_frames_sum", serial, pkg) == now);
   CHECK(ex.terminate() == 0);
 }
