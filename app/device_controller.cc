@@ -322,13 +322,17 @@ const std::vector<std::string> kLogcatBuffers = {"main", "system"};
 // log lines in the stream's output.
 constexpr std::string_view kPreambleEnd = "jank_exporter:logcat-snapshot-end";
 
+// The whole ring is at most a few MiB on a device set to large buffers.
+constexpr std::size_t kRingDumpOutput = 64 << 20;
+
 // One script, so that the statistics describe the ring the stream then
 // prints whole (no -T: the position comes from the statistics and the last
-// counted line, never from a time).
-std::string stream_command() {
+// counted line, never from a time). `dump`: the ring only, then exit.
+std::string stream_command(bool dump) {
+  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"};
+  if (dump) args.push_back("-d");
   return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
-         std::string(kPreambleEnd) + "; " +
-         ingest::logcat_command({"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"});
+         std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
 }
 }  // namespace
 
@@ -349,6 +353,8 @@ void DeviceController::open_logcat() {
         [this](const parsers::LogcatFollower::Line& line) { on_logcat_line(line); });
   }
   plan_applied_ = false;
+  check_running_ = false;
+  entries_at_check_ = 0;
   pending_processes_.reset();
   catching_up_ = true;
   ingest::StreamCallbacks callbacks;
@@ -369,22 +375,63 @@ void DeviceController::open_logcat() {
                                     command_deadline());
   ingest::StreamOptions stream_options;
   stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
-  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, stream_command(), Clock::now() + open_within,
+  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, stream_command(false), Clock::now() + open_within,
                                        std::move(callbacks), stream_options);
 }
 
 void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
   stream_delivered_ = true;
+  bool check = false;
+  parsers::LogCursor snapshot;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     host_now_ns_ = wall_ns();
     shared_.store.set_host_time(host_now_ns_);
     follower_->feed(bytes);
     after_feed();
-    if (follower_->state() != parsers::LogcatFollower::State::failed) return;
+    check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
+            follower_->entries() - entries_at_check_ >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
+    if (check) snapshot = follower_->cursor();
+    if (follower_->state() != parsers::LogcatFollower::State::failed) {
+      if (check) check_continuity(std::move(snapshot));
+      return;
+    }
   }
   restart_session("logcat stream: " + follower_->error());
+}
+
+// logd skips a live reader ahead when it prunes what the reader has not
+// read yet (a burst larger than the ring); the stream never says so and its
+// cursor then lags the true index. After a quarter ring's worth of entries,
+// a dump of the ring measures it like a resume would: the last entry counted
+// at the check's start is looked for by content and its true index tells how
+// many were skipped. Measured now, not at the next stream start, so that a
+// reboot or logd restart before then cannot turn it into unknown lines.
+void DeviceController::check_continuity(parsers::LogCursor snapshot) {
+  check_running_ = true;
+  entries_at_check_ = follower_->entries();
+  run(stream_command(true), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
+    check_running_ = false;
+    if (r.error || r.truncated) return;
+    parsers::LogcatFollower check(snapshot, kLogcatBuffers, kPreambleEnd, config_->logcat_max_line_bytes,
+                                  [](const parsers::LogcatFollower::Line&) {});
+    check.feed(r.output);
+    check.settle();
+    if (!check.settled() || check.plan()->kind != parsers::ResumeKind::resume) return;
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    if (!follower_) return;
+    auto& d = shared_.store.device(serial_);
+    for (const auto& b : kLogcatBuffers) {
+      const auto it = check.lost().find(b);
+      if (it == check.lost().end() || !check.anchor_found(b)) continue;
+      follower_->skip_ahead(b, it->second);
+      d.continuity.lost_lines += it->second;
+      log_warning("device " + serial_ + ": logd skipped " + std::to_string(it->second) + " lines of " + b +
+                  " under the live stream (a burst larger than its ring)");
+    }
+    d.log_cursor = follower_->cursor();
+  });
 }
 
 // The store follows the follower: counts, cursor and what the stream found

@@ -59,6 +59,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void on_logcat_line(const parsers::LogcatFollower::Line& line);  // with shared_.mutex held
   void apply_plan();                                               // likewise
   void after_feed();                                               // likewise
+  void check_continuity(parsers::LogCursor snapshot);
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
   void schedule_gfxinfo(std::chrono::milliseconds delay);
@@ -92,6 +93,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   parsers::LineCounts lines_base_;  // the device's totals before this stream
   std::int64_t host_now_ns_ = 0;    // when the bytes being fed arrived
   bool stream_delivered_ = false;     // data since the last liveness probe
+  bool check_running_ = false;        // a continuity check (check_continuity) is out
+  std::uint64_t entries_at_check_ = 0;
   // The stream has not yet passed what the ring held at its start: `ps`
   // output waits (a reused pid would name older lines wrongly).
   bool catching_up_ = false;

@@ -223,6 +223,7 @@ void LogcatFollower::read_preamble_line(std::string_view text) {
 
 void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anchor_found, bool forced) {
   s.settled = true;
+  s.found = anchor_found;
   const BufferPlan& p = s.plan;
   if (anchor_found) {
     s.counted = s.seen;
@@ -260,6 +261,16 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     e.drop = pos <= s.counted;
     if (pos == s.counted) s.last.last_hash = e.hash;
   }
+}
+
+bool LogcatFollower::anchor_found(std::string_view buffer) const {
+  const auto it = search_.find(buffer);
+  return settled_ && it != search_.end() && it->second.found;
+}
+
+void LogcatFollower::skip_ahead(std::string_view buffer, std::uint64_t lines) {
+  if (!settled_) return;
+  if (auto it = cursor_.buffers.find(buffer); it != cursor_.buffers.end()) it->second.index += lines;
 }
 
 void LogcatFollower::settle() {

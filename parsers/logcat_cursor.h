@@ -135,6 +135,13 @@ class LogcatFollower {
   // Once settled: buffers whose last counted entry was expected but not
   // found by its content (their position came from the indices alone).
   std::uint64_t unconfirmed() const { return unconfirmed_; }
+  // Once settled: whether `buffer`'s last counted entry was found by its
+  // content (the loss figure for it is then exact).
+  bool anchor_found(std::string_view buffer) const;
+  // A live stream that logd skipped ahead (it prunes under a slow reader)
+  // lags the true index by what it skipped; a check that measured it moves
+  // the cursor on by that many.
+  void skip_ahead(std::string_view buffer, std::uint64_t lines);
   // Lines dropped because they were counted already (or history on first sight).
   std::uint64_t dropped_lines() const { return dropped_lines_; }
   // Entries past the preamble, dropped, held or passed on.
@@ -152,6 +159,7 @@ class LogcatFollower {
     BufferPlan plan;
     std::uint64_t seen = 0;  // held entries of this buffer so far
     bool settled = false;
+    bool found = false;         // settled on the anchor's content
     std::uint64_t counted = 0;  // of them, counted before
     BufferCursor last;          // the last counted entry, once settled
   };

@@ -474,3 +474,31 @@ TEST_CASE("a ring that printed less than its statistics said settles when told t
   CHECK(f.unconfirmed() == 1);
   CHECK(got == std::vector<std::string>{"n2\n"});
 }
+
+TEST_CASE("a check of the ring measures a live skip at once, and the next resume does not count it again", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 10;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 3; ++i) logd.log(0, "a" + std::to_string(i));
+  std::string live = logd.stream();
+  for (int i = 4; i <= 12; ++i) logd.log(0, "a" + std::to_string(i));
+  for (int i : {4, 11, 12}) live += FakeLogd::line(*std::find_if(logd.ring[0].begin(), logd.ring[0].end(), [&](const Entry& e) {
+    return e.msg == "a" + std::to_string(i);
+  }));
+  LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  f.feed(live);
+  // The check: the ring as it is now, against the cursor as it is now.
+  const Read check = follow(logd, f.cursor());
+  REQUIRE(check.lost.at("main") == 6);
+  LogcatFollower check_follower(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  check_follower.feed(logd.stream());
+  CHECK(check_follower.anchor_found("main"));
+  CHECK_FALSE(check_follower.anchor_found("system"));  // nothing counted there yet
+  f.skip_ahead("main", 6);
+  CHECK(f.cursor().buffers.at("main").index == 13);
+  logd.log(0, "a13");
+  const Read r = follow(logd, f.cursor());
+  CHECK(r.lost_total() == 0);
+  CHECK(r.messages == std::vector<std::string>{"a13"});
+}
