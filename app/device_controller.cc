@@ -382,7 +382,7 @@ void DeviceController::open_logcat() {
 void DeviceController::on_logcat_data(std::string_view bytes) {
   backoff_.reset();  // data flows: the device is healthy
   stream_delivered_ = true;
-  bool check = false;
+  bool check = false, failed = false;
   parsers::LogCursor snapshot;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
@@ -393,12 +393,10 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
             follower_->entries() - entries_at_check_ >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
     if (check) snapshot = follower_->cursor();
-    if (follower_->state() != parsers::LogcatFollower::State::failed) {
-      if (check) check_continuity(std::move(snapshot));
-      return;
-    }
+    failed = follower_->state() == parsers::LogcatFollower::State::failed;
   }
-  restart_session("logcat stream: " + follower_->error());
+  if (failed) return restart_session("logcat stream: " + follower_->error());
+  if (check) check_continuity(std::move(snapshot));  // not under the lock: run() may answer at once
 }
 
 // logd skips a live reader ahead when it prunes what the reader has not
