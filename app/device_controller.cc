@@ -354,7 +354,6 @@ void DeviceController::open_logcat() {
   }
   plan_applied_ = false;
   check_running_ = false;
-  entries_at_check_ = 0;
   pending_processes_.reset();
   catching_up_ = true;
   ingest::StreamCallbacks callbacks;
@@ -388,10 +387,13 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     host_now_ns_ = wall_ns();
     shared_.store.set_host_time(host_now_ns_);
+    const std::uint64_t entries_before = follower_->entries();
     follower_->feed(bytes);
     after_feed();
+    // One read that brings a quarter ring's worth of entries is a burst the
+    // ring may not have held whole: logd may have skipped the stream ahead.
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
-            follower_->entries() - entries_at_check_ >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
+            follower_->entries() - entries_before >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
     if (check) snapshot = follower_->cursor();
     failed = follower_->state() == parsers::LogcatFollower::State::failed;
   }
@@ -401,14 +403,14 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
 
 // logd skips a live reader ahead when it prunes what the reader has not
 // read yet (a burst larger than the ring); the stream never says so and its
-// cursor then lags the true index. After a quarter ring's worth of entries,
-// a dump of the ring measures it like a resume would: the last entry counted
+// cursor then lags the true index. After a read that brought a quarter
+// ring's worth of entries, a dump of the ring measures it like a resume
+// would: the last entry counted
 // at the check's start is looked for by content and its true index tells how
 // many were skipped. Measured now, not at the next stream start, so that a
 // reboot or logd restart before then cannot turn it into unknown lines.
 void DeviceController::check_continuity(parsers::LogCursor snapshot) {
   check_running_ = true;
-  entries_at_check_ = follower_->entries();
   run(stream_command(true), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
     check_running_ = false;
     if (r.error || r.truncated) return;

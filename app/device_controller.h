@@ -94,7 +94,6 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   std::int64_t host_now_ns_ = 0;    // when the bytes being fed arrived
   bool stream_delivered_ = false;     // data since the last liveness probe
   bool check_running_ = false;        // a continuity check (check_continuity) is out
-  std::uint64_t entries_at_check_ = 0;
   // The stream has not yet passed what the ring held at its start: `ps`
   // output waits (a reused pid would name older lines wrongly).
   bool catching_up_ = false;
