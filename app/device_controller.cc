@@ -328,10 +328,22 @@ constexpr std::size_t kRingDumpOutput = 64 << 20;
 // One script, so that the statistics describe the ring the stream then
 // prints whole (no -T: the position comes from the statistics and the last
 // counted line, never from a time). `dump`: the ring only, then exit.
-std::string stream_command(bool dump) {
+// A follow stream's script starts with where the cursor stands, for whoever
+// reads the device's shell history (and the simulator's truth): numbers and a
+// checked boot id only. Printed, it is one more preamble line, ignored.
+std::string cursor_declaration(const parsers::LogCursor& c) {
+  if (!c.valid) return "";
+  std::string out = "echo jank_exporter:cursor boot=" + (c.boot_id.empty() ? "-" : c.boot_id) +
+                    " logd=" + std::to_string(c.logd_pid);
+  for (const auto& [buffer, b] : c.buffers) out += " " + buffer + "=" + std::to_string(b.index);
+  return out + "; ";
+}
+
+std::string stream_command(bool dump, const parsers::LogCursor& cursor) {
   std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"};
   if (dump) args.push_back("-d");
-  return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
+  return (dump ? "" : cursor_declaration(cursor)) +
+         "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
          std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
 }
 }  // namespace
@@ -374,7 +386,8 @@ void DeviceController::open_logcat() {
                                     command_deadline());
   ingest::StreamOptions stream_options;
   stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
-  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, stream_command(false), Clock::now() + open_within,
+  logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, stream_command(false, follower_->cursor()),
+                                       Clock::now() + open_within,
                                        std::move(callbacks), stream_options);
 }
 
@@ -411,7 +424,8 @@ void DeviceController::on_logcat_data(std::string_view bytes) {
 // reboot or logd restart before then cannot turn it into unknown lines.
 void DeviceController::check_continuity(parsers::LogCursor snapshot) {
   check_running_ = true;
-  run(stream_command(true), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
+  const std::string command = stream_command(true, snapshot);
+  run(command, kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
     check_running_ = false;
     if (r.error || r.truncated) return;
     parsers::LogcatFollower check(snapshot, kLogcatBuffers, kPreambleEnd, config_->logcat_max_line_bytes,

@@ -1,6 +1,7 @@
 #include "devsim/shell.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -298,6 +299,32 @@ std::string joined(const std::vector<std::string>& w, std::size_t from) {
   return s;
 }
 
+// The exporter's stream script starts by echoing where its cursor stands
+// (`jank_exporter:cursor boot=ID logd=PID main=N system=M`): a real shell
+// just prints it; for the truth it is the reader saying where it resumes
+// from, as a `-T TIME` once did. Lines it had read past that point but not
+// durably (in flight when a connection died, or after its last checkpoint)
+// are unread again: the same as the control channel's `reader` rollback, and
+// never forward. A declaration about another boot or logd is not about this
+// log and changes nothing.
+void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t from) {
+  std::map<std::string, std::string> kv;
+  for (std::size_t i = from; i < w.size(); ++i) {
+    const auto eq = w[i].find('=');
+    if (eq != std::string::npos) kv[w[i].substr(0, eq)] = w[i].substr(eq + 1);
+  }
+  if (kv["boot"] != dev.boot_id() || kv["logd"] != std::to_string(dev.logd_pid())) return;
+  for (const auto& [key, value] : kv) {
+    if (key == "boot" || key == "logd" || !all_digits(value)) continue;
+    std::string bad;
+    const auto mask = parse_log_mask(key, &bad);
+    if (!mask) continue;
+    for (std::size_t id = 0; id < kLogIdCount; ++id) {
+      if (*mask == (LogMask{1} << id)) dev.reader_rollback(static_cast<LogId>(id), std::stoull(value));
+    }
+  }
+}
+
 // Runs one simple command (no operators). Returns its exit status.
 int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop) {
   // Leading VAR=value assignments only set the environment, which we ignore.
@@ -324,6 +351,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     if (i < w.size() && w[i] == "-n") nl = false, ++i;
     r.out += joined(w, i);
     if (nl) r.out += '\n';
+    if (i < w.size() && w[i] == "jank_exporter:cursor") reader_declares(dev, w, i + 1);
     return 0;
   }
   if (cmd == "id") {

@@ -512,3 +512,27 @@ TEST_CASE("simultaneous entries of one thread and tag get distinct microseconds"
   REQUIRE(all.size() == 2);
   CHECK(all[1]->wall_ns / 1000 == all[0]->wall_ns / 1000 + 1);
 }
+
+TEST_CASE("a stream script that declares the reader's cursor rolls the reader back, for this boot and logd only") {
+  ManualClock clock;
+  Device dev(small_quiet(), clock);
+  Reader r(dev);
+  for (int i = 0; i < 10; ++i) log_line(dev, LogId::main, "held");
+  r.read();
+  const std::uint64_t upto = dev.read_upto(LogId::main);
+  std::string boot = run_shell(dev, "cat /proc/sys/kernel/random/boot_id").out;
+  boot.pop_back();
+  std::string logd = run_shell(dev, "pidof logd").out;
+  logd.pop_back();
+  // Another boot's or another logd's cursor says nothing about this log.
+  run_shell(dev, "echo jank_exporter:cursor boot=00000000-0000-4000-8000-000000000000 logd=" + logd + " main=1");
+  run_shell(dev, "echo jank_exporter:cursor boot=" + boot + " logd=1 main=1");
+  CHECK(dev.read_upto(LogId::main) == upto);
+  const ShellResult said =
+      run_shell(dev, "echo jank_exporter:cursor boot=" + boot + " logd=" + logd + " main=" + std::to_string(upto - 4));
+  CHECK(said.out.rfind("jank_exporter:cursor boot=", 0) == 0);  // printed as any echo
+  CHECK(dev.read_upto(LogId::main) == upto - 4);
+  // Forward is never taken.
+  run_shell(dev, "echo jank_exporter:cursor boot=" + boot + " logd=" + logd + " main=" + std::to_string(upto + 50));
+  CHECK(dev.read_upto(LogId::main) == upto - 4);
+}
