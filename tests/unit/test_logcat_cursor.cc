@@ -148,6 +148,37 @@ std::vector<std::string> names(const std::string& prefix, int from, int to) {
   return out;
 }
 
+// `s` without the lines that end with each of `gone` (logd pruned them).
+std::string without(std::string s, std::initializer_list<std::string> gone) {
+  for (const std::string& g : gone) {
+    const auto at = s.find(g);
+    REQUIRE(at != std::string::npos);
+    const auto start = s.rfind('\n', at) + 1;
+    s.erase(start, at + g.size() - start);
+  }
+  return s;
+}
+
+// A follower from `saved` that collects the message of each entry it passes on.
+LogcatFollower collecting(const LogCursor& saved, std::vector<std::string>& got) {
+  return LogcatFollower(saved, kBuffers, kEnd, 4096, [&got](const LogcatFollower::Line& l) {
+    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
+  });
+}
+
+// A live stream after a1..a3 were logged: its preamble and ring, then a4;
+// then logd wrote up to a12 and pruned a5..a10 under it before it read them.
+std::string live_stream_skipped_ahead(FakeLogd& logd) {
+  for (int i = 1; i <= 3; ++i) logd.log(0, "a" + std::to_string(i));
+  std::string live = logd.stream();
+  for (int i = 4; i <= 12; ++i) logd.log(0, "a" + std::to_string(i));
+  for (int i : {4, 11, 12}) {
+    live += FakeLogd::line(*std::find_if(logd.ring[0].begin(), logd.ring[0].end(),
+                                         [&](const Entry& e) { return e.msg == "a" + std::to_string(i); }));
+  }
+  return live;
+}
+
 }  // namespace
 
 TEST_CASE("preamble: boot id, logd pid and statistics; garbled statistics are refused", "[cursor]") {
@@ -376,17 +407,9 @@ TEST_CASE("the anchor ends the counted run early when logd pruned meanwhile", "[
   logd.log(0, "a2");
   const Read second = follow(logd, first.cursor);
   logd.log(0, "n1");
-  std::string s = logd.stream();
-  for (std::string gone : {"Choreographer: old\n", "Choreographer: a1\n"}) {
-    const auto at = s.find(gone);
-    REQUIRE(at != std::string::npos);
-    const auto start = s.rfind('\n', at) + 1;
-    s.erase(start, at + gone.size() - start);
-  }
+  const std::string s = without(logd.stream(), {"Choreographer: old\n", "Choreographer: a1\n"});
   std::vector<std::string> got;
-  LogcatFollower f(second.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
-    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
-  });
+  LogcatFollower f = collecting(second.cursor, got);
   f.feed(s);
   CHECK(f.unconfirmed() == 0);
   CHECK(f.lost_total() == 0);
@@ -423,19 +446,9 @@ TEST_CASE("a live stream that logd skipped ahead: the next resume finds its plac
   logd.capacity = 10;
   logd.log(0, "old");
   const Read first = follow(logd, LogCursor{});
-  for (int i = 1; i <= 3; ++i) logd.log(0, "a" + std::to_string(i));
-  // A live stream: its preamble and ring, then a4, then logd pruned a5..a10
-  // under it before it read them, then a11 and a12.
-  std::string live = logd.stream();
-  for (int i = 4; i <= 12; ++i) logd.log(0, "a" + std::to_string(i));
-  for (int i : {4, 11, 12}) live += FakeLogd::line(*std::find_if(logd.ring[0].begin(), logd.ring[0].end(), [&](const Entry& e) {
-    return e.msg == "a" + std::to_string(i);
-  }));
   std::vector<std::string> got;
-  LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
-    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
-  });
-  f.feed(live);
+  LogcatFollower f = collecting(first.cursor, got);
+  f.feed(live_stream_skipped_ahead(logd));
   REQUIRE(got.size() == 6);  // a1..a4, a11, a12
   CHECK(f.cursor().buffers.at("main").index == 7);  // what counting entries gives: 6 behind the truth
   for (int i = 13; i <= 15; ++i) logd.log(0, "a" + std::to_string(i));
@@ -455,16 +468,10 @@ TEST_CASE("a ring that printed less than its statistics said settles when told t
   logd.log(0, "n1");
   logd.log(0, "n2");
   // logd pruned "old", "a1" and "n1" between its statistics and the dump.
-  std::string s = logd.stream();
-  for (std::string gone : {"Choreographer: old\n", "Choreographer: a1\n", "Choreographer: n1\n"}) {
-    const auto at = s.find(gone);
-    const auto start = s.rfind('\n', at) + 1;
-    s.erase(start, at + gone.size() - start);
-  }
+  const std::string s =
+      without(logd.stream(), {"Choreographer: old\n", "Choreographer: a1\n", "Choreographer: n1\n"});
   std::vector<std::string> got;
-  LogcatFollower f(second.cursor, kBuffers, kEnd, 4096, [&](const LogcatFollower::Line& l) {
-    if (l.new_entry) got.emplace_back(l.text.substr(l.text.find(": ") + 2));
-  });
+  LogcatFollower f = collecting(second.cursor, got);
   f.feed(s);
   CHECK(f.state() == LogcatFollower::State::catching_up);
   CHECK(got.empty());
@@ -480,14 +487,8 @@ TEST_CASE("a check of the ring measures a live skip at once, and the next resume
   logd.capacity = 10;
   logd.log(0, "old");
   const Read first = follow(logd, LogCursor{});
-  for (int i = 1; i <= 3; ++i) logd.log(0, "a" + std::to_string(i));
-  std::string live = logd.stream();
-  for (int i = 4; i <= 12; ++i) logd.log(0, "a" + std::to_string(i));
-  for (int i : {4, 11, 12}) live += FakeLogd::line(*std::find_if(logd.ring[0].begin(), logd.ring[0].end(), [&](const Entry& e) {
-    return e.msg == "a" + std::to_string(i);
-  }));
   LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
-  f.feed(live);
+  f.feed(live_stream_skipped_ahead(logd));
   // The check: the ring as it is now, against the cursor as it is now.
   const Read check = follow(logd, f.cursor());
   REQUIRE(check.lost.at("main") == 6);
