@@ -115,6 +115,17 @@ std::string Device::new_boot_id() {
 }
 
 void Device::uncounted(Uncounted kind, const LogEntry& e) {
+  if (kind == Uncounted::pending) {
+    // A loss the reader can only learn of from logd's statistics: it is
+    // lost once it asks, unknown if this logd is gone before it does.
+    ++pending_.lines;
+    if (e.app >= 0) {
+      auto& a = pending_.apps[e.app];
+      if (e.skipped > 0) ++a[0], a[1] += e.skipped;
+      if (e.davey) ++a[2];
+    }
+    return;
+  }
   const bool lost = kind == Uncounted::lost;
   ++(lost ? reader_lost_lines_ : reader_unknown_lines_);
   if (e.app < 0 || static_cast<std::size_t>(e.app) >= apps_.size()) return;
@@ -126,6 +137,21 @@ void Device::uncounted(Uncounted kind, const LogEntry& e) {
   if (e.davey) ++(lost ? t.reader_lost_davey : t.reader_unknown_davey);
 }
 
+void Device::settle_pending(Uncounted kind) {
+  const bool lost = kind == Uncounted::lost;
+  (lost ? reader_lost_lines_ : reader_unknown_lines_) += pending_.lines;
+  for (const auto& [app, n] : pending_.apps) {
+    if (app < 0 || static_cast<std::size_t>(app) >= apps_.size()) continue;
+    AppTruth& t = apps_[static_cast<std::size_t>(app)].truth;
+    (lost ? t.reader_lost_skip_lines : t.reader_unknown_skip_lines) += n[0];
+    (lost ? t.reader_lost_skipped_frames : t.reader_unknown_skipped_frames) += n[1];
+    (lost ? t.reader_lost_davey : t.reader_unknown_davey) += n[2];
+  }
+  pending_ = {};
+}
+
+void Device::statistics_read() { settle_pending(Uncounted::lost); }
+
 void Device::dropped(const LogEntry& e, DropReason why) {
   if (why == DropReason::wrap) {
     ++lines_pruned_;
@@ -133,7 +159,7 @@ void Device::dropped(const LogEntry& e, DropReason why) {
   }
   ReaderBuffer& r = reader_[static_cast<std::size_t>(e.id)];
   if (!r.seen) return;  // before first sight everything is history
-  if (e.index > r.read_upto) return uncounted(Uncounted::lost, e);
+  if (e.index > r.read_upto) return uncounted(Uncounted::pending, e);
   // Read already; remembered in case the reader rolls back past it. A reader
   // going back further than this many dropped entries is not modelled.
   r.gone.push_back(Gone{e.index, e.app, e.skipped, e.davey});
@@ -176,7 +202,7 @@ bool Device::reader_rollback(LogId id, std::uint64_t index) {
     e.app = g.app;
     e.skipped = g.skipped;
     e.davey = g.davey;
-    uncounted(Uncounted::lost, e);
+    uncounted(Uncounted::pending, e);
     r.gone.pop_back();
   }
   r.read_upto = index;
@@ -184,6 +210,7 @@ bool Device::reader_rollback(LogId id, std::uint64_t index) {
 }
 
 void Device::logd_reset() {
+  settle_pending(Uncounted::unknown);  // the old logd's statistics die with it
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     ReaderBuffer& r = reader_[i];
     if (r.seen) {
@@ -620,11 +647,11 @@ const AppState* Device::app(std::string_view pkg) const {
 std::string Device::truth_json() const {
   std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_written\":%" PRIu64
                       ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64
-                      ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
+                      ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_pending_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
                       ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
                       ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"buffers\":{",
                       cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
-                      reader_unknown_lines_, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
+                      reader_unknown_lines_, pending_.lines, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
                       logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9);
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);

@@ -211,8 +211,14 @@ class Device {
   // Lines lost to ring-buffer wrap, over all buffers, since the device started.
   std::uint64_t lines_lost() const { return lines_pruned_; }
   std::uint64_t lines_written() const;
+  // A reader asked logd for its statistics (`logcat -S`): the unread lines
+  // that left the ring so far are now known to it as lost.
+  void statistics_read();
   // Lines the reader cannot count (see AppTruth).
   std::uint64_t reader_lost_lines() const { return reader_lost_lines_; }
+  // Unread lines that left the ring since the reader last asked logd for
+  // its statistics: lost once it asks, unknown if logd restarts first.
+  std::uint64_t reader_pending_lines() const { return pending_.lines; }
   std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
   std::uint64_t reader_history_lines() const { return reader_history_lines_; }
   // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
@@ -230,7 +236,7 @@ class Device {
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c);
   std::string gfx_block(const AppState& a, bool window) const;
-  enum class Uncounted : std::uint8_t { lost, unknown };
+  enum class Uncounted : std::uint8_t { lost, unknown, pending };
   void uncounted(Uncounted kind, const LogEntry& e);
   void dropped(const LogEntry& e, DropReason why);
   void logd_reset();
@@ -253,6 +259,12 @@ class Device {
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
+  // Pending losses (reader_pending_lines), per app: skip lines, frames, Davey.
+  struct Pending {
+    std::uint64_t lines = 0;
+    std::map<std::int32_t, std::array<std::uint64_t, 3>> apps;
+  } pending_;
+  void settle_pending(Uncounted kind);
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;
   std::uint64_t lines_pruned_ = 0;

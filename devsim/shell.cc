@@ -185,6 +185,7 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
     // A snapshot of logd's state as it is: no simulation step first, so that
     // `logcat -d …; logcat -S` in one script sees one state.
     r.out = logd_statistics(logs, f.mask);
+    dev.statistics_read();
     return r;
   }
   dev.advance();

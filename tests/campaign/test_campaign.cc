@@ -284,10 +284,6 @@ struct Campaign {
     } else if (k == "flood") {  // a burst the stream cannot keep up with: the ring wraps under it
       ok("flood " + d.name + " " + std::to_string(uniform(500, 4000)));
       ++tally["flood while read"];
-      // The exporter measures what logd skipped its stream over with a dump
-      // of the ring right after the burst; a reboot or logd restart within
-      // that round trip would make those lines unknown (docs/metrics.md).
-      nap(1500, 2000);
     } else if (k == "refresh") {
       static const int rates[] = {60, 90, 120, 144};
       ok("refresh " + d.name + " " + std::to_string(rates[uniform(0, 3)]));

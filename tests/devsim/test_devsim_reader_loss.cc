@@ -98,6 +98,11 @@ TEST_CASE("the ring wrapping while the reader is away loses exactly the unread l
   REQUIRE(t.skip_lines == 1);
   dev.flood(3000);
   CHECK(t.skip_lines_lost == 1);
+  // Not known to the reader until it asks logd for its statistics.
+  CHECK(t.reader_lost_skip_lines == 0);
+  CHECK(dev.reader_pending_lines() > 1000);
+  run_shell(dev, "logcat -S -b main,system");
+  CHECK(dev.reader_pending_lines() == 0);
   CHECK(t.reader_lost_skip_lines == 1);
   CHECK(t.reader_lost_skipped_frames == 40);
   // Exactly what `logcat -S` and the reader's position say left unread.
@@ -147,6 +152,8 @@ TEST_CASE("logcat -c loses only the lines not read yet, and keeps Total") {
   for (int i = 0; i < 7; ++i) log_line(dev, LogId::main, "unread");
   log_line(dev, LogId::system, "unread too");
   REQUIRE(run_shell(dev, "logcat -c -b main,system").exit == 0);
+  CHECK(dev.reader_pending_lines() == 8);
+  run_shell(dev, "logcat -S -b main,system");
   CHECK(dev.reader_lost_lines() == 8);
   CHECK(stats_of(dev, "main").total == before.total + 7);
   CHECK(unread_gone(dev, LogId::main) == 7);
@@ -270,6 +277,7 @@ TEST_CASE("a rollback to a checkpoint loses what was read after it and left the 
   const std::uint64_t upto = dev.read_upto(LogId::main);
   CHECK(upto == checkpoint + 20);
   dev.flood(3000);  // the reader is gone; everything above leaves the ring
+  run_shell(dev, "logcat -S -b main,system");
   const std::uint64_t lost = dev.reader_lost_lines();
   CHECK(lost == unread_gone(dev, LogId::main) + unread_gone(dev, LogId::system));
 
@@ -278,9 +286,11 @@ TEST_CASE("a rollback to a checkpoint loses what was read after it and left the 
   CHECK(dev.reader_lost_lines() == lost);
   CHECK(dev.reader_rollback(LogId::main, checkpoint));
   CHECK(dev.read_upto(LogId::main) == checkpoint);
+  run_shell(dev, "logcat -S -b main,system");
   CHECK(dev.reader_lost_lines() == lost + 20);
   CHECK(dev.reader_lost_lines() == unread_gone(dev, LogId::main) + unread_gone(dev, LogId::system));
   CHECK(dev.reader_rollback(LogId::main, checkpoint));  // counted once
+  run_shell(dev, "logcat -S -b main,system");
   CHECK(dev.reader_lost_lines() == lost + 20);
   CHECK_FALSE(dev.reader_rollback(LogId::radio, 1));  // never read
 }
@@ -535,4 +545,20 @@ TEST_CASE("a stream script that declares the reader's cursor rolls the reader ba
   // Forward is never taken.
   run_shell(dev, "echo jank_exporter:cursor boot=" + boot + " logd=" + logd + " main=" + std::to_string(upto + 50));
   CHECK(dev.read_upto(LogId::main) == upto - 4);
+}
+
+TEST_CASE("a loss the reader never asked logd about dies with logd: unknown, not lost") {
+  ManualClock clock;
+  Device dev(small_quiet(), clock);
+  Reader r(dev);
+  for (int i = 0; i < 10; ++i) log_line(dev, LogId::main, "read");
+  r.read();
+  dev.flood(3000);  // away: the ring wraps over unread lines
+  const std::uint64_t pending = dev.reader_pending_lines();
+  REQUIRE(pending > 1000);
+  const std::uint64_t unknown_before = dev.reader_unknown_lines();
+  dev.logd_restart();  // before any reader looked at logd's statistics
+  CHECK(dev.reader_pending_lines() == 0);
+  CHECK(dev.reader_lost_lines() == 0);
+  CHECK(dev.reader_unknown_lines() >= unknown_before + pending);
 }

@@ -224,6 +224,7 @@ TEST_CASE("transport: a line is read once the host acknowledged it; a cut line n
   CHECK(s.out.back() != '\n');
   CHECK(upto() == total() - 1);
   rig.on([](SimDevice& d) { d.model().flood(3000); return 0; });
+  rig.on([](SimDevice& d) { d.model().statistics_read(); return 0; });  // the reader asks logd: the loss is known
   CHECK(rig.on([](SimDevice& d) { return d.model().reader_lost_lines(); }) >= 1);
   CHECK(rig.on([](SimDevice& d) { return d.model().app("com.example.feed")->truth.reader_lost_skip_lines; }) == 0);
 }
