@@ -437,6 +437,9 @@ TEST_CASE("logcat -c through the real adb client before three reconnects is no l
       return d["buffers"]["main"]["read_upto"].u64() == d["buffers"]["main"]["total"].u64() &&
              d["buffers"]["system"]["read_upto"].u64() == d["buffers"]["system"]["total"].u64();
     }, 10000ms, 100ms));
+    // …and counted by the exporter, not only taken by the adb server.
+    const PerPackage logged = exact_frames(device_truth(rig.sim, rig.name()));
+    REQUIRE(settle(ex, serial, logged) == logged);
     const RunResult r = rig.adb.adb({"-s", serial, "shell", "logcat", "-c"});
     REQUIRE(r.exit == 0);
     REQUIRE(device_truth(rig.sim, rig.name())["buffers"]["main"]["now"].u64() == 0);
@@ -448,9 +451,17 @@ TEST_CASE("logcat -c through the real adb client before three reconnects is no l
   run_until_skips(rig.sim, rig.name(), 3);
   const Json truth = check_exact(rig, ex);
   INFO(tail(ex.log()));
-  CHECK(truth["reader_lost_lines"].u64() == 0);
-  CHECK(metric(ex, "jank_exporter_logcat_resume_gaps_total", serial) == 0);
-  CHECK(metric(ex, "jank_exporter_logcat_lost_lines_total", serial) == 0);
+  // No false alarm: a gap only where the truth lost lines, and exactly those
+  // (a line the adb server took but the exporter had not read when a kick
+  // dropped the stream, then cleared, is a real loss; on a quick machine
+  // there is none).
+  const std::uint64_t lost = truth["reader_lost_lines"].u64();
+  CHECK(metric(ex, "jank_exporter_logcat_lost_lines_total", serial) == static_cast<double>(lost));
+  if (lost == 0) {
+    CHECK(metric(ex, "jank_exporter_logcat_resume_gaps_total", serial) == 0);
+  } else {
+    CHECK(metric(ex, "jank_exporter_logcat_resume_gaps_total", serial) <= 3);
+  }
   CHECK(metric(ex, "jank_exporter_logcat_streams_total", serial) >= 4);
   CHECK(ex.terminate() == 0);
 }
