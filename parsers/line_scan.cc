@@ -29,8 +29,8 @@ bool trigger_at(const char* p, const char* end) {
   return false;
 }
 
-bool is_plain(std::string_view line, unsigned flags, std::size_t max_line_bytes, bool visit_all) {
-  return !visit_all && flags == 0 && !line.empty() && line.front() != '[' && line.size() <= max_line_bytes;
+bool is_plain(std::string_view line, unsigned flags, std::size_t max_line_bytes) {
+  return flags == 0 && !line.empty() && line.front() != '[' && line.size() <= max_line_bytes;
 }
 
 }  // namespace
@@ -43,8 +43,7 @@ bool line_has_trigger(std::string_view line) {
   return false;
 }
 
-ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
-                             bool visit_all) {
+ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor) {
   ScanResult result;
   const char* p = region.data();
   const char* end = p + region.size();
@@ -55,7 +54,7 @@ ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes
     unsigned flags = 0;
     if (line_has_trigger(line)) flags |= kLineTrigger;
     if (std::memchr(line.data(), '\0', line.size()) != nullptr) flags |= kLineNul;
-    if (is_plain(line, flags, max_line_bytes, visit_all)) {
+    if (is_plain(line, flags, max_line_bytes)) {
       ++result.plain_lines;
     } else {
       visitor.visit(line, flags);
@@ -81,8 +80,8 @@ constexpr int kMaxOffset = 9;
 template <typename Mask>
 class BlockLines {
  public:
-  BlockLines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all)
-      : region_(region), max_line_bytes_(max_line_bytes), visitor_(visitor), visit_all_(visit_all) {}
+  BlockLines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor)
+      : region_(region), max_line_bytes_(max_line_bytes), visitor_(visitor) {}
 
   void block(std::size_t at, Mask candidates, Mask nul, Mask newlines) {
     // Confirm candidates now: false positives are common enough ("has …d")
@@ -112,7 +111,7 @@ class BlockLines {
   // vector part, so it is rescanned whole) with the portable loop.
   ScanResult finish() {
     if (line_start_ < region_.size()) {
-      ScanResult tail = scan_lines_scalar(region_.substr(line_start_), max_line_bytes_, visitor_, visit_all_);
+      ScanResult tail = scan_lines_scalar(region_.substr(line_start_), max_line_bytes_, visitor_);
       result_.plain_lines += tail.plain_lines;
     }
     return result_;
@@ -121,7 +120,7 @@ class BlockLines {
  private:
   void finish_line(std::size_t nl_pos) {
     const std::string_view line = region_.substr(line_start_, nl_pos - line_start_);
-    if (is_plain(line, flags_, max_line_bytes_, visit_all_)) {
+    if (is_plain(line, flags_, max_line_bytes_)) {
       ++result_.plain_lines;
     } else {
       visitor_.visit(line, flags_);
@@ -133,15 +132,14 @@ class BlockLines {
   std::string_view region_;
   std::size_t max_line_bytes_;
   LineVisitor& visitor_;
-  bool visit_all_;
   ScanResult result_;
   std::size_t line_start_ = 0;
   unsigned flags_ = 0;
 };
 
 __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, std::size_t max_line_bytes,
-                                                     LineVisitor& visitor, bool visit_all) {
-  BlockLines<std::uint32_t> lines(region, max_line_bytes, visitor, visit_all);
+                                                     LineVisitor& visitor) {
+  BlockLines<std::uint32_t> lines(region, max_line_bytes, visitor);
   const __m256i newline = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
   const __m256i f_S = _mm256_set1_epi8('S'), f_D = _mm256_set1_epi8('D'), f_h = _mm256_set1_epi8('h');
   const __m256i f_K = _mm256_set1_epi8('K'), f_a = _mm256_set1_epi8('a');
@@ -172,9 +170,8 @@ __attribute__((target("avx2"))) ScanResult scan_avx2(std::string_view region, st
 
 // The same filter on 64-byte blocks, comparing straight into mask registers.
 __attribute__((target("avx512f,avx512bw"))) ScanResult scan_avx512(std::string_view region,
-                                                                   std::size_t max_line_bytes, LineVisitor& visitor,
-                                                                   bool visit_all) {
-  BlockLines<std::uint64_t> lines(region, max_line_bytes, visitor, visit_all);
+                                                                   std::size_t max_line_bytes, LineVisitor& visitor) {
+  BlockLines<std::uint64_t> lines(region, max_line_bytes, visitor);
   const __m512i f_S = _mm512_set1_epi8('S'), f_D = _mm512_set1_epi8('D'), f_h = _mm512_set1_epi8('h');
   const __m512i f_K = _mm512_set1_epi8('K'), f_a = _mm512_set1_epi8('a'), newline = _mm512_set1_epi8('\n');
   const __m512i l_d = _mm512_set1_epi8('d'), l_bang = _mm512_set1_epi8('!'), l_c = _mm512_set1_epi8('c');
@@ -209,19 +206,19 @@ std::vector<ScanKernel> supported_scan_kernels() {
 }
 
 ScanResult scan_lines_with(ScanKernel kernel, std::string_view region, std::size_t max_line_bytes,
-                           LineVisitor& visitor, bool visit_all) {
+                           LineVisitor& visitor) {
   switch (kernel) {
 #if defined(__x86_64__)
-    case ScanKernel::avx512: return scan_avx512(region, max_line_bytes, visitor, visit_all);
-    case ScanKernel::avx2: return scan_avx2(region, max_line_bytes, visitor, visit_all);
+    case ScanKernel::avx512: return scan_avx512(region, max_line_bytes, visitor);
+    case ScanKernel::avx2: return scan_avx2(region, max_line_bytes, visitor);
 #endif
-    default: return scan_lines_scalar(region, max_line_bytes, visitor, visit_all);
+    default: return scan_lines_scalar(region, max_line_bytes, visitor);
   }
 }
 
-ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor, bool visit_all) {
+ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor) {
   static const ScanKernel best = supported_scan_kernels().back();  // the widest this CPU runs
-  return scan_lines_with(best, region, max_line_bytes, visitor, visit_all);
+  return scan_lines_with(best, region, max_line_bytes, visitor);
 }
 
 }  // namespace jank::parsers

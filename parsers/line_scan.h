@@ -33,20 +33,17 @@ struct ScanResult {
 
 // `region` must end with '\n'. Lines are passed without the '\n' (a CR before
 // it is kept: the visitor strips it). Lines longer than max_line_bytes are
-// always visited so that the caller can discard them. With visit_all, every
-// line is visited (with its flags) and none is counted as plain.
-ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
-                      bool visit_all = false);
+// always visited so that the caller can discard them.
+ScanResult scan_lines(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor);
 
 // Same contract, portable byte loop; used where AVX2 is missing and to check
 // the vector paths in tests.
-ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
-                             bool visit_all = false);
+ScanResult scan_lines_scalar(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor);
 
 // The implementations: scan_lines() uses the widest this CPU supports.
 enum class ScanKernel : std::uint8_t { scalar, avx2, avx512 };
 std::vector<ScanKernel> supported_scan_kernels();  // narrowest first, scalar always
 ScanResult scan_lines_with(ScanKernel kernel, std::string_view region, std::size_t max_line_bytes,
-                           LineVisitor& visitor, bool visit_all = false);
+                           LineVisitor& visitor);
 
 }  // namespace jank::parsers

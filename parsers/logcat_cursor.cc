@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cstring>
 
+#include "parsers/device_text.h"
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 namespace {
 
@@ -12,17 +15,6 @@ constexpr std::size_t kMaxPreambleBytes = 1 << 20;
 // per buffer, but what a device is set to is a few MiB; beyond this the
 // indices settle it.
 constexpr std::size_t kMaxHeldBytes = 64 << 20;
-
-std::string_view strip_cr(std::string_view s) {
-  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  return s;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -65,7 +57,7 @@ std::optional<StreamPreamble> parse_stream_preamble(std::string_view text, const
   std::string_view rest = text;
   while (!rest.empty()) {
     const auto nl = rest.find('\n');
-    const std::string_view line = trim(rest.substr(0, nl));
+    const std::string_view line = scan::trim(rest.substr(0, nl));
     rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
     if (p.boot_id.empty() && is_uuid(line)) {
       p.boot_id.assign(line);
@@ -192,7 +184,7 @@ void LogcatFollower::line(std::string_view text) {
 }
 
 void LogcatFollower::read_preamble_line(std::string_view text) {
-  const std::string_view bare = trim(strip_cr(text.substr(0, text.size() - 1)));
+  const std::string_view bare = scan::trim(dev::strip_cr(text.substr(0, text.size() - 1)));
   if (bare != end_marker_) {
     if (preamble_.size() + text.size() > kMaxPreambleBytes) {
       state_ = State::failed;
@@ -331,7 +323,7 @@ void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::o
 }
 
 void LogcatFollower::log_line(std::string_view text) {
-  const std::string_view bare = strip_cr(text.substr(0, text.size() - 1));
+  const std::string_view bare = dev::strip_cr(text.substr(0, text.size() - 1));
   if (auto b = buffer_separator(bare)) {
     buffer_.assign(*b);
     entry_.reset();
