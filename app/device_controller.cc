@@ -268,16 +268,14 @@ void DeviceController::step_processes() {
 }
 
 void DeviceController::apply_processes(const parsers::ProcessList& list) {
-  auto& store = shared_.store;
-  auto& d = store.device(serial_);
-  d.pid_names.clear();
+  std::vector<std::pair<std::int32_t, std::string>> running;
+  running.reserve(list.processes.size());
   for (const auto& p : list.processes) {
-    if (p.kernel_thread || p.pid < 0) continue;
-    if (d.pid_names.size() >= store.options().max_pids_per_device) break;
-    d.pid_names[p.pid] = p.name.substr(0, 256);
+    if (!p.kernel_thread && p.pid >= 0) running.emplace_back(p.pid, p.name);
   }
+  auto& store = shared_.store;
   store.set_host_time(wall_ns());
-  store.mark_running_packages_alive(d);
+  store.record_process_list(store.device(serial_), running);
 }
 
 void DeviceController::step_display() {
@@ -473,7 +471,10 @@ void DeviceController::apply_plan() {
   auto& d = shared_.store.device(serial_);
   auto& c = d.continuity;
   const std::uint64_t lost = follower_->lost_total();
-  if (plan.kind == parsers::ResumeKind::reboot) ++c.reboots;
+  if (plan.kind == parsers::ResumeKind::reboot) {
+    ++c.reboots;
+    d.pid_names.clear();  // the old boot's pids name nothing now
+  }
   if (plan.kind == parsers::ResumeKind::logd_restart) ++c.logd_restarts;
   c.lost_lines += lost;
   if (lost > 0) ++c.resumes_with_loss;
@@ -487,6 +488,8 @@ void DeviceController::apply_plan() {
 
 // Runs for every line the follower passes on, in order, under the mutex.
 void DeviceController::on_logcat_line(const parsers::LogcatFollower::Line& line) {
+  // Before the first line of a new boot names a pid.
+  if (!plan_applied_ && follower_->settled()) apply_plan();
   auto& d = shared_.store.device(serial_);
   if (line.new_entry && line.device_ns) {
     const std::int64_t at = d.clock.observe(*line.device_ns, host_now_ns_);

@@ -39,7 +39,10 @@ PackageMetrics::PackageMetrics(std::int64_t window_seconds)
       davey_duration(buckets::davey_duration_seconds()) {}
 
 DeviceMetrics::DeviceMetrics(std::string serial_in, const StoreOptions& options)
-    : serial(std::move(serial_in)), refresh_hz(options.default_refresh_hz), window(options.window_seconds) {}
+    : serial(std::move(serial_in)),
+      refresh_hz(options.default_refresh_hz),
+      window(options.window_seconds),
+      pid_names(options.max_pids_per_device) {}
 
 Store::Store(StoreOptions options) : options_(options) {}
 
@@ -63,12 +66,12 @@ PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
 
 void Store::mark_running_packages_alive(DeviceMetrics& device) {
   if (host_now_ns_ == 0) return;
-  for (const auto& [pid, name] : device.pid_names) {
+  device.pid_names.for_each_running([&](std::int32_t pid, const std::string& name) {
     if (auto it = device.packages.find(name); it != device.packages.end()) it->second.last_alive_ns = host_now_ns_;
     if (auto it = device.packages.find("pid:" + std::to_string(pid)); it != device.packages.end()) {
       it->second.last_alive_ns = host_now_ns_;
     }
-  }
+  });
 }
 
 std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
@@ -101,7 +104,7 @@ PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_vi
 
 std::string Store::package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed) {
   if (pid >= 0) {
-    if (auto it = device.pid_names.find(pid); it != device.pid_names.end()) return it->second;
+    if (const std::string* name = device.pid_names.find(pid)) return *name;
   }
   if (usable_printed_name(printed)) return std::string(printed);
   if (pid >= 0) return "pid:" + std::to_string(pid);
@@ -140,11 +143,16 @@ void Store::record_davey(DeviceMetrics& device, std::string_view package_name, c
 void Store::record_process(DeviceMetrics& device, const parsers::ProcessEvent& event) {
   if (event.pid < 0) return;
   if (event.kind == parsers::ProcessEvent::Kind::start) {
-    if (device.pid_names.size() >= options_.max_pids_per_device && !device.pid_names.contains(event.pid)) return;
-    device.pid_names[event.pid] = std::string(event.process.substr(0, 256));
+    device.pid_names.started(event.pid, event.process);
   } else {
-    device.pid_names.erase(event.pid);
+    device.pid_names.died(event.pid);
   }
+}
+
+void Store::record_process_list(DeviceMetrics& device,
+                                const std::vector<std::pair<std::int32_t, std::string>>& processes) {
+  device.pid_names.listed(processes);
+  mark_running_packages_alive(device);
 }
 
 void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump) {
@@ -288,7 +296,7 @@ std::string Store::save() const {
     d->window.save(w);
     w.u64(d->package_overflow_events).u64(d->gfxinfo_dumps).i64(d->latest_time_ns).boolean(d->has_time).newline();
     // Sorted so that equal stores give equal files.
-    std::map<std::int32_t, std::string_view> pids(d->pid_names.begin(), d->pid_names.end());
+    const auto pids = d->pid_names.sorted();
     w.u64(pids.size());
     for (const auto& [pid, name] : pids) w.i64(pid).str(name);
     w.newline();
@@ -360,7 +368,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     for (std::uint64_t k = 0; k < pids && !r.fail(); ++k) {
       const std::int64_t pid = r.i64();
       std::string name = r.str();
-      if (pid >= 0 && pid <= INT32_MAX) d->pid_names[static_cast<std::int32_t>(pid)] = std::move(name);
+      if (pid >= 0 && pid <= INT32_MAX) d->pid_names.started(static_cast<std::int32_t>(pid), name);
     }
     if (version == 1) {
       before = r.rejected();

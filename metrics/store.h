@@ -15,6 +15,7 @@
 #include "metrics/framestats_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
+#include "metrics/process_names.h"
 #include "metrics/skip_window.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
@@ -85,7 +86,7 @@ struct DeviceMetrics {
   bool has_time = false;
 
   std::map<std::string, PackageMetrics, std::less<>> packages;
-  std::unordered_map<std::int32_t, std::string> pid_names;  // from process start lines and ps
+  ProcessNames pid_names;  // from process start and death lines and ps
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
   // What happened to the log between streams (docs/metrics.md).
@@ -152,14 +153,16 @@ class Store {
                    std::uint32_t frames);
   void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
+  // A process listing (ps) of the device, then its running packages marked alive.
+  void record_process_list(DeviceMetrics& device, const std::vector<std::pair<std::int32_t, std::string>>& processes);
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that
   // packages know when they were last alive. Replays never call it.
   void set_host_time(std::int64_t now_ns) { host_now_ns_ = now_ns; }
-  // Marks alive the packages of running processes (pid_names), including the
-  // "pid:N" series of pids still running.
+  // Marks alive the packages of running processes (pid_names' running ones),
+  // including the "pid:N" series of pids still running.
   void mark_running_packages_alive(DeviceMetrics& device);
   // Removes package series not alive for `grace_ns`; returns how many.
   std::size_t expire_packages(DeviceMetrics& device, std::int64_t grace_ns);

@@ -265,25 +265,12 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
     entry = pending_;
     entry.message = line;
   } else if (layout_ == LogLayout::unknown || layout_ == LogLayout::raw) {
-    // `logcat -v raw`: no header at all. Only the Choreographer and Davey
-    // messages are specific enough to be trusted without a tag.
+    // `logcat -v raw`: no header at all.
     entry.layout = LogLayout::raw;
     entry.message = line;
-    if (auto frames = parse_skipped_frames("Choreographer", line)) {
+    if (emit_untagged(entry)) {
       layout_ = LogLayout::raw;
-      entry.tag = "Choreographer";
-      ++counts_.parsed;
-      sink_.on_skipped_frames(entry, *frames);
-      return;
-    }
-    if (auto davey = parse_davey("HWUI", line)) {
-      layout_ = LogLayout::raw;
-      entry.tag = "HWUI";
-      ++counts_.parsed;
-      sink_.on_davey(entry, *davey);
-      return;
-    }
-    if (looks_like_metric_message(line)) {
+    } else if (looks_like_metric_message(line)) {
       discard(DiscardReason::no_header);
     } else {
       ++counts_.unmatched;
@@ -298,6 +285,18 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
     return;
   }
 
+  if (entry.layout == LogLayout::thread && entry.tag.empty()) {
+    // `logcat -v thread` prints no tag.
+    if (entry.time.base != TimeBase::none) last_time_ = entry.time;
+    if (!emit_untagged(entry)) {
+      if (looks_like_metric_message(entry.message)) {
+        discard(DiscardReason::malformed);
+      } else {
+        ++counts_.unmatched;
+      }
+    }
+    return;
+  }
   if (entry.time.base != TimeBase::none) last_time_ = entry.time;
   if (auto frames = parse_skipped_frames(entry.tag, entry.message)) {
     ++counts_.parsed;
@@ -314,6 +313,24 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   } else {
     ++counts_.unmatched;
   }
+}
+
+// Without a tag only the Choreographer and Davey messages are specific enough
+// to be trusted on their own.
+bool LogcatStream::emit_untagged(LogLine& entry) {
+  if (auto frames = parse_skipped_frames("Choreographer", entry.message)) {
+    entry.tag = "Choreographer";
+    ++counts_.parsed;
+    sink_.on_skipped_frames(entry, *frames);
+    return true;
+  }
+  if (auto davey = parse_davey("HWUI", entry.message)) {
+    entry.tag = "HWUI";
+    ++counts_.parsed;
+    sink_.on_davey(entry, *davey);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace jank::parsers

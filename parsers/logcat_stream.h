@@ -100,6 +100,7 @@ class LogcatStream final : private LineVisitor {
   void process_line(std::string_view line);
   void visit(std::string_view line, unsigned flags) override;
   void handle(std::string_view line, unsigned flags);
+  bool emit_untagged(LogLine& entry);
   void note_time(std::string_view last_line);
   std::optional<LogLine> header_for(std::string_view line);
   void discard(DiscardReason reason) { ++counts_.discarded[static_cast<std::size_t>(reason)]; }

@@ -67,7 +67,8 @@ TEST_CASE("a checkpoint restores the store exactly", "[checkpoint]") {
   CHECK(d.log_cursor == original.devices().at("127.0.0.1:5555")->log_cursor);
   CHECK(d.continuity.lost_lines == 17);
   CHECK(d.clock.offset_ns() == 3'600'000'000);
-  CHECK(d.pid_names.at(8400) == "com.example.shop");
+  REQUIRE(d.pid_names.find(8400) != nullptr);
+  CHECK(*d.pid_names.find(8400) == "com.example.shop");
 }
 
 TEST_CASE("restored gfxinfo baselines keep counting deltas", "[checkpoint]") {

@@ -140,6 +140,24 @@ TEST_CASE("stream accepts a raw layout capture", "[stream]") {
   REQUIRE(ev.skips == std::vector<std::pair<std::int32_t, std::uint32_t>>{{-1, 7}, {-1, 3}});
 }
 
+TEST_CASE("logcat -v thread lines count: the message alone names Choreographer and Davey", "[stream]") {
+  const std::string input =
+      "I( 1861: 1861) Skipped 1 frames!  The application may be doing too much work on its main thread.\n"
+      "I( 1861: 1875) Davey! duration=733ms; Flags=0, IntendedVsync=1, Vsync=2, FrameCompleted=733000001, \n"
+      "W( 1861: 1861) Skipped 99999999999 frames!  The application may be doing too much work on its main thread.\n"
+      "I(  950:  990) Start proc 1861:com.example.app/u0a77 for activity {com.example.app/.Main}\n";
+  for (std::size_t chunk : {1u, 7u, 1u << 20}) {
+    LineCounts c;
+    Events ev = run(input, chunk, &c);
+    CHECK(ev.skips == std::vector<std::pair<std::int32_t, std::uint32_t>>{{1861, 1}});
+    CHECK(ev.skip_tags == std::vector<std::string>{"Choreographer"});
+    CHECK(ev.davey_ms == std::vector<std::int64_t>{733});
+    CHECK(c.parsed == 2);
+    CHECK(c.discarded[static_cast<std::size_t>(DiscardReason::malformed)] == 1);
+    CHECK(c.unmatched == 1);  // without a tag, a start line is not trusted
+  }
+}
+
 TEST_CASE("stream counts an out-of-range N as malformed", "[stream]") {
   const std::string input =
       "11-21 10:00:01.000  4321  4321 I Choreographer: Skipped 99999999999 frames!  The application may be doing too much work on its main thread.\n";

@@ -203,9 +203,8 @@ TEST_CASE("series of dead processes expire after the grace period", "[metrics][s
   store.record_skip(d, "com.alive", 0, false, 1);
   store.record_skip(d, "com.dead", 0, false, 1);
   store.record_skip(d, "pid:42", 0, false, 1);
-  d.pid_names = {{10, "com.alive"}, {42, "sh"}};
   store.set_host_time(200 * kSec);
-  store.mark_running_packages_alive(d);  // a process listing: com.alive and pid 42 run
+  store.record_process_list(d, {{10, "com.alive"}, {42, "sh"}});  // com.alive and pid 42 run
   store.set_host_time(250 * kSec);
   CHECK(store.expire_packages(d, 120 * kSec) == 1);  // com.dead: last alive at 100 s
   CHECK(d.packages.count("com.dead") == 0);
