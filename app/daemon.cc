@@ -1,17 +1,8 @@
 #include "app/daemon.h"
 
-#include <fcntl.h>
-#include <fnmatch.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -21,10 +12,11 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "app/device_controller.h"
+#include "app/device_registry.h"
 #include "app/log.h"
 #include "app/sd_notify.h"
 #include "app/shared_state.h"
+#include "app/state_file.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
 #include "ingest/device_tracker.h"
@@ -37,22 +29,11 @@ namespace jank::app {
 namespace {
 
 namespace asio = boost::asio;
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 std::int64_t wall_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-bool serial_selected(const config::Config& c, const std::string& serial) {
-  auto matches = [&](const std::vector<std::string>& globs) {
-    for (const auto& g : globs) {
-      if (::fnmatch(g.c_str(), serial.c_str(), 0) == 0) return true;
-    }
-    return false;
-  };
-  return matches(c.include_serials) && !matches(c.exclude_serials);
 }
 
 std::string read_text_file(const std::string& path, bool& ok) {
@@ -61,43 +42,6 @@ std::string read_text_file(const std::string& path, bool& ok) {
   std::ostringstream s;
   if (ok) s << in.rdbuf();
   return s.str();
-}
-
-// Writes `text` to `path` so that a crash at any moment leaves either the old
-// or the new file: temporary file, fsync, rename, fsync of the directory.
-bool write_atomically(const std::string& path, const std::string& text, std::string& error) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) {
-    error = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      error = "cannot write " + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    error = "cannot flush " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot replace " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  const std::string dir = fs::path(path).parent_path().string();
-  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return true;
 }
 
 std::optional<std::pair<std::string, std::string>> read_basic_auth(const config::Config& c, std::string& error) {
@@ -139,8 +83,12 @@ class Daemon {
   }
 
   int run() {
-    if (!prepare_state_dir()) return 1;
-    load_state();
+    std::string error;
+    if (!state_file().prepare(error)) {
+      log_error(error);
+      return 1;
+    }
+    state_file().restore(shared_, wall_ns());
     if (!start_http()) return 1;
     start_trackers();
     wait_signal();
@@ -155,7 +103,8 @@ class Daemon {
   }
 
  private:
-  std::string state_path() const { return config_->state_dir + "/state"; }
+  StateFile state_file() const { return StateFile(config_->state_dir); }
+  void write_checkpoint() { state_file().write(shared_); }
 
   // With batched logcat reads the loop wakes on a tick and handles whatever
   // is ready, instead of waking for every packet of every device: with
@@ -173,50 +122,6 @@ class Daemon {
       io_.poll();
       next = std::max(next + tick, steady_clock::now());
       std::this_thread::sleep_until(next);
-    }
-  }
-
-  bool prepare_state_dir() {
-    std::error_code ec;
-    fs::create_directories(config_->state_dir, ec);
-    if (ec || !fs::is_directory(config_->state_dir)) {
-      log_error("cannot use state directory " + config_->state_dir + ": " + ec.message());
-      return false;
-    }
-    return true;
-  }
-
-  // An unreadable state file is set aside and reported, never silently reset.
-  void load_state() {
-    bool ok = false;
-    const std::string text = read_text_file(state_path(), ok);
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    if (ok) {
-      std::string error;
-      metrics::Store::LoadReport report;
-      if (shared_.store.load(text, error, &report)) {
-        log_info("restored state of " + std::to_string(shared_.store.devices().size()) + " devices from " +
-                 state_path() + (report.version < 2 ? " (an older format: logs resume by line count)" : ""));
-        // A value that cannot be true drops its record, not the file.
-        for (const auto& why : report.rejected) log_warning("state file " + state_path() + ": " + why);
-        for (const auto& [record, n] : report.rejected_by_record) shared_.daemon.state_rejected_records[record] += n;
-      } else {
-        const std::string aside = state_path() + ".bad-" + std::to_string(wall_ns() / 1'000'000'000);
-        std::error_code ec;
-        fs::rename(state_path(), aside, ec);
-        ++shared_.daemon.state_load_failures;
-        log_error("state file " + state_path() + " is unreadable (" + error + "); moved to " + aside +
-                  ", counting starts afresh");
-      }
-    }
-    // Devices from the checkpoint are down until their adb server lists them.
-    const std::int64_t now = wall_ns();
-    for (const auto& [serial, device] : shared_.store.devices()) {
-      device->live.live = true;
-      device->live.up = false;
-      device->live.state = metrics::DeviceState::disconnected;
-      device->live.down_since_ns = now;
-      for (auto& [name, p] : device->packages) p.last_alive_ns = now;  // dead ones expire after the grace period
     }
   }
 
@@ -280,7 +185,9 @@ class Daemon {
         shared_.daemon.adb_servers[name];
       }
       ingest::DeviceTrackerCallbacks callbacks;
-      callbacks.on_device = [this, endpoint](const ingest::DeviceEvent& e) { on_device_event(endpoint, e); };
+      callbacks.on_device = [this, endpoint](const ingest::DeviceEvent& e) {
+        devices_.on_device_event(config_, endpoint, e);
+      };
       callbacks.on_server = [this, name](const ingest::ServerEvent& e) {
         std::lock_guard<std::mutex> lock(shared_.mutex);
         auto& server = shared_.daemon.adb_servers[name];
@@ -298,59 +205,7 @@ class Daemon {
   void stop_trackers() {
     for (auto& t : trackers_) t->stop();
     trackers_.clear();
-    for (auto& [serial, c] : controllers_) c->stop();
-    controllers_.clear();
-  }
-
-  void on_device_event(const ingest::AdbEndpoint& endpoint, const ingest::DeviceEvent& e) {
-    const bool online = e.new_state == "device";
-    auto it = controllers_.find(e.serial);
-    if (online && serial_selected(*config_, e.serial)) {
-      if (it != controllers_.end() && !(it->second->endpoint() == endpoint)) {
-        log_warning("device " + e.serial + " is listed by two adb servers; following the first");
-        return;
-      }
-      if (it != controllers_.end() && e.change == ingest::DeviceChange::changed) {
-        // A new transport (fast replug): the old streams are dead.
-        it->second->stop();
-        controllers_.erase(it);
-        it = controllers_.end();
-      }
-      if (it == controllers_.end()) {
-        auto c = std::make_shared<DeviceController>(io_, config_, endpoint, e.serial, shared_);
-        controllers_.emplace(e.serial, c);
-        log_info("device " + e.serial + " online (" + e.info.model + ")");
-        c->start();
-      }
-      return;
-    }
-    const bool ours = it == controllers_.end() || it->second->endpoint() == endpoint;
-    if (it != controllers_.end() && ours) {
-      log_info("device " + e.serial + " " + (e.new_state.empty() ? std::string("removed") : e.new_state));
-      it->second->stop();
-      controllers_.erase(it);
-    }
-    if (ours) note_absent_state(e);
-  }
-
-  // A selected device the exporter cannot follow says why (unauthorized,
-  // offline, gone), never "up".
-  void note_absent_state(const ingest::DeviceEvent& e) {
-    if (!serial_selected(*config_, e.serial)) return;
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    const bool known = shared_.store.devices().contains(e.serial);
-    if (!known && e.new_state.empty()) return;  // never seen, now gone: nothing to say
-    auto& d = shared_.store.device(e.serial);
-    d.live.live = true;
-    if (d.live.up) return;
-    if (e.new_state.empty()) {
-      d.live.state = metrics::DeviceState::disconnected;
-    } else if (e.new_state == "unauthorized") {
-      d.live.state = metrics::DeviceState::unauthorized;
-    } else {
-      d.live.state = metrics::DeviceState::offline;
-    }
-    if (d.live.down_since_ns == 0) d.live.down_since_ns = wall_ns();
+    devices_.stop_all();
   }
 
   void wait_signal() {
@@ -416,23 +271,6 @@ class Daemon {
     io_.stop();
   }
 
-  void write_checkpoint() {
-    std::string text;
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      text = shared_.store.save();
-    }
-    std::string error;
-    const bool ok = write_atomically(state_path(), text, error);
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    if (ok) {
-      ++shared_.daemon.checkpoints_written;
-    } else {
-      ++shared_.daemon.checkpoint_failures;
-      log_error("checkpoint failed: " + error);
-    }
-  }
-
   void schedule_checkpoint() {
     checkpoint_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(config_->checkpoint_interval_seconds * 1000)));
     checkpoint_timer_.async_wait([this](boost::system::error_code ec) {
@@ -442,30 +280,11 @@ class Daemon {
     });
   }
 
-  // Series of devices that stayed away longer than the grace period go.
   void schedule_expiry() {
     expiry_timer_.expires_after(5s);
     expiry_timer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
-      const std::int64_t now = wall_ns();
-      const auto grace = static_cast<std::int64_t>(config_->device_grace_seconds * 1e9);
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      std::vector<std::string> gone;
-      for (const auto& [serial, d] : shared_.store.devices()) {
-        if (d->live.live && !d->live.up && d->live.down_since_ns != 0 && now - d->live.down_since_ns > grace) {
-          gone.push_back(serial);
-        }
-      }
-      for (const auto& serial : gone) {
-        shared_.store.erase_device(serial);
-        log_info("device " + serial + " away longer than devices.grace_seconds: its series are removed");
-      }
-      // Processes that died (and did not come back under the same name).
-      shared_.store.set_host_time(now);
-      const auto process_grace = static_cast<std::int64_t>(config_->process_grace_seconds * 1e9);
-      for (const auto& [serial, d] : shared_.store.devices()) {
-        if (d->live.up) shared_.store.expire_packages(*d, process_grace);
-      }
+      devices_.expire(*config_, wall_ns());
       schedule_expiry();
     });
   }
@@ -487,7 +306,7 @@ class Daemon {
   SharedState shared_;
   std::unique_ptr<exporters::HttpServer> http_;
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
-  std::map<std::string, std::shared_ptr<DeviceController>> controllers_;
+  DeviceRegistry devices_{io_, shared_};
   asio::signal_set signals_;
   asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_;
   SystemdNotifier notifier_;
