@@ -140,15 +140,11 @@ void DeviceController::run(const std::string& command, std::size_t max_output,
                            std::function<void(ingest::ShellResult)> done) {
   const auto started = Clock::now();
   const auto deadline = started + command_deadline();
-  auto weak = weak_from_this();
-  const std::uint64_t generation = generation_;
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
-                                  [weak, generation, started, done = std::move(done)](ingest::ShellResult result) {
-                                    auto self = weak.lock();
-                                    if (!self || !self->running_ || self->generation_ != generation) return;
-                                    self->count_command(result, Clock::now() - started);
+                                  guarded([this, started, done = std::move(done)](ingest::ShellResult result) {
+                                    count_command(result, Clock::now() - started);
                                     done(std::move(result));
-                                  });
+                                  }));
   // Keep handles only for cancellation; finished ones are pruned here.
   commands_.erase(std::remove_if(commands_.begin(), commands_.end(),
                                  [](const auto& c) { return c.use_count() == 1; }),
@@ -170,16 +166,12 @@ void DeviceController::count_command(const ingest::ShellResult& result, Clock::d
 
 void DeviceController::step_features() {
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
-  auto weak = weak_from_this();
-  const std::uint64_t generation = generation_;
   ingest::query(io_, endpoint_, ingest::features_request(serial_), deadline,
-                [weak, generation](ingest::AdbError error, std::string payload) {
-                  auto self = weak.lock();
-                  if (!self || !self->running_ || self->generation_ != generation) return;
-                  if (error) return self->restart_session("features: " + error.to_string());
-                  self->protocol_ = ingest::shell_protocol_for(ingest::parse_features(payload));
-                  self->step_properties();
-                });
+                guarded([this](ingest::AdbError error, std::string payload) {
+                  if (error) return restart_session("features: " + error.to_string());
+                  protocol_ = ingest::shell_protocol_for(ingest::parse_features(payload));
+                  step_properties();
+                }));
 }
 
 void DeviceController::step_properties() {
@@ -303,14 +295,10 @@ void DeviceController::step_display() {
     }
     display_timer_.expires_after(
         std::chrono::milliseconds(static_cast<long>(config_->display_poll_interval_seconds * 1000)));
-    auto weak = weak_from_this();
-    const std::uint64_t generation = generation_;
-    display_timer_.async_wait([weak, generation](boost::system::error_code ec) {
-      if (auto self = weak.lock(); self && !ec && self->running_ && self->generation_ == generation) {
-        self->step_display();
-        self->step_processes();
-      }
-    });
+    display_timer_.async_wait(guarded_timer([this] {
+      step_display();
+      step_processes();
+    }));
   });
 }
 
@@ -367,18 +355,10 @@ void DeviceController::open_logcat() {
   pending_processes_.reset();
   catching_up_ = true;
   ingest::StreamCallbacks callbacks;
-  auto weak = weak_from_this();
-  const std::uint64_t generation = generation_;
-  callbacks.on_data = [weak, generation](std::string_view bytes) {
-    auto self = weak.lock();
-    if (!self || !self->running_ || self->generation_ != generation) return;
-    self->on_logcat_data(bytes);
-  };
-  callbacks.on_end = [weak, generation](const ingest::StreamEnd& end) {
-    auto self = weak.lock();
-    if (!self || !self->running_ || self->generation_ != generation) return;
-    self->restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
-  };
+  callbacks.on_data = guarded([this](std::string_view bytes) { on_logcat_data(bytes); });
+  callbacks.on_end = guarded([this](const ingest::StreamEnd& end) {
+    restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
+  });
   // Opening the service on a slow device takes as long as its commands do.
   const auto open_within = std::max(std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000)),
                                     command_deadline());
@@ -521,25 +501,21 @@ std::vector<std::string> DeviceController::packages_to_poll() {
 
 void DeviceController::schedule_gfxinfo(std::chrono::milliseconds delay) {
   gfxinfo_timer_.expires_after(delay);
-  auto weak = weak_from_this();
-  const std::uint64_t generation = generation_;
-  gfxinfo_timer_.async_wait([weak, generation](boost::system::error_code ec) {
-    auto self = weak.lock();
-    if (!self || ec || !self->running_ || self->generation_ != generation) return;
-    auto start_polls = [self] {
-      self->poll_queue_ = self->packages_to_poll();
-      self->overflow_seen_ = false;
-      self->poll_next_package();
+  gfxinfo_timer_.async_wait(guarded_timer([this] {
+    auto start_polls = [this] {
+      poll_queue_ = packages_to_poll();
+      overflow_seen_ = false;
+      poll_next_package();
     };
-    if (!self->config_->gfxinfo_discover) return start_polls();
-    self->run("dumpsys window displays", 4 * kSmallOutput, [self, start_polls](ingest::ShellResult r) {
+    if (!config_->gfxinfo_discover) return start_polls();
+    run("dumpsys window displays", 4 * kSmallOutput, [this, start_polls](ingest::ShellResult r) {
       if (!r.error) {
         auto app = parsers::parse_foreground_app(r.output);
-        if (app && !app->focus_on_system_window) self->foreground_ = app->package;
+        if (app && !app->focus_on_system_window) foreground_ = app->package;
       }
       start_polls();
     });
-  });
+  }));
 }
 
 void DeviceController::poll_next_package() {
@@ -577,40 +553,34 @@ void DeviceController::poll_next_package() {
 
 void DeviceController::schedule_liveness() {
   liveness_timer_.expires_after(kLivenessInterval);
-  auto weak = weak_from_this();
-  const std::uint64_t generation = generation_;
-  liveness_timer_.async_wait([weak, generation](boost::system::error_code ec) {
-    auto self = weak.lock();
-    if (!self || ec || !self->running_ || self->generation_ != generation) return;
+  liveness_timer_.async_wait(guarded_timer([this] {
     {
       // A ring that printed less than its statistics promised (logd pruned
       // in between) leaves the stream undecided until that buffer logs
       // again: a probe interval is long enough to wait.
-      std::lock_guard<std::mutex> lock(self->shared_.mutex);
-      if (self->follower_ && self->follower_->state() == parsers::LogcatFollower::State::catching_up &&
-          !self->follower_->settled() && self->follower_->entries() > 0) {
-        self->follower_->settle();
-        self->after_feed();
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      if (follower_ && follower_->state() == parsers::LogcatFollower::State::catching_up && !follower_->settled() &&
+          follower_->entries() > 0) {
+        follower_->settle();
+        after_feed();
       }
     }
     // A wedged device keeps its TCP connection but answers nothing; logcat
     // would just look quiet. A trivial command with a deadline tells. A
     // device whose stream still delivers is slow, not wedged: the timeout
     // only lengthens its deadline.
-    self->stream_delivered_ = false;
-    self->run("echo alive", 64, [weak](ingest::ShellResult r) {
-      auto s = weak.lock();
-      if (!s) return;
+    stream_delivered_ = false;
+    run("echo alive", 64, [this](ingest::ShellResult r) {
       const bool timed_out = r.error.kind == ingest::AdbErrorKind::timeout;
-      if ((r.error && !(timed_out && s->stream_delivered_)) || (!r.error && r.output.find("alive") == std::string::npos)) {
-        s->restart_session("device does not answer (" + (r.error ? r.error.to_string() : "no echo") + ")");
+      if ((r.error && !(timed_out && stream_delivered_)) || (!r.error && r.output.find("alive") == std::string::npos)) {
+        restart_session("device does not answer (" + (r.error ? r.error.to_string() : "no echo") + ")");
         return;
       }
-      if (timed_out) log_warning("device " + s->serial_ + ": slow to answer; its stream still delivers, deadline now " +
-                                 std::to_string(s->command_deadline().count()) + " ms");
-      s->schedule_liveness();
+      if (timed_out) log_warning("device " + serial_ + ": slow to answer; its stream still delivers, deadline now " +
+                                 std::to_string(command_deadline().count()) + " ms");
+      schedule_liveness();
     });
-  });
+  }));
 }
 
 }  // namespace jank::app

@@ -69,6 +69,23 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
   template <typename F>
   void with_device(F&& f);
+  // `f`, made to run only while this session lives: not once the controller
+  // is gone, stopped or restarted (a new generation); the controller stays
+  // alive through the call. Timer handlers also skip cancelled waits.
+  template <typename F>
+  auto guarded(F f) {
+    return [weak = weak_from_this(), generation = generation_, f = std::move(f)](auto&&... args) mutable {
+      const auto self = weak.lock();
+      if (!self || !self->running_ || self->generation_ != generation) return;
+      f(std::forward<decltype(args)>(args)...);
+    };
+  }
+  template <typename F>
+  auto guarded_timer(F f) {
+    return guarded([f = std::move(f)](boost::system::error_code ec) mutable {
+      if (!ec) f();
+    });
+  }
 
   boost::asio::io_context& io_;
   std::shared_ptr<const config::Config> config_;
