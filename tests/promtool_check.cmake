@@ -5,7 +5,9 @@ execute_process(COMMAND "${EXPORTER}" replay --serial promtool --year 2024 "${IN
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "replay failed (${rc})")
 endif()
-set(file "${CMAKE_CURRENT_BINARY_DIR}/promtool_input.prom")
+# One file per input: the promtool tests run in parallel.
+get_filename_component(name "${INPUT}" NAME_WE)
+set(file "${CMAKE_CURRENT_BINARY_DIR}/promtool_${name}.prom")
 file(WRITE "${file}" "${exposition}")
 execute_process(COMMAND sh -c "\"${PROMTOOL}\" check metrics < \"${file}\""
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
