@@ -126,14 +126,23 @@ class Daemon {
   }
 
   bool start_http() {
+    http_ = make_http(*config_);
+    return http_ != nullptr;
+  }
+
+  // An HTTP server for `config`, the password and certificate files read
+  // now; nullptr (the reason logged) when it cannot start. While http_ runs
+  // on the same listen address, the new server shares its listening socket
+  // (exporters/http_server.h), so a reload needs no second bind.
+  std::unique_ptr<exporters::HttpServer> make_http(const config::Config& config) {
     std::string error;
     exporters::HttpOptions http;
-    http.listen_address = config_->listen_address;
-    http.basic_auth = read_basic_auth(*config_, error);
-    if (config_->tls) http.tls = exporters::TlsOptions{config_->tls->certificate_file, config_->tls->key_file};
+    http.listen_address = config.listen_address;
+    http.basic_auth = read_basic_auth(config, error);
+    if (config.tls) http.tls = exporters::TlsOptions{config.tls->certificate_file, config.tls->key_file};
     if (!error.empty()) {
       log_error(error);
-      return false;
+      return nullptr;
     }
     auto collector = std::make_shared<exporters::StoreCollector>(
         shared_.store,
@@ -141,13 +150,12 @@ class Daemon {
         [](const metrics::DeviceMetrics&) { return wall_ns(); },
         &shared_.mutex, &shared_.daemon);
     try {
-      http_ = std::make_unique<exporters::HttpServer>(
-          http, exporters::text_source(collector), [this] { return ready_.load(); });
+      return std::make_unique<exporters::HttpServer>(
+          http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get());
     } catch (const std::exception& e) {
       log_error(e.what());
-      return false;
+      return nullptr;
     }
-    return true;
   }
 
   std::vector<ingest::AdbEndpoint> endpoints(std::string& error) const {
@@ -234,12 +242,17 @@ class Daemon {
       return;
     }
     apply_overrides(options_, result.config);
-    const bool http_changed = result.config.listen_address != config_->listen_address ||
-                              result.config.tls != config_->tls ||
-                              result.config.basic_auth.has_value() != config_->basic_auth.has_value() ||
-                              (result.config.basic_auth && config_->basic_auth &&
-                               (result.config.basic_auth->username != config_->basic_auth->username ||
-                                result.config.basic_auth->password_file != config_->basic_auth->password_file));
+    // The HTTP server is always rebuilt, so that a password or certificate
+    // renewed in place (same path) takes effect, and it starts before the
+    // running one stops: when it cannot (bad file, address in use), the
+    // running server and configuration stay.
+    auto http = make_http(result.config);
+    if (!http) {
+      log_error("SIGHUP: configuration not reloaded, the running one stays");
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      ++shared_.daemon.config_reload_failures;
+      return;
+    }
     LogLevel level;
     if (parse_log_level(result.config.log_level, level)) set_log_level(level);
     // Sessions restart on the new settings; they resume from their log
@@ -247,10 +260,7 @@ class Daemon {
     stop_trackers();
     write_checkpoint();
     config_ = std::make_shared<const config::Config>(result.config);
-    if (http_changed) {
-      http_.reset();
-      if (!start_http()) log_error("SIGHUP: the new HTTP settings failed; /metrics is down until fixed");
-    }
+    http_ = std::move(http);  // the old server stops; the new one already listens
     start_trackers();
     std::lock_guard<std::mutex> lock(shared_.mutex);
     ++shared_.daemon.config_reloads;

@@ -1,15 +1,32 @@
 // jank_exporter: Android UI smoothness (skipped frames, jank, frame times)
 // for Prometheus. main() only parses the command line and dispatches.
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/daemon.h"
+#include "app/log.h"
 #include "app/replay.h"
 #include "config/config.h"
 
 namespace {
+
+// Every HTTP client and every device stream holds a descriptor: the soft
+// limit (often 1024) would cap them long before memory does.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t before = limit.rlim_cur;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) limit.rlim_cur = before;
+  }
+  jank::app::log_info("open files limit " + std::to_string(limit.rlim_cur) +
+                      (limit.rlim_cur != before ? " (raised from " + std::to_string(before) + ")" : ""));
+}
 
 void print_usage(std::ostream& out) {
   out << "Usage: jank_exporter [OPTIONS]            run the exporter\n"
@@ -103,5 +120,6 @@ int main(int argc, char** argv) {
   auto flags_check = jank::config::parse_config(flags_yaml, "command line");
   for (const auto& e : flags_check.errors) std::cerr << "jank_exporter: " << e.message << "\n";
   if (!flags_check.ok()) return jank::app::kExitUsage;
+  raise_descriptor_limit();
   return jank::app::run_daemon(std::move(options));
 }

@@ -1,14 +1,35 @@
 #include "exporters/http_server.h"
 
-#include <CivetServer.h>
-#include <civetweb.h>
-#include "exporters/text_format.h"
+#include <fcntl.h>
+#include <openssl/ssl.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstring>
-#include <sstream>
+#include <list>
 #include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 namespace jank::exporters {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = boost::asio::ssl;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
 namespace {
 
 constexpr const char* kLandingPage =
@@ -17,15 +38,15 @@ constexpr const char* kLandingPage =
     "<ul><li><a href=\"/metrics\">/metrics</a></li><li><a href=\"/healthz\">/healthz</a></li>"
     "<li><a href=\"/readyz\">/readyz</a></li></ul></body></html>\n";
 
-std::string base64_decode(const std::string& in) {
-  static const std::string chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+std::string base64_decode(std::string_view in) {
+  static constexpr std::string_view chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   unsigned value = 0;
   int bits = -8;
   for (char c : in) {
     if (c == '=') break;
     const auto pos = chars.find(c);
-    if (pos == std::string::npos) return {};
+    if (pos == std::string_view::npos) return {};
     value = (value << 6) + static_cast<unsigned>(pos);
     bits += 6;
     if (bits >= 0) {
@@ -37,109 +58,412 @@ std::string base64_decode(const std::string& in) {
 }
 
 // Compares without an early exit so that timing does not reveal the prefix.
-bool equal_constant_time(const std::string& a, const std::string& b) {
+bool equal_constant_time(std::string_view a, std::string_view b) {
   unsigned diff = static_cast<unsigned>(a.size() ^ b.size());
   for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
   return diff == 0 && !b.empty();
 }
 
-void reply_head(mg_connection* conn, int status, const char* status_text, const char* content_type,
-                std::size_t content_length, const char* extra_headers = "") {
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n%s"
-            "Connection: close\r\n\r\n",
-            status, status_text, content_type, content_length, extra_headers);
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
 }
 
-void reply(mg_connection* conn, int status, const char* status_text, const char* content_type, const std::string& body,
-           const char* extra_headers = "") {
-  reply_head(conn, status, status_text, content_type, body.size(), extra_headers);
-  mg_write(conn, body.data(), body.size());
+// ":9789" → every IPv4 interface; "HOST:PORT"; "[V6]:PORT" ("[::]" also takes IPv4).
+tcp::endpoint listen_endpoint(asio::io_context& io, const std::string& address) {
+  std::string host, port;
+  if (!address.empty() && address.front() == '[') {
+    const auto close = address.find("]:");
+    if (close == std::string::npos) throw std::runtime_error("cannot listen on " + address + ": bad address");
+    host = address.substr(1, close - 1);
+    port = address.substr(close + 2);
+  } else {
+    const auto colon = address.rfind(':');
+    if (colon == std::string::npos) throw std::runtime_error("cannot listen on " + address + ": bad address");
+    host = address.substr(0, colon);
+    port = address.substr(colon + 1);
+  }
+  if (host.empty()) host = "0.0.0.0";
+  boost::system::error_code ec;
+  tcp::resolver resolver(io);
+  const auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || results.empty()) throw std::runtime_error("cannot listen on " + address + ": " + ec.message());
+  return results.begin()->endpoint();
 }
 
-}  // namespace
+// What every connection shares, owned by the server.
+struct Settings {
+  HttpOptions options;
+  HttpServer::MetricsSource metrics;
+  std::function<bool()> ready;
+};
 
-class HttpServer::Handler final : public CivetHandler {
+// The part of a connection the server sees: whether it may be closed to make
+// room for a new one (waiting for a request, none of it received), and since when.
+class Connection {
  public:
-  Handler(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready)
-      : auth_(options.basic_auth), metrics_(std::move(metrics)), ready_(std::move(ready)) {}
+  virtual ~Connection() = default;
+  virtual void close() = 0;
+  bool idle = true;
+  Clock::time_point idle_since = Clock::now();
+};
 
-  bool handleGet(CivetServer*, mg_connection* conn) override {
-    const mg_request_info* info = mg_get_request_info(conn);
-    const std::string uri = info->local_uri != nullptr ? info->local_uri : "";
-    if (uri == "/healthz") {
-      reply(conn, 200, "OK", "text/plain", "ok\n");
-      return true;
+template <class Stream>
+class Session final : public Connection, public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+ public:
+  Session(Stream stream, const Settings& settings)
+      : stream_(std::move(stream)),
+        settings_(settings),
+        // Room for a whole request head and a little more: the parser's own
+        // limits (413) are met before the buffer's.
+        buffer_(static_cast<std::size_t>(settings.options.max_request_bytes) + 1024) {}
+
+  void start() {
+    // From accept, a whole request (the TLS handshake included) within the request timeout.
+    lowest().expires_after(ms(settings_.options.request_timeout_ms));
+    if constexpr (kTls) {
+      stream_.async_handshake(ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+        if (ec || self->closed_) return self->close();
+        self->wait_request(true);
+      });
+    } else {
+      wait_request(true);
     }
-    if (uri == "/readyz") {
-      if (!ready_ || ready_()) {
-        reply(conn, 200, "OK", "text/plain", "ready\n");
-      } else {
-        reply(conn, 503, "Service Unavailable", "text/plain", "starting\n");
-      }
-      return true;
-    }
-    if (uri != "/" && uri != "/metrics") {
-      reply(conn, 404, "Not Found", "text/plain", "not found\n");
-      return true;
-    }
-    if (!authorized(conn)) {
-      reply(conn, 401, "Unauthorized", "text/plain", "unauthorized\n",
-            "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
-      return true;
-    }
-    if (uri == "/") {
-      reply(conn, 200, "OK", "text/html; charset=utf-8", kLandingPage);
-      return true;
-    }
-    // ?serial=S: one device. An empty, undecodable or over-long value is
-    // refused rather than read as "every device".
-    char serial[256] = {};
-    if (info->query_string != nullptr) {
-      const int n = mg_get_var(info->query_string, std::strlen(info->query_string), "serial", serial, sizeof serial);
-      if (n == 0 || n < -1) {
-        reply(conn, 400, "Bad Request", "text/plain", "bad serial parameter\n");
-        return true;
-      }
-    }
-    const Exposition exposition = metrics_(serial);
-    reply_head(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", exposition.size());
-    for (const auto& f : exposition.families) {
-      // A client that went away makes mg_write fail: stop writing.
-      if (mg_write(conn, f.header.data(), f.header.size()) < 0) break;
-      if (!f.body.empty() && mg_write(conn, f.body.data(), f.body.size()) < 0) break;
-    }
-    return true;
   }
 
-  bool handlePost(CivetServer*, mg_connection* conn) override {
-    reply(conn, 405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET\r\n");
-    return true;
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ignored;
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    lowest().close();  // pending operations end with operation_aborted; their handlers release this
   }
 
  private:
-  bool authorized(mg_connection* conn) const {
-    if (!auth_) return true;
-    const char* header = mg_get_header(conn, "Authorization");
-    if (header == nullptr || std::strncmp(header, "Basic ", 6) != 0) return false;
-    const std::string decoded = base64_decode(header + 6);
+  using ms = std::chrono::milliseconds;
+
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  // Waits for the first byte of a request: a kept-alive connection up to the
+  // idle timeout, then the request timeout from that byte on.
+  void wait_request(bool fresh) {
+    idle = true;
+    idle_since = Clock::now();
+    if (buffer_.size() > 0) return read_request();  // pipelined
+    if (!fresh) lowest().expires_after(ms(settings_.options.idle_timeout_ms));
+    stream_.async_read_some(buffer_.prepare(512), [self = this->shared_from_this(), fresh](beast::error_code ec,
+                                                                                           std::size_t n) {
+      if (ec || self->closed_) return self->close();
+      self->buffer_.commit(n);
+      if (!fresh) self->lowest().expires_after(ms(self->settings_.options.request_timeout_ms));
+      self->read_request();
+    });
+  }
+
+  void read_request() {
+    idle = false;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(settings_.options.max_request_bytes));
+    parser_->body_limit(static_cast<std::uint64_t>(settings_.options.max_request_bytes));
+    http::async_read(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (self->closed_) return;
+      if (ec == http::error::header_limit || ec == http::error::body_limit || ec == http::error::buffer_overflow) {
+        return self->reply_error(413, "Payload Too Large", "request too large\n");
+      }
+      // Malformed requests get 400; a client that went away or ran out of time is just closed.
+      if (ec && ec.category() == http::make_error_code(http::error::bad_method).category() &&
+          ec != http::error::end_of_stream && ec != http::error::partial_message) {
+        return self->reply_error(400, "Bad Request", "bad request\n");
+      }
+      if (ec) return self->close();
+      self->handle();
+    });
+  }
+
+  void handle() {
+    const auto& req = parser_->get();
+    keep_alive_ = req.keep_alive();
+    head_only_ = req.method() == http::verb::head;
+    if (req.method() != http::verb::get && !head_only_) {
+      return reply(405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET, HEAD\r\n");
+    }
+    const std::string_view target(req.target().data(), req.target().size());
+    const auto question = target.find('?');
+    const std::string_view path = target.substr(0, question);
+    const std::string_view query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+    if (path == "/healthz") return reply(200, "OK", "text/plain", "ok\n");
+    if (path == "/readyz") {
+      if (!settings_.ready || settings_.ready()) return reply(200, "OK", "text/plain", "ready\n");
+      return reply(503, "Service Unavailable", "text/plain", "starting\n");
+    }
+    if (path != "/" && path != "/metrics") return reply(404, "Not Found", "text/plain", "not found\n");
+    if (!authorized()) {
+      return reply(401, "Unauthorized", "text/plain", "unauthorized\n",
+                   "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
+    }
+    if (path == "/") return reply(200, "OK", "text/html; charset=utf-8", kLandingPage);
+    // ?serial=S: one device. An empty, undecodable or over-long value is
+    // refused rather than read as "every device".
+    const QueryValue serial = query_parameter(query, "serial");
+    if (serial.present && (!serial.valid || serial.value.empty() || serial.value.size() > 255)) {
+      return reply(400, "Bad Request", "text/plain", "bad serial parameter\n");
+    }
+    exposition_ = settings_.metrics ? settings_.metrics(serial.value) : Exposition{};
+    head_ = status_head(200, "OK", "text/plain; version=0.0.4; charset=utf-8", exposition_.size());
+    std::vector<asio::const_buffer> buffers{asio::buffer(head_)};
+    if (!head_only_) {
+      for (const auto& f : exposition_.families) {
+        if (!f.header.empty()) buffers.push_back(asio::buffer(f.header));
+        if (!f.body.empty()) buffers.push_back(asio::buffer(f.body));
+      }
+    }
+    write(std::move(buffers));
+  }
+
+  bool authorized() const {
+    const auto& auth = settings_.options.basic_auth;
+    if (!auth) return true;
+    const auto& req = parser_->get();
+    const auto it = req.find(http::field::authorization);
+    if (it == req.end()) return false;
+    const std::string_view header(it->value().data(), it->value().size());
+    if (header.substr(0, 6) != "Basic ") return false;
+    const std::string decoded = base64_decode(header.substr(6));
     const auto colon = decoded.find(':');
     if (colon == std::string::npos) return false;
-    const bool user_ok = equal_constant_time(decoded.substr(0, colon), auth_->first);
-    const bool password_ok = equal_constant_time(decoded.substr(colon + 1), auth_->second);
+    const bool user_ok = equal_constant_time(std::string_view(decoded).substr(0, colon), auth->first);
+    const bool password_ok = equal_constant_time(std::string_view(decoded).substr(colon + 1), auth->second);
     return user_ok && password_ok;
   }
 
-  std::optional<std::pair<std::string, std::string>> auth_;
-  MetricsSource metrics_;
-  std::function<bool()> ready_;
+  std::string status_head(int status, const char* text, const char* content_type, std::size_t length,
+                          const char* extra = "") const {
+    return "HTTP/1.1 " + std::to_string(status) + " " + text + "\r\nContent-Type: " + content_type +
+           "\r\nContent-Length: " + std::to_string(length) + "\r\nCache-Control: no-store\r\n" + extra +
+           (keep_alive_ ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n");
+  }
+
+  void reply(int status, const char* text, const char* content_type, std::string body, const char* extra = "") {
+    head_ = status_head(status, text, content_type, body.size(), extra);
+    body_ = std::move(body);
+    std::vector<asio::const_buffer> buffers{asio::buffer(head_)};
+    if (!head_only_ && !body_.empty()) buffers.push_back(asio::buffer(body_));
+    write(std::move(buffers));
+  }
+
+  // The request could not be read whole: answer, then close.
+  void reply_error(int status, const char* text, std::string body) {
+    keep_alive_ = false;
+    head_only_ = false;
+    reply(status, text, "text/plain", std::move(body));
+  }
+
+  void write(std::vector<asio::const_buffer> buffers) {
+    buffers_ = std::move(buffers);
+    lowest().expires_after(ms(settings_.options.response_timeout_ms));
+    asio::async_write(stream_, buffers_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (self->closed_) return;
+      self->exposition_ = {};
+      self->body_.clear();
+      self->buffers_.clear();
+      if (ec) return self->close();
+      if (!self->keep_alive_) return self->finish();
+      self->parser_.reset();
+      self->wait_request(false);
+    });
+  }
+
+  // Ends a connection after its last response so that the response arrives:
+  // TLS says close_notify; plain TCP half-closes and drops what the client
+  // still sends (closing with unread bytes would reset the connection and
+  // could discard the response) for at most a second.
+  void finish() {
+    lowest().expires_after(std::chrono::seconds(1));
+    if constexpr (kTls) {
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->close(); });
+    } else {
+      beast::error_code ignored;
+      lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+      drain();
+    }
+  }
+
+  void drain() {
+    buffer_.clear();
+    lowest().async_read_some(buffer_.prepare(std::min<std::size_t>(4096, buffer_.max_size())),
+                             [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                               if (ec || self->closed_) return self->close();
+                               self->drain();
+                             });
+  }
+
+  Stream stream_;
+  const Settings& settings_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = false;
+  bool head_only_ = false;
+  bool closed_ = false;
+  std::string head_, body_;
+  Exposition exposition_;
+  std::vector<asio::const_buffer> buffers_;
 };
 
-std::string civetweb_listening_ports(const std::string& listen_address) {
-  if (!listen_address.empty() && listen_address.front() == ':') return listen_address.substr(1);
-  if (!listen_address.empty() && listen_address.front() == '[') return "+" + listen_address;  // IPv6 and IPv4
-  return listen_address;
+}  // namespace
+
+QueryValue query_parameter(std::string_view query, std::string_view name) {
+  QueryValue out;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) != name) continue;
+    out.present = true;
+    const std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '+') {
+        out.value.push_back(' ');
+      } else if (raw[i] == '%') {
+        const int hi = i + 2 < raw.size() ? hex_digit(raw[i + 1]) : -1;
+        const int lo = i + 2 < raw.size() ? hex_digit(raw[i + 2]) : -1;
+        if (hi < 0 || lo < 0) {
+          out.valid = false;
+          return out;
+        }
+        out.value.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+      } else {
+        out.value.push_back(raw[i]);
+      }
+    }
+    return out;
+  }
+  return out;
 }
+
+class HttpServer::Impl {
+ public:
+  Impl(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready, const Impl* previous)
+      : settings_{options, std::move(metrics), std::move(ready)}, acceptor_(io_) {
+    if (options.tls) load_tls(*options.tls);
+    boost::system::error_code ec;
+    if (previous != nullptr && previous->settings_.options.listen_address == options.listen_address) {
+      // The same listening socket, duplicated: see HttpServer's constructor.
+      const int fd = ::fcntl(previous->listen_fd_, F_DUPFD_CLOEXEC, 0);
+      if (fd < 0) throw std::runtime_error("cannot listen on " + options.listen_address + ": " + std::strerror(errno));
+      acceptor_.assign(previous->protocol_, fd, ec);
+      protocol_ = previous->protocol_;
+      if (ec) {
+        ::close(fd);
+        throw std::runtime_error("cannot listen on " + options.listen_address + ": " + ec.message());
+      }
+    } else {
+      const tcp::endpoint endpoint = listen_endpoint(io_, options.listen_address);
+      protocol_ = endpoint.protocol();
+      acceptor_.open(endpoint.protocol(), ec);
+      if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+      if (!ec && endpoint.address().is_v6()) acceptor_.set_option(asio::ip::v6_only(false), ec);
+      if (!ec) acceptor_.bind(endpoint, ec);
+      if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+      if (ec) throw std::runtime_error("cannot listen on " + options.listen_address + ": " + ec.message());
+    }
+    listen_fd_ = acceptor_.native_handle();
+    accept();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  ~Impl() {
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+    // io_ goes before the members sessions refer to (declared above it),
+    // and takes the pending handlers, hence the sessions, with it.
+  }
+
+  std::vector<int> ports() const { return {acceptor_.local_endpoint().port()}; }
+
+ private:
+  void load_tls(const TlsOptions& tls) {
+    tls_.emplace(ssl::context::tls_server);
+    tls_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                      ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+    // Idle connections give their TLS buffers back: a thousand of them stay cheap.
+    SSL_CTX_set_mode(tls_->native_handle(), SSL_MODE_RELEASE_BUFFERS);
+    boost::system::error_code ec;
+    tls_->use_certificate_chain_file(tls.certificate_file, ec);
+    if (ec) throw std::runtime_error("http.tls.certificate_file " + tls.certificate_file + ": " + ec.message());
+    tls_->use_private_key_file(tls.key_file, ssl::context::pem, ec);
+    if (ec) throw std::runtime_error("http.tls.key_file " + tls.key_file + ": " + ec.message());
+    if (SSL_CTX_check_private_key(tls_->native_handle()) != 1) {
+      throw std::runtime_error("http.tls.key_file " + tls.key_file + ": key values mismatch with http.tls.certificate_file " +
+                               tls.certificate_file);
+    }
+  }
+
+  void accept() {
+    acceptor_.async_accept(io_, [this](boost::system::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted) return;
+      if (ec) {
+        // Out of descriptors, say: the connection waits in the backlog; try again shortly rather than spin.
+        retry_.expires_after(std::chrono::milliseconds(100));
+        retry_.async_wait([this](boost::system::error_code wait_ec) {
+          if (!wait_ec) accept();
+        });
+        return;
+      }
+      admit(std::move(socket));
+      accept();
+    });
+  }
+
+  void admit(tcp::socket socket) {
+    sessions_.remove_if([](const std::weak_ptr<Connection>& w) { return w.expired(); });
+    if (sessions_.size() >= static_cast<std::size_t>(std::max(1, settings_.options.max_connections))) {
+      auto oldest = sessions_.end();
+      std::shared_ptr<Connection> oldest_session;
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+        auto s = it->lock();
+        if (s && s->idle && (!oldest_session || s->idle_since < oldest_session->idle_since)) {
+          oldest = it;
+          oldest_session = std::move(s);
+        }
+      }
+      if (!oldest_session) {
+        boost::system::error_code ignored;
+        socket.close(ignored);  // every connection is busy with a request
+        return;
+      }
+      oldest_session->close();
+      sessions_.erase(oldest);
+    }
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    if (tls_) {
+      auto s = std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+          beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls_), settings_);
+      sessions_.push_back(s);
+      s->start();
+    } else {
+      auto s = std::make_shared<Session<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), settings_);
+      sessions_.push_back(s);
+      s->start();
+    }
+  }
+
+  Settings settings_;
+  std::optional<ssl::context> tls_;
+  std::list<std::weak_ptr<Connection>> sessions_;  // only touched on the server thread
+  tcp protocol_ = tcp::v4();
+  int listen_fd_ = -1;  // acceptor_'s, for a successor to duplicate
+  asio::io_context io_{1};
+  tcp::acceptor acceptor_;
+  asio::steady_timer retry_{io_};
+  std::thread thread_;
+};
 
 HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
   return [collectables = std::move(collectables)](std::string_view) {
@@ -152,41 +476,13 @@ HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::
   };
 }
 
-HttpServer::HttpServer(const HttpOptions& options, HttpServer::MetricsSource metrics, std::function<bool()> ready)
-    : handler_(std::make_unique<Handler>(options, std::move(metrics), std::move(ready))) {
-  const std::vector<std::string> civet_options = {
-      "listening_ports", options.tls ? "127.0.0.1:0" : civetweb_listening_ports(options.listen_address),
-      "num_threads", std::to_string(options.threads),
-      "request_timeout_ms", std::to_string(options.request_timeout_ms),
-      "max_request_size", std::to_string(options.max_request_bytes),
-      "enable_keep_alive", "no",
-  };
-  try {
-    server_ = std::make_unique<CivetServer>(civet_options);
-  } catch (const CivetException& e) {
-    throw std::runtime_error("cannot listen on " + options.listen_address + ": " + e.what());
-  }
-  server_->addHandler("", handler_.get());
-  if (options.tls) {
-    TlsFrontendOptions frontend;
-    frontend.listen_address = options.listen_address;
-    frontend.backend_port = server_->getListeningPorts().at(0);
-    frontend.idle_timeout_ms = options.request_timeout_ms;
-    frontend.max_connections = 2 * options.threads;
-    try {
-      tls_ = std::make_unique<TlsFrontend>(*options.tls, frontend);
-    } catch (...) {
-      server_->close();
-      throw;
-    }
-  }
-}
+HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
+                       const HttpServer* previous)
+    : impl_(std::make_unique<Impl>(options, std::move(metrics), std::move(ready),
+                                   previous != nullptr ? previous->impl_.get() : nullptr)) {}
 
-HttpServer::~HttpServer() {
-  tls_.reset();
-  if (server_) server_->close();
-}
+HttpServer::~HttpServer() = default;
 
-std::vector<int> HttpServer::ports() const { return tls_ ? tls_->ports() : server_->getListeningPorts(); }
+std::vector<int> HttpServer::ports() const { return impl_->ports(); }
 
 }  // namespace jank::exporters

@@ -1,6 +1,8 @@
 // The HTTP side of the daemon: /metrics (the exposition a callback writes), a
 // landing page at /, and /healthz and /readyz for probes. Optional HTTP basic
-// auth on / and /metrics.
+// auth on / and /metrics, optional HTTPS. Boost.Beast on its own thread and
+// io_context, so neither the daemon's loop nor the HTTP clients wait for each
+// other; only /metrics touches the daemon's state, through the callback.
 #pragma once
 
 #include <functional>
@@ -13,50 +15,72 @@
 #include <prometheus/collectable.h>
 
 #include "exporters/text_format.h"
-#include "exporters/tls_frontend.h"
-
-class CivetServer;
 
 namespace jank::exporters {
 
+struct TlsOptions {
+  std::string certificate_file;  // PEM: the server certificate, then any intermediates
+  std::string key_file;          // PEM private key of the certificate
+  bool operator==(const TlsOptions&) const = default;
+};
+
 struct HttpOptions {
-  std::string listen_address = ":9789";  // ":PORT" for every interface, "HOST:PORT" for one
+  std::string listen_address = ":9789";  // ":PORT" for every interface, "HOST:PORT", "[V6]:PORT"
   std::optional<std::pair<std::string, std::string>> basic_auth;  // username, password
-  // One civetweb thread serves one connection, so the thread count is how
-  // many slow or silent clients can be held before a scrape has to queue.
-  int threads = 32;
-  int request_timeout_ms = 5'000;         // slow or half-open clients are dropped after this
-  int max_request_bytes = 16 * 1024;      // request line + headers; larger gets 413
-  // HTTPS only, on listen_address; the HTTP server then listens on loopback
-  // behind the TLS frontend.
-  std::optional<TlsOptions> tls;
+  // A new connection must deliver a whole request (TLS handshake included)
+  // within this; so must a kept-alive one from its first byte. Slowloris and
+  // silent clients are dropped after it.
+  int request_timeout_ms = 5'000;
+  // A kept-alive connection with no request in progress is closed after this.
+  int idle_timeout_ms = 60'000;
+  // Writing one response may take this long (a client that stops reading).
+  int response_timeout_ms = 30'000;
+  int max_request_bytes = 16 * 1024;  // request line + headers (and any body); larger gets 413
+  // Connections held at once. When full, the connection idle the longest
+  // (waiting for a request) is closed to admit the new one, so idle or silent
+  // clients cannot lock a scrape out; with none idle, the new one is closed.
+  int max_connections = 1024;
+  std::optional<TlsOptions> tls;  // HTTPS only, on listen_address
 };
 
 class HttpServer {
  public:
-  // Starts listening. Throws std::runtime_error when the address cannot be used.
-  // `metrics` is called once per /metrics request, on a server thread, with
+  // Loads the TLS files (when any), starts listening and serving on its own
+  // thread. Throws std::runtime_error naming the file or address at fault.
+  // `metrics` is called once per /metrics request, on the server thread, with
   // the value of the request's `serial` parameter ("" when absent): a
   // non-empty one asks for that device's series only.
+  //
+  // With `previous` listening on the same listen_address, the new server
+  // takes a duplicate of its listening socket instead of binding again: the
+  // port never closes across a reload, and no SO_REUSEPORT is needed (which
+  // would also let a second exporter bind the port unnoticed). Both accept
+  // until `previous` is destroyed.
   using MetricsSource = std::function<Exposition(std::string_view serial)>;
-  HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready);
+  HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
+             const HttpServer* previous = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
   std::vector<int> ports() const;
 
+  class Impl;
+
  private:
-  class Handler;
-  std::unique_ptr<Handler> handler_;
-  std::unique_ptr<CivetServer> server_;
-  std::unique_ptr<TlsFrontend> tls_;  // in front of server_ when HTTPS
+  std::unique_ptr<Impl> impl_;
 };
 
 // /metrics for prometheus-cpp collectables: each Collect()ed and written out.
 HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
-// civetweb's listening_ports value for a listen address (":9789" → "9789").
-std::string civetweb_listening_ports(const std::string& listen_address);
+// The value of `name` in a URL query string, percent-decoded ('+' is a
+// space); `valid` is false when a %XX escape is malformed.
+struct QueryValue {
+  bool present = false;
+  bool valid = true;
+  std::string value;
+};
+QueryValue query_parameter(std::string_view query, std::string_view name);
 
 }  // namespace jank::exporters

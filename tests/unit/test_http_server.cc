@@ -3,9 +3,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include "exporters/http_server.h"
@@ -32,8 +37,9 @@ std::string http(int port, const std::string& request) {
   return response;
 }
 
+// Reads to the end: asks the server to close after the response (HTTP/1.1 keeps it open otherwise).
 std::string get(int port, const std::string& path, const std::string& extra = "") {
-  return http(port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n" + extra + "\r\n");
+  return http(port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + extra + "\r\n");
 }
 
 }  // namespace
@@ -59,7 +65,7 @@ TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
   ready = true;
   CHECK_THAT(get(port, "/readyz"), Catch::StartsWith("HTTP/1.1 200"));
   CHECK_THAT(get(port, "/nothing"), Catch::StartsWith("HTTP/1.1 404"));
-  CHECK_THAT(http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"),
+  CHECK_THAT(http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
              Catch::StartsWith("HTTP/1.1 405"));
 }
 
@@ -111,10 +117,18 @@ TEST_CASE("HTTP basic auth guards / and /metrics but not the probes", "[http]") 
   CHECK_THAT(get(port, "/healthz"), Catch::StartsWith("HTTP/1.1 200"));
 }
 
-TEST_CASE("listen addresses map to civetweb's syntax", "[http]") {
-  CHECK(exporters::civetweb_listening_ports(":9789") == "9789");
-  CHECK(exporters::civetweb_listening_ports("127.0.0.1:9789") == "127.0.0.1:9789");
-  CHECK(exporters::civetweb_listening_ports("[::]:9789") == "+[::]:9789");
+TEST_CASE("query parameters are found and percent-decoded", "[http]") {
+  using exporters::query_parameter;
+  CHECK(!query_parameter("", "serial").present);
+  CHECK(!query_parameter("other=1", "serial").present);
+  CHECK(query_parameter("a=1&serial=10.0.0.7%3A5555", "serial").value == "10.0.0.7:5555");
+  CHECK(query_parameter("serial=a+b", "serial").value == "a b");
+  CHECK(query_parameter("serial=", "serial").present);
+  CHECK(query_parameter("serial=", "serial").value.empty());
+  CHECK(query_parameter("serial", "serial").present);
+  CHECK(!query_parameter("serial=%4", "serial").valid);
+  CHECK(!query_parameter("serial=%zz", "serial").valid);
+  CHECK(!query_parameter("serials=x", "serial").present);
 }
 
 TEST_CASE("an address in use is a clear error", "[http]") {
@@ -124,4 +138,159 @@ TEST_CASE("an address in use is a clear error", "[http]") {
   exporters::HttpServer first(options, {}, {});
   options.listen_address = "127.0.0.1:" + std::to_string(first.ports()[0]);
   CHECK_THROWS_WITH(exporters::HttpServer(options, {}, {}), Catch::Contains("cannot listen on 127.0.0.1:"));
+}
+
+namespace {
+
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+// One response on a kept-alive connection: the head, then Content-Length bytes; "" on EOF or after `ms`.
+std::string read_response(int fd, int ms = 3000) {
+  std::string got;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < end) {
+    const auto head_end = got.find("\r\n\r\n");
+    if (head_end != std::string::npos) {
+      const auto cl = got.find("Content-Length: ");
+      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(got.substr(cl + 16));
+      if (got.size() >= head_end + 4 + length) return got;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return {};
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+// True when the server closes `fd` within `ms` (dropping anything it sends).
+bool closed_within(int fd, int ms) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) > 0 && ::recv(fd, buf, sizeof buf, 0) <= 0) return true;
+  }
+  return false;
+}
+
+void send_all(int fd, const std::string& s) {
+  REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
+}
+
+}  // namespace
+
+TEST_CASE("HTTP/1.1 keeps a connection alive until its idle timeout", "[http]") {
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.idle_timeout_ms = 300;
+  exporters::HttpServer server(options, {}, {});
+  const int fd = connect_loopback(server.ports()[0]);
+  for (int i = 0; i < 3; ++i) {
+    send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string r = read_response(fd);
+    CHECK_THAT(r, Catch::StartsWith("HTTP/1.1 200"));
+    CHECK_THAT(r, Catch::Contains("Connection: keep-alive"));
+  }
+  // Two pipelined requests are answered in order (one read may bring both answers).
+  const auto t0 = std::chrono::steady_clock::now();
+  send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nothing HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string both = read_response(fd);
+  if (both.find("404") == std::string::npos) both += read_response(fd);
+  CHECK_THAT(both, Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(both, Catch::Contains("HTTP/1.1 404"));
+  // Closed once idle for 300 ms after the last answer, which came after t0.
+  CHECK(closed_within(fd, 3000));
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(300));
+  ::close(fd);
+  // HEAD: the head alone.
+  const std::string head = http(server.ports()[0], "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  CHECK_THAT(head, Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(head, Catch::EndsWith("\r\n\r\n"));
+}
+
+TEST_CASE("oversized requests get 413, malformed ones 400, slow ones are dropped", "[http]") {
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.request_timeout_ms = 400;
+  exporters::HttpServer server(options, {}, {});
+  const int port = server.ports()[0];
+  CHECK_THAT(get(port, "/healthz", "X-Big: " + std::string(100'000, 'a') + "\r\n"), Catch::StartsWith("HTTP/1.1 413"));
+  CHECK_THAT(get(port, "/metrics?" + std::string(20'000, 'a')), Catch::StartsWith("HTTP/1.1 413"));
+  CHECK_THAT(http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + std::string(100'000, 'b')),
+             Catch::StartsWith("HTTP/1.1 413"));
+  CHECK_THAT(http(port, "GARBAGE\r\n\r\n"), Catch::StartsWith("HTTP/1.1 400"));
+  CHECK_THAT(http(port, "GET /healthz HTTP/1.1\r\nHost x\r\n\r\n"), Catch::StartsWith("HTTP/1.1 400"));
+  // A request that never ends, and a connection that never sends: dropped at the request timeout.
+  const int slow = connect_loopback(port);
+  send_all(slow, "GET /metrics HTTP/1.1\r\nHost: x\r\n");
+  const int silent = connect_loopback(port);
+  CHECK(closed_within(slow, 3000));
+  CHECK(closed_within(silent, 3000));
+  ::close(slow);
+  ::close(silent);
+  CHECK_THAT(get(port, "/healthz"), Catch::StartsWith("HTTP/1.1 200"));
+}
+
+TEST_CASE("a full server closes its longest-idle connection to admit a new one", "[http]") {
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.max_connections = 3;
+  exporters::HttpServer server(options, {}, {});
+  const int port = server.ports()[0];
+  std::vector<int> fds;
+  for (int i = 0; i < 3; ++i) {
+    fds.push_back(connect_loopback(port));
+    send_all(fds.back(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    REQUIRE_THAT(read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
+  }
+  // A request in progress is not idle: the second connection starts one.
+  send_all(fds[1], "GET /healthz HTTP/1.1\r\n");
+  ::usleep(100'000);
+  // A fourth connection evicts the first (idle longest), and is served; it stays, idle.
+  fds.push_back(connect_loopback(port));
+  send_all(fds.back(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK_THAT(read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK(closed_within(fds[0], 2000));
+  // The next one evicts the third (idle longer than the fourth); the second,
+  // mid-request, stays and finishes its request.
+  CHECK_THAT(get(port, "/healthz"), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK(closed_within(fds[2], 2000));
+  send_all(fds[1], "Host: x\r\n\r\n");
+  CHECK_THAT(read_response(fds[1]), Catch::StartsWith("HTTP/1.1 200"));
+  for (int fd : fds) ::close(fd);
+}
+
+TEST_CASE("a new server on the same address takes over the listening socket", "[http]") {
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  auto old_server = std::make_unique<exporters::HttpServer>(options, exporters::HttpServer::MetricsSource{}, std::function<bool()>{});
+  const int port = old_server->ports()[0];
+  const int kept = connect_loopback(port);  // served by the old server, then idle there
+  send_all(kept, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  REQUIRE_THAT(read_response(kept), Catch::StartsWith("HTTP/1.1 200"));
+  options.basic_auth = std::make_pair(std::string("prom"), std::string("new"));
+  // "127.0.0.1:0" names the same address: the new server shares the old socket, both listening meanwhile.
+  auto new_server = std::make_unique<exporters::HttpServer>(options, exporters::HttpServer::MetricsSource{},
+                                                            std::function<bool()>{}, old_server.get());
+  CHECK(new_server->ports()[0] == port);
+  old_server.reset();
+  CHECK(closed_within(kept, 2000));
+  ::close(kept);
+  CHECK_THAT(get(port, "/metrics"), Catch::StartsWith("HTTP/1.1 401"));
+  CHECK_THAT(get(port, "/metrics", "Authorization: Basic cHJvbTpuZXc=\r\n"), Catch::StartsWith("HTTP/1.1 200"));
+  // Without `previous`, the port in use is refused as before.
+  exporters::HttpOptions other;
+  other.listen_address = "127.0.0.1:" + std::to_string(port);
+  CHECK_THROWS_WITH(exporters::HttpServer(other, {}, {}), Catch::Contains("cannot listen on"));
 }

@@ -1,6 +1,6 @@
-// HTTPS through the TLS frontend, checked with the real curl and openssl
-// programs: a real handshake, certificate verification, the plain HTTP
-// server behind it, and the ways a client or a configuration can go wrong.
+// HTTPS served by the HTTP server itself, checked with the real curl and
+// openssl programs: a real handshake, certificate verification, and the ways
+// a client or a configuration can go wrong.
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
@@ -80,7 +80,7 @@ bool closed_within(int fd, int ms) {
 
 }  // namespace
 
-TEST_CASE("HTTPS: /metrics through the TLS frontend, verified by curl", "[http][tls]") {
+TEST_CASE("HTTPS: /metrics over TLS, verified by curl", "[http][tls]") {
   TempDir dir;
   make_certificate(dir.path, "server");
   metrics::Store store;
