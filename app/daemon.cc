@@ -168,13 +168,14 @@ class Daemon {
       }
       out.push_back(*choice.endpoint);
     }
+    // The configuration was checked by the same rule (config/schema.cc): a
+    // bad entry here is named and skipped, never the good ones with it.
     for (const auto& text : config_->adb_servers) {
-      auto e = ingest::parse_endpoint(text);
-      if (!e) {
-        error = "bad adb server address " + text;
-        return {};
+      if (auto e = ingest::parse_endpoint(text)) {
+        out.push_back(*e);
+      } else {
+        error += (error.empty() ? "" : "; ") + std::string("bad adb server address ") + text;
       }
-      out.push_back(*e);
     }
     return out;
   }

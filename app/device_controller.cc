@@ -8,6 +8,7 @@
 #include "parsers/foreground_app.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logd_statistics.h"
+#include "parsers/names.h"
 #include "parsers/process_list.h"
 #include "parsers/properties.h"
 
@@ -491,7 +492,7 @@ std::vector<std::string> DeviceController::packages_to_poll() {
   std::vector<std::string> out;
   for (const auto& n : names) {
     // Only names that are safe inside a shell command; "pid:N" labels are not packages.
-    if (ingest::is_valid_package_name(n) && n.rfind("pid:", 0) != 0 && n != metrics::kOverflowPackage &&
+    if (parsers::valid_package_name(n) && n.rfind("pid:", 0) != 0 && n != metrics::kOverflowPackage &&
         n != metrics::kUnknownPackage) {
       out.push_back(n);
     }

@@ -11,6 +11,8 @@
 #include "app/log.h"
 #include "app/replay.h"
 #include "config/config.h"
+#include "config/files.h"
+#include "config/schema.h"
 
 namespace {
 
@@ -50,13 +52,21 @@ void print_usage(std::ostream& out) {
          "\n"
          "Command-line options override the configuration file, also after SIGHUP.\n"
          "SIGHUP reloads the configuration; SIGTERM and SIGINT stop after writing the\n"
-         "state. `jank_exporter replay --help` describes offline replays.\n";
+         "state. `jank_exporter replay --help` describes offline replays.\n"
+         "\n"
+         "Configuration keys (YAML, dotted by section; docs/config.md):\n"
+      << jank::config::describe_schema();
 }
 
+// Everything the daemon would check at start but opening sockets: the file,
+// then the files it names (password, certificate and key, state directory).
 int check_config(const std::string& path) {
   auto result = jank::config::load_config_file(path);
   for (const auto& e : result.errors) std::cerr << e.to_string() << "\n";
   if (!result.ok()) return jank::config::kExitConfig;
+  const auto problems = jank::config::check_named_files(result.config);
+  for (const auto& p : problems) std::cerr << path << ": " << p << "\n";
+  if (!problems.empty()) return jank::config::kExitConfig;
   std::cout << path << ": valid\n";
   return 0;
 }

@@ -87,11 +87,8 @@ struct LoadResult {
 LoadResult parse_config(std::string_view yaml_text, const std::string& file_name);
 LoadResult load_config_file(const std::string& path);
 
-// Package and process names that may enter a shell command on a device.
-bool valid_package_name(std::string_view name);
-
-// The documented keys, dotted ("gfxinfo.poll_interval_seconds"), for the
-// docs-drift test.
+// Every key, dotted ("gfxinfo.poll_interval_seconds"), from the schema
+// (config/schema.h).
 std::vector<std::string> known_keys();
 
 inline constexpr int kExitConfig = 78;  // EX_CONFIG

@@ -8,6 +8,7 @@
 
 #include "ingest/protocol.h"
 #include "ingest/shell_v2.h"
+#include "parsers/names.h"
 
 namespace {
 
@@ -45,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (service->size() > kMaxServiceBytes) std::abort();
     }
   }
-  if (is_valid_package_name(bytes) && shell_quote(bytes) != "'" + std::string(bytes) + "'") std::abort();
+  if (jank::parsers::valid_package_name(bytes) && shell_quote(bytes) != "'" + std::string(bytes) + "'") std::abort();
 
   // The same stream fed whole and in uneven pieces must give the same result.
   CountingSink whole, pieces;

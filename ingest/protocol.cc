@@ -162,6 +162,7 @@ DeviceList parse_device_list(std::string_view payload, ListFormat format) {
     auto line = payload.substr(0, newline);
     payload.remove_prefix(newline == std::string_view::npos ? payload.size() : newline + 1);
     if (trim(line).empty()) continue;
+    ++list.lines;
     DeviceInfo info;
     bool ok = format == ListFormat::long_ ? parse_long_line(line, info) : parse_plain_line(line, info);
     if (!ok) {
@@ -259,14 +260,6 @@ std::string logcat_command(const std::vector<std::string>& args) {
     out += quote_args(args);
   }
   return out;
-}
-
-bool is_valid_package_name(std::string_view name) {
-  if (name.empty() || name.size() > kMaxPackageNameBytes || name.front() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == ':' || c == '-';
-  });
 }
 
 ShellProtocol shell_protocol_for(const std::vector<std::string>& features) {

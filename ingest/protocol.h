@@ -19,7 +19,6 @@ inline constexpr std::size_t kMaxRequestBytes = 65535;
 // A device service plus its NUL must fit in one OPEN packet of an old device
 // (maxdata 4096); the 29.0.6 server aborts otherwise.
 inline constexpr std::size_t kMaxServiceBytes = 4095;
-inline constexpr std::size_t kMaxPackageNameBytes = 255;
 
 // "000chost:version" for "host:version"; nullopt when empty or longer than
 // kMaxRequestBytes.
@@ -58,7 +57,8 @@ enum class ListFormat : std::uint8_t {
 
 struct DeviceList {
   std::vector<DeviceInfo> devices;  // in server order, one per serial (first wins)
-  std::size_t malformed_lines = 0;  // lines skipped because they did not parse
+  std::size_t lines = 0;            // non-empty lines read
+  std::size_t malformed_lines = 0;  // of those, lines skipped because they did not parse
   std::size_t duplicate_serials = 0;
 };
 
@@ -96,10 +96,6 @@ std::string quote_args(const std::vector<std::string>& args);
 // default filter cannot hide lines.
 std::string logcat_command(const std::vector<std::string>& args);
 
-// Package or process name from a device or config, before it may enter a
-// shell command: [A-Za-z0-9._:-]+, at most kMaxPackageNameBytes, and no
-// leading '-' (it would read as an option to dumpsys or pidof).
-bool is_valid_package_name(std::string_view name);
 
 enum class ShellProtocol : std::uint8_t { v2, legacy };
 // v2 when the device's features list shell_v2.

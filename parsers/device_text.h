@@ -85,16 +85,4 @@ class Tokens {
   std::size_t start_ = 0;
 };
 
-// Android package names are dotted Java identifiers; the set below is what
-// the daemon accepts as a metric label (':' appears in process names).
-inline bool is_valid_package(std::string_view p) {
-  if (p.empty() || p.size() > 255) return false;
-  for (char c : p) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' ||
-              c == ':' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 }  // namespace jank::parsers::dev

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "parsers/device_text.h"
+#include "parsers/names.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -24,7 +25,7 @@ std::optional<ForegroundApp> parse_component(std::string_view comp) {
   if (slash == std::string_view::npos) return std::nullopt;
   std::string_view pkg = comp.substr(0, slash);
   std::string_view act = comp.substr(slash + 1);
-  if (!dev::is_valid_package(pkg)) return std::nullopt;
+  if (!valid_package_name(pkg)) return std::nullopt;
   for (char c : act)
     if (!is_class_char(c)) return std::nullopt;
   ForegroundApp app;

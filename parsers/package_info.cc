@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "parsers/device_text.h"
+#include "parsers/names.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -77,7 +78,7 @@ std::optional<PackageInfo> parse_package_info(std::string_view text, std::string
       std::size_t close = t.find(']');
       if (close == std::string_view::npos) continue;
       std::string_view name = t.substr(9, close - 9);
-      if (!dev::is_valid_package(name) || (!package.empty() && name != package)) continue;
+      if (!valid_package_name(name) || (!package.empty() && name != package)) continue;
       std::optional<PackageInfo>& slot = in_hidden_section ? hidden : active;
       if (slot) continue;  // first block of its kind wins
       slot.emplace();

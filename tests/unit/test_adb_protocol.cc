@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ingest/protocol.h"
+#include "parsers/names.h"
 
 using namespace jank::ingest;
 using namespace std::string_literals;
@@ -339,28 +340,28 @@ TEST_CASE("logcat_command is what the adb CLI runs for `adb logcat ARGS`", "[adb
   CHECK(logcat_command({"-T", "1700000000.123"}).ends_with("'-T' '1700000000.123'"));
 }
 
-TEST_CASE("is_valid_package_name admits letters digits and ._:- only with a length cap and no leading dash", "[adb]") {
+TEST_CASE("valid_package_name admits letters digits and ._:- only with a length cap and no leading dash", "[adb]") {
   for (const char* good : {"com.example.app", "com.android.systemui:ui", "system_server", "android.process.acore",
                            "a", "A-b_c.d:e", "com.google.android.gms.persistent", "0"}) {
     INFO(good);
-    CHECK(is_valid_package_name(good));
+    CHECK(jank::parsers::valid_package_name(good));
   }
-  CHECK(is_valid_package_name(std::string(kMaxPackageNameBytes, 'a')));
-  CHECK_FALSE(is_valid_package_name(std::string(kMaxPackageNameBytes + 1, 'a')));
+  CHECK(jank::parsers::valid_package_name(std::string(jank::parsers::kMaxPackageNameBytes, 'a')));
+  CHECK_FALSE(jank::parsers::valid_package_name(std::string(jank::parsers::kMaxPackageNameBytes + 1, 'a')));
   for (const char* bad : {"", "-x", "--help", "com.a b", "com.a;rm", "com.a'b", "com.a\n", "com/a", "$x", "a|b",
                           "a&b", "a`b`", "a\\b", "\xc3\xa9t\xc3\xa9", "a*", "a\"b"}) {
     INFO(bad);
-    CHECK_FALSE(is_valid_package_name(bad));
+    CHECK_FALSE(jank::parsers::valid_package_name(bad));
   }
-  CHECK_FALSE(is_valid_package_name(std::string_view("com.a\0b", 7)));
+  CHECK_FALSE(jank::parsers::valid_package_name(std::string_view("com.a\0b", 7)));
   // Every byte on its own, and inside an otherwise valid name.
   for (int c = 0; c < 256; ++c) {
     char ch = static_cast<char>(c);
     bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
                    c == '_' || c == ':' || c == '-';
     INFO(c);
-    CHECK(is_valid_package_name("com" + std::string(1, ch) + "x") == allowed);
-    CHECK(is_valid_package_name(std::string(1, ch)) == (allowed && ch != '-'));
+    CHECK(jank::parsers::valid_package_name("com" + std::string(1, ch) + "x") == allowed);
+    CHECK(jank::parsers::valid_package_name(std::string(1, ch)) == (allowed && ch != '-'));
   }
 }
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/config.h"
+#include "parsers/names.h"
 
 using jank::config::parse_config;
 
@@ -90,7 +91,7 @@ TEST_CASE("YAML syntax errors carry their position", "[config]") {
 }
 
 TEST_CASE("package names are validated before they can reach a shell", "[config]") {
-  using jank::config::valid_package_name;
+  using jank::parsers::valid_package_name;
   CHECK(valid_package_name("com.example.app"));
   CHECK(valid_package_name("com.example.app:remote"));
   CHECK(valid_package_name("system_server"));

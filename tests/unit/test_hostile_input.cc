@@ -10,6 +10,7 @@
 #include "ingest/protocol.h"
 #include "metrics/store.h"
 #include "parsers/logcat_stream.h"
+#include "parsers/names.h"
 
 using namespace jank;
 
@@ -41,10 +42,10 @@ const std::vector<std::string> kHostileNames = {
 TEST_CASE("package names with shell metacharacters fail validation", "[hostile]") {
   for (const auto& name : kHostileNames) {
     INFO(name);
-    CHECK_FALSE(ingest::is_valid_package_name(name));
+    CHECK_FALSE(jank::parsers::valid_package_name(name));
   }
-  CHECK(ingest::is_valid_package_name("com.example.feed"));
-  CHECK(ingest::is_valid_package_name("com.android.systemui:screenshot"));
+  CHECK(jank::parsers::valid_package_name("com.example.feed"));
+  CHECK(jank::parsers::valid_package_name("com.android.systemui:screenshot"));
 }
 
 TEST_CASE("quoted arguments are single shell words whatever they hold", "[hostile]") {

@@ -1,0 +1,288 @@
+#include "config/schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "ingest/endpoint.h"
+#include "parsers/names.h"
+
+namespace jank::config {
+namespace {
+
+using Check = std::string (*)(const std::string&);
+
+std::string format_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+std::string show_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
+  return out + "]";
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc{} || p != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_bool(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text == "true" || text == "yes" || text == "on") return true;
+  if (text == "false" || text == "no" || text == "off") return false;
+  return std::nullopt;
+}
+
+// Validators, shared with the code that uses the values at run time.
+std::string check_listen_address(const std::string& v) {
+  const auto colon = v.rfind(':');
+  if (colon == std::string::npos) return "'" + v + "' is not HOST:PORT";
+  const std::string host = v.substr(0, colon);
+  const std::string port = v.substr(colon + 1);
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  if (!bracketed && host.find(':') != std::string::npos) {
+    return "'" + v + "' is ambiguous: write an IPv6 address in brackets ([::1]:9789)";
+  }
+  const auto n = parse_number(port);
+  if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos || !n || *n > 65535) {
+    return "'" + v + "' has no valid port (0-65535)";
+  }
+  return "";
+}
+
+std::string check_adb_server(const std::string& v) {
+  if (ingest::parse_endpoint(v)) return "";
+  return "'" + v + "' is not HOST:PORT, [IPv6]:PORT or tcp:PORT with a port of 1-65535";
+}
+
+std::string check_log_level(const std::string& v) {
+  for (const char* l : {"debug", "info", "warning", "error"}) {
+    if (v == l) return "";
+  }
+  return "'" + v + "' is not one of debug, info, warning, error";
+}
+
+std::string check_package(const std::string& v) {
+  if (parsers::valid_package_name(v)) return "";
+  return "'" + v + "' is not a valid package name ([A-Za-z0-9._:-]+, at most 255, no leading '-')";
+}
+
+std::string check_glob(const std::string& v) {
+  if (v.empty() || v.size() > 255) return "a serial pattern must have 1 to 255 characters";
+  return "";
+}
+
+std::string check_path(const std::string& v) {
+  if (v.empty()) return "a path must not be empty";
+  if (v.find('\0') != std::string::npos) return "a path must not hold NUL";
+  return "";
+}
+
+Setting text(std::string key, std::string Config::*member, std::string help, Check check = nullptr) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = ValueType::string;
+  s.help = std::move(help);
+  if (check) s.check = check;
+  s.apply = [member](const RawValue& v, Config& c) -> std::string {
+    if (v.is_list) return "expected a string";
+    c.*member = v.scalar;
+    return "";
+  };
+  s.show = [member](const Config& c) { return c.*member; };
+  return s;
+}
+
+Setting flag(std::string key, bool Config::*member, std::string help) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = ValueType::boolean;
+  s.help = std::move(help);
+  s.apply = [member](const RawValue& v, Config& c) -> std::string {
+    const auto b = v.is_list ? std::nullopt : parse_bool(v.scalar);
+    if (!b) return "expected true or false";
+    c.*member = *b;
+    return "";
+  };
+  s.show = [member](const Config& c) { return std::string(c.*member ? "true" : "false"); };
+  return s;
+}
+
+template <typename T>
+Setting number(std::string key, T Config::*member, double min, double max, std::string unit, std::string help) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = std::is_integral_v<T> ? ValueType::integer : ValueType::number;
+  s.min = min;
+  s.max = max;
+  s.unit = std::move(unit);
+  s.help = std::move(help);
+  s.apply = [member, min, max](const RawValue& v, Config& c) -> std::string {
+    const auto n = v.is_list ? std::nullopt : parse_number(v.scalar);
+    if (!n) return "expected a number";
+    if (*n < min || *n > max) return format_number(*n) + " is out of range [" + format_number(min) + ", " + format_number(max) + "]";
+    if (std::is_integral_v<T> && *n != std::floor(*n)) return "expected a whole number";
+    c.*member = static_cast<T>(*n);
+    return "";
+  };
+  s.show = [member](const Config& c) { return format_number(static_cast<double>(c.*member)); };
+  return s;
+}
+
+Setting list(std::string key, std::vector<std::string> Config::*member, std::string help, Check check) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = ValueType::string_list;
+  s.help = std::move(help);
+  s.check = check;
+  s.apply = [member](const RawValue& v, Config& c) -> std::string {
+    if (!v.is_list) return "expected a list";
+    c.*member = v.items;
+    return "";
+  };
+  s.show = [member](const Config& c) { return show_list(c.*member); };
+  return s;
+}
+
+// A member of an optional group (http.basic_auth, http.tls): setting one
+// creates the group; the group's completeness is a cross-key check.
+template <typename Group>
+Setting group_path(std::string key, std::optional<Group> Config::*group, std::string Group::*member, std::string help) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = ValueType::string;
+  s.help = std::move(help);
+  s.check = check_path;
+  s.apply = [group, member](const RawValue& v, Config& c) -> std::string {
+    if (v.is_list) return "expected a string";
+    if (!(c.*group)) (c.*group).emplace();
+    (*(c.*group)).*member = v.scalar;
+    return "";
+  };
+  s.show = [group, member](const Config& c) { return c.*group ? (*(c.*group)).*member : std::string(); };
+  return s;
+}
+
+std::vector<Setting> build() {
+  constexpr double kDay = 86400;
+  return {
+      text("listen_address", &Config::listen_address,
+           "HTTP address of /metrics, /, /healthz, /readyz (:PORT for every interface)", check_listen_address),
+      list("adb_servers", &Config::adb_servers,
+           "adb servers to follow; empty: $ADB_SERVER_SOCKET, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037",
+           check_adb_server),
+      text("state_dir", &Config::state_dir, "checkpoint directory (counters and log positions)", check_path),
+      text("log_level", &Config::log_level, "debug, info, warning or error", check_log_level),
+      number("checkpoint_interval_seconds", &Config::checkpoint_interval_seconds, 1, 3600, "seconds",
+             "how often the state is written"),
+      list("devices.include", &Config::include_serials, "shell globs on serials: followed when one matches",
+           check_glob),
+      list("devices.exclude", &Config::exclude_serials, "… and none of these does", check_glob),
+      number("devices.max_packages", &Config::max_packages_per_device, 1, 100000, "",
+             "package series per device; further ones count under package=\"_other_\""),
+      number("devices.grace_seconds", &Config::device_grace_seconds, 0, 30 * kDay, "seconds",
+             "series of a device that went away are removed after this long"),
+      number("processes.grace_seconds", &Config::process_grace_seconds, 0, 30 * kDay, "seconds",
+             "series of a process that died are removed after this long"),
+      number("choreographer.skipwarning_frames", &Config::skipwarning_frames, 1, 1000, "frames",
+             "debug.choreographer.skipwarning set on every device"),
+      flag("choreographer.restart_zygote", &Config::restart_zygote,
+           "restart zygote once so running apps use the threshold (root; kills every app)"),
+      number("choreographer.sm_window_seconds", &Config::sm_window_seconds, 1, kDay, "seconds",
+             "window of the SM and worst-skip gauges"),
+      number("display.default_refresh_rate_hertz", &Config::default_refresh_rate_hertz, 1, 1000, "hertz",
+             "refresh rate when the device does not tell it"),
+      number("display.poll_interval_seconds", &Config::display_poll_interval_seconds, 1, kDay, "seconds",
+             "how often the refresh rate and the process list are read again"),
+      list("gfxinfo.packages", &Config::gfxinfo_packages, "packages always polled with dumpsys gfxinfo framestats",
+           check_package),
+      flag("gfxinfo.discover", &Config::gfxinfo_discover,
+           "also poll the foreground app and apps that logged skipped frames"),
+      number("gfxinfo.poll_interval_seconds", &Config::gfxinfo_poll_interval_seconds, 0.5, kDay, "seconds",
+             "gfxinfo poll interval"),
+      number("gfxinfo.fast_poll_interval_seconds", &Config::gfxinfo_fast_poll_interval_seconds, 0.5, kDay, "seconds",
+             "poll interval while framestats windows overflow between polls"),
+      number("logcat.max_line_bytes", &Config::logcat_max_line_bytes, 1024, 1 << 20, "bytes",
+             "longer lines are discarded and counted"),
+      number("logcat.read_batch_milliseconds", &Config::logcat_read_batch_ms, 0, 1000, "milliseconds",
+             "a quiet stream is read at most this often (0: at once)"),
+      number("timeouts.connect_seconds", &Config::connect_timeout_seconds, 0.1, 600, "seconds",
+             "connecting to an adb server and opening a device service"),
+      number("timeouts.command_seconds", &Config::command_timeout_seconds, 0.1, 3600, "seconds",
+             "a device command's deadline to begin with"),
+      number("timeouts.command_max_seconds", &Config::command_timeout_max_seconds, 0.1, 3600, "seconds",
+             "the longest deadline a slow device's commands get"),
+      group_path("http.basic_auth.username", &Config::basic_auth, &BasicAuth::username,
+                 "with password_file: HTTP basic auth on / and /metrics"),
+      group_path("http.basic_auth.password_file", &Config::basic_auth, &BasicAuth::password_file,
+                 "file holding only the password"),
+      group_path("http.tls.certificate_file", &Config::tls, &TlsFiles::certificate_file,
+                 "with key_file: HTTPS on listen_address (PEM, certificate then intermediates)"),
+      group_path("http.tls.key_file", &Config::tls, &TlsFiles::key_file, "PEM private key of the certificate"),
+  };
+}
+
+}  // namespace
+
+std::string value_type_name(ValueType type) {
+  switch (type) {
+    case ValueType::string: return "string";
+    case ValueType::boolean: return "boolean";
+    case ValueType::number: return "number";
+    case ValueType::integer: return "integer";
+    case ValueType::string_list: return "list of strings";
+  }
+  return "?";
+}
+
+std::string Setting::range_text() const {
+  if (type != ValueType::number && type != ValueType::integer) return "";
+  return "[" + format_number(min) + ", " + format_number(max) + "]" + (unit.empty() ? "" : " " + unit);
+}
+
+const std::vector<Setting>& schema() {
+  static const std::vector<Setting> settings = build();
+  return settings;
+}
+
+const Setting* find_setting(const std::string& key) {
+  for (const auto& s : schema()) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<KeyError> cross_key_errors(const Config& c) {
+  std::vector<KeyError> out;
+  if (c.gfxinfo_fast_poll_interval_seconds > c.gfxinfo_poll_interval_seconds) {
+    out.push_back({"gfxinfo.fast_poll_interval_seconds",
+                   "gfxinfo.fast_poll_interval_seconds must not exceed gfxinfo.poll_interval_seconds"});
+  }
+  if (c.basic_auth && (c.basic_auth->username.empty() || c.basic_auth->password_file.empty())) {
+    out.push_back({"http.basic_auth", "http.basic_auth: needs both username and password_file"});
+  }
+  if (c.tls && (c.tls->certificate_file.empty() || c.tls->key_file.empty())) {
+    out.push_back({"http.tls", "http.tls: needs both certificate_file and key_file"});
+  }
+  return out;
+}
+
+std::string describe_schema() {
+  std::ostringstream out;
+  for (const auto& s : schema()) {
+    out << "  " << s.key << " (" << value_type_name(s.type) << ", default " << s.default_text();
+    if (const std::string r = s.range_text(); !r.empty()) out << ", " << r;
+    out << ")\n      " << s.help << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace jank::config
