@@ -204,6 +204,19 @@ class Daemon {
         if (!e.up && e.error) ++server.errors[std::string(ingest::error_kind_name(e.error.kind))];
         server.up = e.up;
       };
+      // A reload starts new trackers from zero: add what changed, so the
+      // exported counts never go down.
+      callbacks.on_stats = [this, name, last = ingest::DeviceTrackerStats{}](
+                               const ingest::DeviceTrackerStats& s) mutable {
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        auto& t = shared_.daemon.adb_servers[name].tracker;
+        t.list_lines += s.lines - last.lines;
+        t.list_malformed_lines += s.malformed_lines - last.malformed_lines;
+        t.polls_ok += s.polls_ok - last.polls_ok;
+        t.polls_discarded += s.polls_discarded - last.polls_discarded;
+        t.polls_failed += s.polls_failed - last.polls_failed;
+        last = s;
+      };
       auto tracker = std::make_unique<ingest::DeviceTracker>(io_, o, std::move(callbacks));
       tracker->start();
       trackers_.push_back(std::move(tracker));

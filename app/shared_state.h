@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "metrics/daemon_status.h"
 #include "metrics/store.h"
 
 namespace jank::app {

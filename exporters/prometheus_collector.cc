@@ -1,140 +1,60 @@
 #include "exporters/prometheus_collector.h"
 
-#include "exporters/text_format.h"
-
+#include <array>
 #include <limits>
 #include <span>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
+#include <prometheus/text_serializer.h>
+
+#include "exporters/label_repair.h"
+
 namespace jank::exporters {
-namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
-using prometheus::MetricType;
+using F = Family;
 
-// Label values come from devices (serials, getprop, process names) and may
-// hold any bytes. One invalid UTF-8 value makes Prometheus reject the whole
-// scrape, so each byte that is not part of valid UTF-8 is spelled \xNN.
-std::string valid_utf8(std::string value) {
-  auto continuation = [&](std::size_t i) {
-    return i < value.size() && (static_cast<unsigned char>(value[i]) & 0xC0) == 0x80;
-  };
-  auto sequence = [&](std::size_t i) -> std::size_t {  // length of a valid sequence at i, or 0
-    const auto c = static_cast<unsigned char>(value[i]);
-    if (c < 0x80) return 1;
-    std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    for (std::size_t k = 1; k < n; ++k) {
-      if (!continuation(i + k)) return 0;
-    }
-    if (n >= 3) {
-      const auto c1 = static_cast<unsigned char>(value[i + 1]);
-      if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) {
-        return 0;  // overlong, surrogate or beyond U+10FFFF
-      }
-    }
-    return n;
-  };
-  std::size_t i = 0;
-  while (i < value.size() && sequence(i) != 0) i += sequence(i);
-  if (i == value.size()) return value;
-  std::string out = value.substr(0, i);
-  while (i < value.size()) {
-    if (const std::size_t n = sequence(i); n != 0) {
-      out.append(value, i, n);
-      i += n;
-    } else {
-      static const char hex[] = "0123456789ABCDEF";
-      const auto c = static_cast<unsigned char>(value[i++]);
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-    }
+LabelSet::LabelSet(std::vector<ClientMetric::Label> labels) : list_(std::move(labels)) {
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    list_[i].value = valid_utf8(std::move(list_[i].value));
+    if (i != 0) text_ += ',';
+    text_ += list_[i].name;
+    text_ += "=\"";
+    append_label_value(text_, list_[i].value);
+    text_ += '"';
   }
-  return out;
 }
 
-}  // namespace
-
-// Labels shared by many series (a device's, a package's), made valid UTF-8
-// and rendered in exposition form once rather than once per series.
-class LabelSet {
- public:
-  explicit LabelSet(std::vector<ClientMetric::Label> labels) : list_(std::move(labels)) {
-    for (std::size_t i = 0; i < list_.size(); ++i) {
-      list_[i].value = valid_utf8(std::move(list_[i].value));
-      if (i != 0) text_ += ',';
-      text_ += list_[i].name;
-      text_ += "=\"";
-      append_escaped(text_, list_[i].value, true);
-      text_ += '"';
-    }
-  }
-  const std::vector<ClientMetric::Label>& list() const { return list_; }
-  const std::string& text() const { return text_; }
-
- private:
-  std::vector<ClientMetric::Label> list_;
-  std::string text_;  // name="value",… without braces
-};
-
-// One more label for a single series (result, reason, cause, stage, …): a
-// fixed ASCII name and value chosen by this file.
-struct Extra {
-  std::string_view name;
-  std::string_view value;
-};
-
-// Receives every series in collection order. Families come out in the order
-// of their first series; families without series are not printed.
-class SeriesSink {
- public:
-  virtual ~SeriesSink() = default;
-  virtual void sample(const char* name, const char* help, MetricType type, const LabelSet& labels,
-                      const Extra* extra, double value) = 0;
-  virtual void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
-                         const metrics::Histogram& h) = 0;
-
-  void counter(const char* name, const char* help, const LabelSet& labels, double v) {
-    sample(name, help, MetricType::Counter, labels, nullptr, v);
-  }
-  void counter(const char* name, const char* help, const LabelSet& labels, Extra extra, double v) {
-    sample(name, help, MetricType::Counter, labels, &extra, v);
-  }
-  void gauge(const char* name, const char* help, const LabelSet& labels, double v) {
-    sample(name, help, MetricType::Gauge, labels, nullptr, v);
-  }
-  void gauge(const char* name, const char* help, const LabelSet& labels, Extra extra, double v) {
-    sample(name, help, MetricType::Gauge, labels, &extra, v);
-  }
-  void histogram(const char* name, const char* help, const LabelSet& labels, const metrics::Histogram& h) {
-    histogram(name, help, labels, nullptr, h);
-  }
-  void histogram(const char* name, const char* help, const LabelSet& labels, Extra extra,
-                 const metrics::Histogram& h) {
-    histogram(name, help, labels, &extra, h);
-  }
-};
-
 namespace {
+
+prometheus::MetricType prometheus_type(FamilyType type) {
+  switch (type) {
+    case FamilyType::counter: return prometheus::MetricType::Counter;
+    case FamilyType::gauge: return prometheus::MetricType::Gauge;
+    case FamilyType::histogram: return prometheus::MetricType::Histogram;
+  }
+  return prometheus::MetricType::Untyped;
+}
 
 // Builds prometheus-cpp metric families (Collect()).
 class FamilySink final : public SeriesSink {
  public:
-  void sample(const char* name, const char* help, MetricType type, const LabelSet& labels, const Extra* extra,
-              double value) override {
-    auto& m = add(name, help, type, labels, extra);
-    if (type == MetricType::Counter) {
+  using SeriesSink::histogram;
+  using SeriesSink::sample;
+
+  void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
+    auto& m = add(id, labels, extra);
+    if (family(id).type == FamilyType::counter) {
       m.counter.value = value;
     } else {
       m.gauge.value = value;
     }
   }
-  void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
-                 const metrics::Histogram& h) override {
-    auto& m = add(name, help, MetricType::Histogram, labels, extra);
+  void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
+    auto& m = add(id, labels, extra);
     m.histogram.sample_count = h.count();
     m.histogram.sample_sum = h.sum();
     std::uint64_t cumulative = 0;
@@ -148,41 +68,68 @@ class FamilySink final : public SeriesSink {
   std::vector<MetricFamily> take() { return std::move(families_); }
 
  private:
-  ClientMetric& add(const char* name, const char* help, MetricType type, const LabelSet& labels,
-                    const Extra* extra) {
-    auto it = index_.find(name);
-    if (it == index_.end()) {
-      it = index_.emplace(name, families_.size()).first;
-      families_.push_back(MetricFamily{name, help, type, {}});
+  ClientMetric& add(Family id, const LabelSet& labels, const Extra* extra) {
+    auto& index = index_[static_cast<std::size_t>(id)];
+    if (index < 0) {
+      const auto& spec = family(id);
+      index = static_cast<int>(families_.size());
+      families_.push_back(MetricFamily{std::string(spec.name), std::string(spec.help), prometheus_type(spec.type), {}});
     }
-    auto& family = families_[it->second];
-    family.metric.emplace_back();
-    auto& label = family.metric.back().label;
+    auto& metrics = families_[static_cast<std::size_t>(index)].metric;
+    metrics.emplace_back();
+    auto& label = metrics.back().label;
     label = labels.list();
     if (extra != nullptr) label.push_back({std::string(extra->name), valid_utf8(std::string(extra->value))});
-    return family.metric.back();
+    return metrics.back();
   }
 
-  std::unordered_map<std::string_view, std::size_t> index_;
+  std::array<int, kFamilyCount> index_ = [] {
+    std::array<int, kFamilyCount> a{};
+    a.fill(-1);
+    return a;
+  }();
   std::vector<MetricFamily> families_;
 };
+
+// "# HELP …\n# TYPE …\n" of every family, rendered once per process.
+const std::array<std::string, kFamilyCount>& family_headers() {
+  static const auto headers = [] {
+    std::array<std::string, kFamilyCount> out;
+    for (const auto& spec : catalogue()) {
+      auto& h = out[static_cast<std::size_t>(spec.id)];
+      h = "# HELP ";
+      h += spec.name;
+      h += ' ';
+      append_help_text(h, spec.help);
+      h += "\n# TYPE ";
+      h += spec.name;
+      h += ' ';
+      h += family_type_name(spec.type);
+      h += '\n';
+    }
+    return out;
+  }();
+  return headers;
+}
 
 // Writes the text exposition directly, one buffer per family, with no
 // per-series allocation: the scrape path of the daemon.
 class TextSink final : public SeriesSink {
  public:
-  explicit TextSink(std::vector<ExpositionFamily>& families) : families_(families) {}
+  using SeriesSink::histogram;
+  using SeriesSink::sample;
 
-  void sample(const char* name, const char* help, MetricType type, const LabelSet& labels, const Extra* extra,
-              double value) override {
-    std::string& out = body(name, help, type);
-    head(out, name, "", labels, extra);
+  explicit TextSink(std::vector<ExpositionFamily>& families) : families_(families) { index_.fill(-1); }
+
+  void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
+    std::string& out = body(id);
+    head(out, family(id).name, "", labels, extra);
     append_number(out, value);
     out += '\n';
   }
-  void histogram(const char* name, const char* help, const LabelSet& labels, const Extra* extra,
-                 const metrics::Histogram& h) override {
-    std::string& out = body(name, help, MetricType::Histogram);
+  void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
+    std::string& out = body(id);
+    const std::string_view name = family(id).name;
     head(out, name, "_count", labels, extra);
     append_count(out, h.count());
     out += '\n';
@@ -207,36 +154,24 @@ class TextSink final : public SeriesSink {
   }
 
  private:
-  std::string& body(const char* name, const char* help, MetricType type) {
-    if (last_ != nullptr && last_name_ == name) return *last_;
-    auto it = index_.find(name);
-    if (it == index_.end()) {
-      it = index_.emplace(name, families_.size()).first;
-      families_.push_back(ExpositionFamily{});
-      auto& f = families_.back();
-      f.header = "# HELP ";
-      f.header += name;
-      f.header += ' ';
-      append_escaped(f.header, help, false);
-      f.header += "\n# TYPE ";
-      f.header += name;
-      f.header += ' ';
-      f.header += type_name(type);
-      f.header += '\n';
+  std::string& body(Family id) {
+    const auto i = static_cast<std::size_t>(id);
+    auto& index = index_[i];
+    if (index < 0) {
+      index = static_cast<int>(families_.size());
+      families_.push_back(ExpositionFamily{family_headers()[i], {}});
     }
-    last_name_ = name;
-    last_ = &families_[it->second].body;
-    return *last_;
+    return families_[static_cast<std::size_t>(index)].body;
   }
 
   static void append_extra(std::string& out, const Extra& extra) {
     out += extra.name;
     out += "=\"";
-    append_escaped(out, extra.value, true);
+    append_label_value(out, extra.value);
     out += "\",";
   }
 
-  static void head(std::string& out, const char* name, const char* suffix, const LabelSet& labels,
+  static void head(std::string& out, std::string_view name, const char* suffix, const LabelSet& labels,
                    const Extra* extra) {
     out += name;
     out += suffix;
@@ -247,7 +182,7 @@ class TextSink final : public SeriesSink {
         if (!labels.text().empty()) out += ',';
         out += extra->name;
         out += "=\"";
-        append_escaped(out, extra->value, true);
+        append_label_value(out, extra->value);
         out += '"';
       }
       out += '}';
@@ -270,234 +205,161 @@ class TextSink final : public SeriesSink {
   }
 
   std::vector<ExpositionFamily>& families_;
-  std::unordered_map<std::string_view, std::size_t> index_;
+  std::array<int, kFamilyCount> index_;
   std::unordered_map<const double*, std::vector<std::string>> le_;
-  std::string_view last_name_;
-  std::string* last_ = nullptr;
 };
 
-void add_percentiles(SeriesSink& f, const char* name, const char* help, const LabelSet& labels,
-                     const metrics::ReportedPercentiles& p) {
+void add_percentiles(SeriesSink& f, Family id, const LabelSet& labels, const metrics::ReportedPercentiles& p) {
   // "quantile" is reserved for summaries, hence "percentile" as HWUI prints it.
-  if (p.has_p50) f.gauge(name, help, labels, Extra{"percentile", "50"}, p.p50_ms / 1000.0);
-  f.gauge(name, help, labels, Extra{"percentile", "90"}, p.p90_ms / 1000.0);
-  f.gauge(name, help, labels, Extra{"percentile", "95"}, p.p95_ms / 1000.0);
-  f.gauge(name, help, labels, Extra{"percentile", "99"}, p.p99_ms / 1000.0);
+  if (p.has_p50) f.sample(id, labels, Extra{"percentile", "50"}, p.p50_ms / 1000.0);
+  f.sample(id, labels, Extra{"percentile", "90"}, p.p90_ms / 1000.0);
+  f.sample(id, labels, Extra{"percentile", "95"}, p.p95_ms / 1000.0);
+  f.sample(id, labels, Extra{"percentile", "99"}, p.p99_ms / 1000.0);
 }
+
+double count(std::uint64_t n) { return static_cast<double>(n); }
 
 void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
   const auto& l = d.live;
-  f.gauge("android_device_up",
-          "1 while the device's log is followed and counted (jank_exporter_device_state{state=\"following\"}).", dev,
-          l.up && l.state == metrics::DeviceState::following ? 1 : 0);
+  f.sample(F::android_device_up, dev, l.up && l.state == metrics::DeviceState::following ? 1 : 0);
   for (const auto state : metrics::kDeviceStates) {
-    f.gauge("jank_exporter_device_state",
-            "What the exporter is doing with the device: 1 for the current state, 0 for the others.", dev,
-            Extra{"state", std::string(metrics::device_state_name(state))}, l.state == state ? 1 : 0);
+    f.sample(F::jank_exporter_device_state, dev, Extra{"state", metrics::device_state_name(state)},
+             l.state == state ? 1 : 0);
   }
   if (l.command_deadline_seconds > 0) {
-    f.gauge("jank_exporter_device_command_deadline_seconds",
-            "Deadline device commands get now: the configured one, longer while the device answers slowly.", dev,
-            l.command_deadline_seconds);
+    f.sample(F::jank_exporter_device_command_deadline_seconds, dev, l.command_deadline_seconds);
   }
   if (!l.info.empty()) {
     std::vector<ClientMetric::Label> labels = dev.list();
     for (const auto& [k, v] : l.info) labels.push_back({k, v});
-    f.gauge("android_device_info", "Device facts from getprop; the value is always 1.", LabelSet(std::move(labels)), 1);
+    f.sample(F::android_device_info, LabelSet(std::move(labels)), 1);
   }
-  f.gauge("android_choreographer_skip_threshold_frames",
-          "Smallest N that Choreographer logs for the device's running apps, as far as the exporter knows.", dev,
-          l.skip_threshold_frames);
-  f.counter("jank_exporter_device_sessions_total", "Sessions started with the device (first one and reconnects).",
-            dev, static_cast<double>(l.sessions));
-  f.counter("jank_exporter_logcat_streams_total", "Logcat streams opened on the device.", dev,
-            static_cast<double>(l.logcat_streams));
+  f.sample(F::android_choreographer_skip_threshold_frames, dev, l.skip_threshold_frames);
+  f.sample(F::jank_exporter_device_sessions_total, dev, count(l.sessions));
+  f.sample(F::jank_exporter_logcat_streams_total, dev, count(l.logcat_streams));
   const auto& c = d.continuity;
-  f.counter("jank_exporter_logcat_resume_gaps_total",
-            "Log streams that found lines gone from the device's ring before they were read.", dev,
-            static_cast<double>(c.resumes_with_loss));
-  f.counter("jank_exporter_logcat_lost_lines_total",
-            "Lines of the followed log buffers that left the device's ring (wrap, logcat -c) before they were read.",
-            dev, static_cast<double>(c.lost_lines));
-  f.counter("jank_exporter_device_reboots_total",
-            "Reboots seen (a new boot id); lines written between the last read and the reboot are unknown.", dev,
-            static_cast<double>(c.reboots));
-  f.counter("jank_exporter_logd_restarts_total",
-            "logd restarts seen without a reboot; lines written between the last read and the restart are unknown.",
-            dev, static_cast<double>(c.logd_restarts));
-  f.counter("jank_exporter_logcat_unconfirmed_resumes_total",
-            "Resumes whose last counted line was not found by its content; the position came from logd's counts alone.",
-            dev, static_cast<double>(c.unconfirmed_resumes));
+  f.sample(F::jank_exporter_logcat_resume_gaps_total, dev, count(c.resumes_with_loss));
+  f.sample(F::jank_exporter_logcat_lost_lines_total, dev, count(c.lost_lines));
+  f.sample(F::jank_exporter_device_reboots_total, dev, count(c.reboots));
+  f.sample(F::jank_exporter_logd_restarts_total, dev, count(c.logd_restarts));
+  f.sample(F::jank_exporter_logcat_unconfirmed_resumes_total, dev, count(c.unconfirmed_resumes));
   if (const auto offset = d.clock.offset_ns()) {
-    f.gauge("android_device_clock_offset_seconds",
-            "Device wall clock minus host wall clock, learned from log lines as they arrive (within the read latency).",
-            dev, -static_cast<double>(*offset) / 1e9);
+    f.sample(F::android_device_clock_offset_seconds, dev, -static_cast<double>(*offset) / 1e9);
   }
-  f.counter("jank_exporter_device_clock_steps_total",
-            "Device clock steps seen in the log (a stamp after its arrival, or well before the line before it).", dev,
-            static_cast<double>(d.clock.steps()));
+  f.sample(F::jank_exporter_device_clock_steps_total, dev, count(d.clock.steps()));
   for (const auto& [result, n] : l.gfxinfo_polls) {
-    f.counter("jank_exporter_gfxinfo_polls_total", "dumpsys gfxinfo polls, by result.", dev, Extra{"result", result},
-              static_cast<double>(n));
+    f.sample(F::jank_exporter_gfxinfo_polls_total, dev, Extra{"result", result}, count(n));
   }
   for (const auto& [result, n] : l.commands) {
-    f.counter("jank_exporter_device_commands_total", "Shell commands run on the device, by result.",
-              dev, Extra{"result", result}, static_cast<double>(n));
+    f.sample(F::jank_exporter_device_commands_total, dev, Extra{"result", result}, count(n));
   }
   if (l.last_line_time_ns != 0) {
-    f.gauge("jank_exporter_ingest_lag_seconds",
-            "Host time at receipt minus the host-time place of the newest log line read (how far behind the reader is).", dev,
-            l.ingest_lag_seconds);
-    f.gauge("jank_exporter_last_line_timestamp_seconds", "Time of the newest log line read, on the device's clock.",
-            dev, static_cast<double>(l.last_line_time_ns) / 1e9);
+    f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
+    f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, static_cast<double>(l.last_line_time_ns) / 1e9);
   }
 }
 
 void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   const LabelSet none({});
-  f.gauge("jank_exporter_build_info", "Version of the running exporter; the value is always 1.",
-          LabelSet({{"version", m.version}}), 1);
+  f.sample(F::jank_exporter_build_info, LabelSet({{"version", m.version}}), 1);
   for (const auto& [server, s] : m.adb_servers) {
     const LabelSet labels({{"server", server}});
-    f.gauge("jank_exporter_adb_server_up", "1 while the adb server answers and its device list is followed.",
-            labels, s.up ? 1 : 0);
+    f.sample(F::jank_exporter_adb_server_up, labels, s.up ? 1 : 0);
     for (const auto& [kind, n] : s.errors) {
-      f.counter("jank_exporter_adb_errors_total", "Failed adb requests, by kind.", labels, Extra{"kind", kind},
-                static_cast<double>(n));
+      f.sample(F::jank_exporter_adb_errors_total, labels, Extra{"kind", kind}, count(n));
     }
+    const auto& t = s.tracker;
+    f.sample(F::jank_exporter_adb_device_list_lines_total, labels, Extra{"result", "parsed"},
+             count(t.list_lines - t.list_malformed_lines));
+    f.sample(F::jank_exporter_adb_device_list_lines_total, labels, Extra{"result", "discarded"},
+             count(t.list_malformed_lines));
+    f.sample(F::jank_exporter_adb_device_list_polls_total, labels, Extra{"result", "applied"},
+             count(t.polls_ok - t.polls_discarded));
+    f.sample(F::jank_exporter_adb_device_list_polls_total, labels, Extra{"result", "discarded"},
+             count(t.polls_discarded));
+    f.sample(F::jank_exporter_adb_device_list_polls_total, labels, Extra{"result", "failed"}, count(t.polls_failed));
   }
-  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", none, Extra{"result", "written"},
-            static_cast<double>(m.checkpoints_written));
-  f.counter("jank_exporter_checkpoints_total", "State checkpoints, by result.", none, Extra{"result", "failed"},
-            static_cast<double>(m.checkpoint_failures));
-  f.counter("jank_exporter_state_load_failures_total",
-            "State files that could not be read at start-up (set aside; counting restarted).", none,
-            static_cast<double>(m.state_load_failures));
+  f.sample(F::jank_exporter_checkpoints_total, none, Extra{"result", "written"}, count(m.checkpoints_written));
+  f.sample(F::jank_exporter_checkpoints_total, none, Extra{"result", "failed"}, count(m.checkpoint_failures));
+  f.sample(F::jank_exporter_state_load_failures_total, none, count(m.state_load_failures));
   for (const auto& [record, n] : m.state_rejected_records) {
-    f.counter("jank_exporter_state_rejected_records_total",
-              "Records of the state file dropped at start for holding values that cannot be true, by record kind.",
-              none, Extra{"record", record}, static_cast<double>(n));
+    f.sample(F::jank_exporter_state_rejected_records_total, none, Extra{"record", record}, count(n));
   }
-  f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
-            none, Extra{"result", "success"}, static_cast<double>(m.config_reloads));
-  f.counter("jank_exporter_config_reloads_total", "Configuration reloads (SIGHUP), by result.",
-            none, Extra{"result", "failure"}, static_cast<double>(m.config_reload_failures));
+  f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "success"}, count(m.config_reloads));
+  f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
 }
 
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
   const LabelSet dev({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
-  f.gauge("android_display_refresh_rate_hertz", "Display refresh rate used for SM and jank thresholds.", dev,
-          d.refresh_hz);
-  f.gauge("android_display_refresh_rate_fallback",
-          "1 when the refresh rate is the configured default rather than read from the device.", dev,
-          d.refresh_is_fallback ? 1 : 0);
-  f.gauge("android_choreographer_device_sm",
-          "Smoothness of the whole device: refresh rate minus skipped frames per second over the window.", dev,
-          metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
+  f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
+  f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
+  f.sample(F::android_choreographer_device_sm, dev, metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
 
-  const char* lines_help = "Logcat lines received, by outcome (received = parsed + unmatched + discarded).";
-  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "parsed"},
-            static_cast<double>(d.lines.parsed));
-  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "unmatched"},
-            static_cast<double>(d.lines.unmatched));
-  f.counter("jank_exporter_logcat_lines_total", lines_help, dev, Extra{"result", "discarded"},
-            static_cast<double>(d.lines.discarded_total()));
+  f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));
+  f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "unmatched"}, count(d.lines.unmatched));
+  f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "discarded"}, count(d.lines.discarded_total()));
   for (std::size_t r = 0; r < parsers::kDiscardReasons; ++r) {
-    f.counter("jank_exporter_logcat_discarded_lines_total", "Logcat lines discarded, by reason.",
-              dev, Extra{"reason", parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r))},
-              static_cast<double>(d.lines.discarded[r]));
+    f.sample(F::jank_exporter_logcat_discarded_lines_total, dev,
+             Extra{"reason", parsers::discard_reason_name(static_cast<parsers::DiscardReason>(r))},
+             count(d.lines.discarded[r]));
   }
-  f.counter("jank_exporter_logcat_duplicate_lines_total",
-            "Lines dropped after a reconnect or restart because they had been counted already.", dev,
-            static_cast<double>(d.lines.duplicates));
-  f.counter("jank_exporter_package_overflow_events_total",
-            "Events counted under package=\"_other_\" because the device reached its package cap.", dev,
-            static_cast<double>(d.package_overflow_events));
+  f.sample(F::jank_exporter_logcat_duplicate_lines_total, dev, count(d.lines.duplicates));
+  if (d.gfxinfo_dumps > 0) {
+    const auto& g = d.dump_input;
+    f.sample(F::jank_exporter_gfxinfo_lines_total, dev, Extra{"result", "parsed"},
+             count(g.gfxinfo_lines - g.gfxinfo_malformed_lines));
+    f.sample(F::jank_exporter_gfxinfo_lines_total, dev, Extra{"result", "discarded"}, count(g.gfxinfo_malformed_lines));
+    f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "parsed"},
+             count(g.framestats_rows - g.framestats_malformed_rows));
+    f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "discarded"},
+             count(g.framestats_malformed_rows));
+  }
+  f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
 
   for (const auto& [name, p] : d.packages) {
     const LabelSet pkg({{"serial", d.serial}, {"package", name}});
     if (p.skip_events > 0) {
-      f.counter("android_choreographer_skipped_frames_total",
-                "Frames Choreographer reported skipped (sum of N in \"Skipped N frames!\").", pkg,
-                static_cast<double>(p.skipped_frames));
-      f.counter("android_choreographer_skip_events_total", "\"Skipped N frames!\" lines.", pkg,
-                static_cast<double>(p.skip_events));
-      f.histogram("android_choreographer_skip_size_frames", "Distribution of N in \"Skipped N frames!\".", pkg,
-                  p.skip_size);
-      f.gauge("android_choreographer_sm",
-              "Smoothness of the process: refresh rate minus its skipped frames per second over the window.", pkg,
-              metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
-      f.gauge("android_choreographer_max_skipped_frames", "Largest single skip within the window.", pkg,
-              p.window.max_skip(now));
+      f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames));
+      f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
+      f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
+      f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
+      f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
     }
     if (p.davey_frames > 0) {
-      f.counter("android_hwui_davey_frames_total", "HWUI \"Davey!\" frames (700 ms or longer).", pkg,
-                static_cast<double>(p.davey_frames));
-      f.histogram("android_hwui_davey_duration_seconds", "Duration of Davey! frames with a valid duration.", pkg,
-                  p.davey_duration);
-      f.counter("android_hwui_davey_invalid_durations_total",
-                "Davey! frames whose duration is garbage (unsignalled fence, INT64_MAX timestamps).", pkg,
-                static_cast<double>(p.davey_invalid_durations));
+      f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames));
+      f.histogram(F::android_hwui_davey_duration_seconds, pkg, p.davey_duration);
+      f.sample(F::android_hwui_davey_invalid_durations_total, pkg, count(p.davey_invalid_durations));
     }
     if (p.has_gfxinfo) {
       const auto& g = p.gfxinfo;
-      f.counter("android_gfxinfo_frames_rendered_total", "Frames rendered (gfxinfo \"Total frames rendered\").", pkg,
-                static_cast<double>(g.frames_rendered()));
-      f.counter("android_gfxinfo_janky_frames_total", "Janky frames (gfxinfo \"Janky frames\").", pkg,
-                static_cast<double>(g.janky_frames()));
-      if (g.has_legacy()) {
-        f.counter("android_gfxinfo_janky_frames_legacy_total", "gfxinfo \"Janky frames (legacy)\" (Android 12+).",
-                  pkg, static_cast<double>(g.janky_frames_legacy()));
-      }
+      f.sample(F::android_gfxinfo_frames_rendered_total, pkg, count(g.frames_rendered()));
+      f.sample(F::android_gfxinfo_janky_frames_total, pkg, count(g.janky_frames()));
+      if (g.has_legacy()) f.sample(F::android_gfxinfo_janky_frames_legacy_total, pkg, count(g.janky_frames_legacy()));
       for (std::size_t c = 0; c < metrics::kJankCauses; ++c) {
         if (!g.causes_seen()[c]) continue;
-        f.counter("android_gfxinfo_jank_causes_total", "gfxinfo \"Number <cause>\" counters.",
-                  pkg, Extra{"cause", metrics::jank_cause_name(static_cast<metrics::JankCause>(c))},
-                  static_cast<double>(g.causes()[c]));
+        f.sample(F::android_gfxinfo_jank_causes_total, pkg,
+                 Extra{"cause", metrics::jank_cause_name(static_cast<metrics::JankCause>(c))}, count(g.causes()[c]));
       }
-      f.histogram("android_gfxinfo_frame_duration_seconds",
-                  "Frame durations from the gfxinfo HISTOGRAM (sum estimated from bin labels).", pkg,
-                  g.frame_duration());
-      if (g.has_gpu_histogram()) {
-        f.histogram("android_gfxinfo_gpu_frame_duration_seconds",
-                    "GPU frame durations from the gfxinfo GPU HISTOGRAM (sum estimated from bin labels).", pkg,
-                    g.gpu_duration());
-      }
-      f.counter("android_gfxinfo_baseline_resets_total",
-                "Times the gfxinfo counters restarted (process restart or gfxinfo reset).", pkg,
-                static_cast<double>(g.baseline_resets()));
-      if (g.percentiles()) {
-        add_percentiles(f, "android_gfxinfo_reported_frame_duration_seconds",
-                        "Frame duration percentiles as the newest gfxinfo dump reported them.", pkg,
-                        *g.percentiles());
-      }
+      f.histogram(F::android_gfxinfo_frame_duration_seconds, pkg, g.frame_duration());
+      if (g.has_gpu_histogram()) f.histogram(F::android_gfxinfo_gpu_frame_duration_seconds, pkg, g.gpu_duration());
+      f.sample(F::android_gfxinfo_baseline_resets_total, pkg, count(g.baseline_resets()));
+      if (g.percentiles()) add_percentiles(f, F::android_gfxinfo_reported_frame_duration_seconds, pkg, *g.percentiles());
       if (g.gpu_percentiles()) {
-        add_percentiles(f, "android_gfxinfo_reported_gpu_duration_seconds",
-                        "GPU duration percentiles as the newest gfxinfo dump reported them.", pkg,
-                        *g.gpu_percentiles());
+        add_percentiles(f, F::android_gfxinfo_reported_gpu_duration_seconds, pkg, *g.gpu_percentiles());
       }
     }
     if (p.has_framestats) {
       const auto& s = p.framestats;
-      f.counter("android_framestats_frames_total", "Frames timed from framestats rows (Flags=0, de-duplicated).",
-                pkg, static_cast<double>(s.frames()));
-      f.counter("android_framestats_janky_frames_total",
-                "Framestats frames longer than one refresh interval (FrameCompleted - IntendedVsync).", pkg,
-                static_cast<double>(s.janky_frames()));
-      f.counter("android_framestats_flagged_frames_total", "Framestats rows with Flags != 0 (not timed).", pkg,
-                static_cast<double>(s.flagged_frames()));
-      f.counter("android_framestats_invalid_frames_total",
-                "Framestats Flags=0 rows with impossible timestamps (not timed).", pkg,
-                static_cast<double>(s.invalid_frames()));
-      f.counter("android_framestats_window_overflows_total",
-                "Polls whose ~120-frame window did not overlap the previous poll (frames missed).", pkg,
-                static_cast<double>(s.overflows()));
-      f.histogram("android_framestats_frame_duration_seconds", "FrameCompleted - IntendedVsync of each frame.",
-                  pkg, s.frame_duration());
+      f.sample(F::android_framestats_frames_total, pkg, count(s.frames()));
+      f.sample(F::android_framestats_janky_frames_total, pkg, count(s.janky_frames()));
+      f.sample(F::android_framestats_flagged_frames_total, pkg, count(s.flagged_frames()));
+      f.sample(F::android_framestats_invalid_frames_total, pkg, count(s.invalid_frames()));
+      f.sample(F::android_framestats_window_overflows_total, pkg, count(s.overflows()));
+      f.histogram(F::android_framestats_frame_duration_seconds, pkg, s.frame_duration());
       for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
-        f.histogram("android_framestats_stage_duration_seconds", "Duration of each rendering stage of a frame.",
-                    pkg, Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))},
+        f.histogram(F::android_framestats_stage_duration_seconds, pkg,
+                    Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))},
                     s.stage_duration()[st]);
       }
     }
@@ -515,8 +377,6 @@ StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::
     : store_(store), now_(std::move(now)), mutex_(mutex), daemon_(daemon) {}
 
 std::vector<MetricFamily> StoreCollector::Collect() const {
-  std::unique_lock<std::mutex> lock;
-  if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
   FamilySink families;
   collect(families);
   return families.take();
@@ -524,12 +384,8 @@ std::vector<MetricFamily> StoreCollector::Collect() const {
 
 Exposition StoreCollector::Text() const {
   Exposition exposition;
-  {
-    std::unique_lock<std::mutex> lock;
-    if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
-    TextSink sink(exposition.families);
-    collect(sink);
-  }
+  TextSink sink(exposition.families);
+  collect(sink);
   return exposition;
 }
 
@@ -546,6 +402,12 @@ Exposition StoreCollector::Text(std::string_view serial) const {
 }
 
 void StoreCollector::collect(SeriesSink& sink) const {
+  std::unique_lock<std::mutex> lock;
+  if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
+  collect_unlocked(sink);
+}
+
+void StoreCollector::collect_unlocked(SeriesSink& sink) const {
   if (daemon_ != nullptr) collect_daemon(sink, *daemon_);
   for (const auto& [serial, device] : store_.devices()) {
     collect_device(sink, *device, now_(*device), store_.options().window_seconds);
@@ -559,9 +421,7 @@ std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<c
 }
 
 std::string serialize_text(const std::vector<MetricFamily>& families) {
-  std::string out;
-  append_text_exposition(families, out);
-  return out;
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace jank::exporters

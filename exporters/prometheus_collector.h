@@ -1,6 +1,8 @@
-// Presents the metric model as Prometheus metric families. The daemon
-// registers it with prometheus-cpp's Exposer; `replay` serializes it with the
-// same TextSerializer, so both print exactly the same exposition.
+// Presents the metric model as Prometheus metric families. The daemon's
+// /metrics and `replay` print Text(); Collect() gives the same series as
+// prometheus-cpp metric families, for prometheus-cpp registries and as the
+// independent check of Text() in the tests. Names, types and help texts come
+// from the catalogue (exporters/metric_catalogue.h).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,9 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
+#include "exporters/metric_catalogue.h"
 #include "exporters/text_format.h"
+#include "metrics/daemon_status.h"
 #include "metrics/store.h"
 
 namespace jank::exporters {
@@ -25,6 +29,45 @@ using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
 // The newest timestamp of the device's input: right for replays.
 WindowNow input_time_now();
 
+// Labels shared by many series (a device's, a package's), made valid UTF-8
+// and rendered in exposition form once rather than once per series.
+class LabelSet {
+ public:
+  explicit LabelSet(std::vector<prometheus::ClientMetric::Label> labels);
+  const std::vector<prometheus::ClientMetric::Label>& list() const { return list_; }
+  const std::string& text() const { return text_; }  // name="value",… without braces
+
+ private:
+  std::vector<prometheus::ClientMetric::Label> list_;
+  std::string text_;
+};
+
+// One more label for a single series (result, reason, cause, stage, …): a
+// fixed ASCII name and value chosen by the collector.
+struct Extra {
+  std::string_view name;
+  std::string_view value;
+};
+
+// Receives every series in collection order. Families come out in the order
+// of their first series; families without series are not printed.
+class SeriesSink {
+ public:
+  virtual ~SeriesSink() = default;
+  // A counter or gauge, as the catalogue declares `family`.
+  virtual void sample(Family family, const LabelSet& labels, const Extra* extra, double value) = 0;
+  virtual void histogram(Family family, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) = 0;
+
+  void sample(Family family, const LabelSet& labels, double v) { sample(family, labels, nullptr, v); }
+  void sample(Family family, const LabelSet& labels, Extra extra, double v) { sample(family, labels, &extra, v); }
+  void histogram(Family family, const LabelSet& labels, const metrics::Histogram& h) {
+    histogram(family, labels, nullptr, h);
+  }
+  void histogram(Family family, const LabelSet& labels, Extra extra, const metrics::Histogram& h) {
+    histogram(family, labels, &extra, h);
+  }
+};
+
 class StoreCollector final : public prometheus::Collectable {
  public:
   // `mutex` (may be null) is held while reading the store; `daemon` (may be
@@ -33,17 +76,19 @@ class StoreCollector final : public prometheus::Collectable {
                  const metrics::DaemonMetrics* daemon = nullptr);
 
   std::vector<prometheus::MetricFamily> Collect() const override;
-  // The same series as Collect(), written straight into exposition text: no
-  // intermediate metric objects, so a large scrape costs a fraction of the
-  // time and memory. The store's mutex is held only while writing.
+  // The exposition text, written straight from the store: no intermediate
+  // metric objects, so a large scrape costs a fraction of the time and
+  // memory of Collect(). The store's mutex is held only while writing.
   Exposition Text() const;
   // Only the series of one device (and none of the daemon's own): for a
   // person or a probe watching one device. Empty when the store has no such
   // device.
   Exposition Text(std::string_view serial) const;
+  // Every series into `sink`, the mutex held.
+  void collect(SeriesSink& sink) const;
 
  private:
-  void collect(class SeriesSink& sink) const;
+  void collect_unlocked(SeriesSink& sink) const;
 
   const metrics::Store& store_;
   WindowNow now_;
@@ -55,7 +100,7 @@ class StoreCollector final : public prometheus::Collectable {
 // device when `serial` is not empty.
 std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector);
 
-// Text exposition format (version 0.0.4) of the given families.
+// prometheus-cpp's text serialization of the given families.
 std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);
 
 }  // namespace jank::exporters

@@ -123,6 +123,8 @@ class DeviceTracker::Impl : public std::enable_shared_from_this<Impl> {
                        if (self->stale(session)) return;
                        if (error) {
                          ++self->stats_.polls_failed;
+                         self->report_stats();
+                         if (self->stale(session)) return;
                          if (++self->poll_failures_ >= self->options_.poll_failures_before_loss) {
                            error.message = "device poll: " + error.message;
                            return self->lose(std::move(error));
@@ -135,14 +137,21 @@ class DeviceTracker::Impl : public std::enable_shared_from_this<Impl> {
                            self->apply(parse_device_list(payload, ListFormat::long_));
                          } else {
                            ++self->stats_.polls_discarded;
+                           self->report_stats();
                          }
                        }
                        if (!self->stale(session)) self->schedule_poll();
                      });
   }
 
+  void report_stats() {
+    if (callbacks_.on_stats) callbacks_.on_stats(stats_);
+  }
+
   void apply(DeviceList list) {
+    stats_.lines += list.lines;
     stats_.malformed_lines += list.malformed_lines;
+    report_stats();
     auto events = diff_device_lists(current_, list.devices);
     current_ = std::move(list.devices);
     emit(events);

@@ -45,12 +45,16 @@ struct DeviceTrackerStats {
   std::uint64_t polls_discarded = 0;  // a block arrived while the poll was in flight
   std::uint64_t connects = 0;         // track streams accepted
   std::uint64_t losses = 0;           // server lost after being up
-  std::uint64_t malformed_lines = 0;
+  std::uint64_t lines = 0;            // non-empty lines of the device lists applied (blocks and polls)
+  std::uint64_t malformed_lines = 0;  // of those, lines that did not parse
 };
 
 struct DeviceTrackerCallbacks {
   std::function<void(const DeviceEvent&)> on_device;
   std::function<void(const ServerEvent&)> on_server;
+  // After the counts changed (a device list applied, a poll failed or
+  // discarded): the daemon exports them.
+  std::function<void(const DeviceTrackerStats&)> on_stats;
 };
 
 class DeviceTracker {

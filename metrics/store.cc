@@ -157,6 +157,20 @@ void Store::record_process_list(DeviceMetrics& device,
 
 void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump) {
   ++device.gfxinfo_dumps;
+  auto& input = device.dump_input;
+  input.gfxinfo_lines += dump.lines;
+  input.gfxinfo_malformed_lines += dump.malformed_lines;
+  auto count_rows = [&](const std::optional<parsers::FramestatsTable>& table) {
+    if (!table) return;
+    input.framestats_rows += table->rows.size() + table->malformed_rows;
+    input.framestats_malformed_rows += table->malformed_rows;
+  };
+  for (const auto& process : dump.processes) {
+    count_rows(process.framestats);
+    for (const auto& window : process.windows) count_rows(window.framestats);
+  }
+  for (const auto& table : dump.orphan_framestats) count_rows(table);
+  for (const auto& window : dump.orphan_windows) count_rows(window.framestats);
   const std::int64_t interval_ns =
       device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
   for (const auto& process : dump.processes) {
@@ -306,6 +320,9 @@ std::string Store::save() const {
     w.u64(c.unconfirmed_resumes);
     const auto offset = d->clock.offset_ns();
     w.newline().tag("clock").boolean(offset.has_value()).i64(offset.value_or(0)).u64(d->clock.steps());
+    const auto& in = d->dump_input;
+    w.newline().tag("dump_input").u64(in.gfxinfo_lines).u64(in.gfxinfo_malformed_lines);
+    w.u64(in.framestats_rows).u64(in.framestats_malformed_rows);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
   }
@@ -406,6 +423,22 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         reject(serial, "device_clock", "offset or steps out of range; learned again");
       } else {
         d->clock.restore(known ? std::optional<std::int64_t>(offset) : std::nullopt, steps);
+      }
+    }
+    // Absent from files written before the gfxinfo input counts existed.
+    if (r.peek("dump_input")) {
+      r.expect("dump_input");
+      before = r.rejected();
+      DeviceMetrics::DumpInput in;
+      in.gfxinfo_lines = r.u64();
+      in.gfxinfo_malformed_lines = r.u64();
+      in.framestats_rows = r.u64();
+      in.framestats_malformed_rows = r.u64();
+      if (r.rejected() != before || in.gfxinfo_malformed_lines > in.gfxinfo_lines ||
+          in.framestats_malformed_rows > in.framestats_rows) {
+        reject(serial, "device_counters", "gfxinfo input counts out of range; restart from 0");
+      } else {
+        d->dump_input = in;
       }
     }
     const std::uint64_t packages = r.count(1'000'000);

@@ -99,6 +99,14 @@ struct DeviceMetrics {
   } continuity;
   // The device clock against the host's: windows are kept on host time.
   DeviceClock clock;
+  // What gfxinfo dumps brought (every one, whatever package): received =
+  // parsed + discarded for lines and for framestats rows.
+  struct DumpInput {
+    std::uint64_t gfxinfo_lines = 0;              // lines of dumps read
+    std::uint64_t gfxinfo_malformed_lines = 0;    // recognised keys whose value did not parse
+    std::uint64_t framestats_rows = 0;            // PROFILEDATA rows received (parsed or not)
+    std::uint64_t framestats_malformed_rows = 0;  // wrong column count or a non-numeric cell
+  } dump_input;
 
   // Live status, set by the daemon (replays leave `live` false and export none of it).
   struct Live {
@@ -116,24 +124,6 @@ struct DeviceMetrics {
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
   } live;
-};
-
-// The daemon's own state, beside the devices.
-struct DaemonMetrics {
-  struct AdbServer {
-    bool up = false;                              // a session runs (see state for whether it counts)
-    DeviceState state = DeviceState::starting;
-    double command_deadline_seconds = 0;          // the deadline device commands get now (adapts to slow devices)
-    std::map<std::string, std::uint64_t> errors;  // by error kind
-  };
-  std::map<std::string, AdbServer> adb_servers;   // by endpoint "host:port"
-  std::uint64_t checkpoints_written = 0;
-  std::uint64_t checkpoint_failures = 0;
-  std::uint64_t state_load_failures = 0;
-  std::map<std::string, std::uint64_t> state_rejected_records;  // by record kind (Store::LoadReport)
-  std::uint64_t config_reloads = 0;
-  std::uint64_t config_reload_failures = 0;
-  std::string version;
 };
 
 class Store {

@@ -1,0 +1,176 @@
+#include "exporters/metric_catalogue.h"
+
+#include <array>
+
+namespace jank::exporters {
+namespace {
+
+using F = Family;
+constexpr FamilyType counter = FamilyType::counter;
+constexpr FamilyType gauge = FamilyType::gauge;
+constexpr FamilyType histogram = FamilyType::histogram;
+
+constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
+    {F::android_device_up, "android_device_up", gauge, "",
+     "1 while the device's log is followed and counted (jank_exporter_device_state{state=\"following\"}).", "serial"},
+    {F::jank_exporter_device_state, "jank_exporter_device_state", gauge, "",
+     "What the exporter is doing with the device: 1 for the current state, 0 for the others.", "serial,state"},
+    {F::jank_exporter_device_command_deadline_seconds, "jank_exporter_device_command_deadline_seconds", gauge,
+     "seconds", "Deadline device commands get now: the configured one, longer while the device answers slowly.",
+     "serial"},
+    {F::android_device_info, "android_device_info", gauge, "", "Device facts from getprop; the value is always 1.",
+     "serial,fingerprint,manufacturer,model,release,sdk"},
+    {F::android_choreographer_skip_threshold_frames, "android_choreographer_skip_threshold_frames", gauge, "frames",
+     "Smallest N that Choreographer logs for the device's running apps, as far as the exporter knows.", "serial"},
+    {F::jank_exporter_device_sessions_total, "jank_exporter_device_sessions_total", counter, "",
+     "Sessions started with the device (first one and reconnects).", "serial"},
+    {F::jank_exporter_logcat_streams_total, "jank_exporter_logcat_streams_total", counter, "",
+     "Logcat streams opened on the device.", "serial"},
+    {F::jank_exporter_logcat_resume_gaps_total, "jank_exporter_logcat_resume_gaps_total", counter, "",
+     "Log streams that found lines gone from the device's ring before they were read.", "serial"},
+    {F::jank_exporter_logcat_lost_lines_total, "jank_exporter_logcat_lost_lines_total", counter, "lines",
+     "Lines of the followed log buffers that left the device's ring (wrap, logcat -c) before they were read.",
+     "serial"},
+    {F::jank_exporter_device_reboots_total, "jank_exporter_device_reboots_total", counter, "",
+     "Reboots seen (a new boot id); lines written between the last read and the reboot are unknown.", "serial"},
+    {F::jank_exporter_logd_restarts_total, "jank_exporter_logd_restarts_total", counter, "",
+     "logd restarts seen without a reboot; lines written between the last read and the restart are unknown.",
+     "serial"},
+    {F::jank_exporter_logcat_unconfirmed_resumes_total, "jank_exporter_logcat_unconfirmed_resumes_total", counter, "",
+     "Resumes whose last counted line was not found by its content; the position came from logd's counts alone.",
+     "serial"},
+    {F::android_device_clock_offset_seconds, "android_device_clock_offset_seconds", gauge, "seconds",
+     "Device wall clock minus host wall clock, learned from log lines as they arrive (within the read latency).",
+     "serial"},
+    {F::jank_exporter_device_clock_steps_total, "jank_exporter_device_clock_steps_total", counter, "",
+     "Device clock steps seen in the log (a stamp after its arrival, or well before the line before it).", "serial"},
+    {F::jank_exporter_gfxinfo_polls_total, "jank_exporter_gfxinfo_polls_total", counter, "",
+     "dumpsys gfxinfo polls, by result.", "serial,result"},
+    {F::jank_exporter_device_commands_total, "jank_exporter_device_commands_total", counter, "",
+     "Shell commands run on the device, by result.", "serial,result"},
+    {F::jank_exporter_ingest_lag_seconds, "jank_exporter_ingest_lag_seconds", gauge, "seconds",
+     "Host time at receipt minus the host-time place of the newest log line read (how far behind the reader is).",
+     "serial"},
+    {F::jank_exporter_last_line_timestamp_seconds, "jank_exporter_last_line_timestamp_seconds", gauge, "seconds",
+     "Time of the newest log line read, on the device's clock.", "serial"},
+
+    {F::jank_exporter_build_info, "jank_exporter_build_info", gauge, "",
+     "Version of the running exporter; the value is always 1.", "version"},
+    {F::jank_exporter_adb_server_up, "jank_exporter_adb_server_up", gauge, "",
+     "1 while the adb server answers and its device list is followed.", "server"},
+    {F::jank_exporter_adb_errors_total, "jank_exporter_adb_errors_total", counter, "", "Failed adb requests, by kind.",
+     "server,kind"},
+    {F::jank_exporter_adb_device_list_lines_total, "jank_exporter_adb_device_list_lines_total", counter, "lines",
+     "Lines of the adb server's device lists received, by outcome (received = parsed + discarded).",
+     "server,result"},
+    {F::jank_exporter_adb_device_list_polls_total, "jank_exporter_adb_device_list_polls_total", counter, "",
+     "Device list polls of the adb server, by result (polls = applied + discarded + failed).", "server,result"},
+    {F::jank_exporter_checkpoints_total, "jank_exporter_checkpoints_total", counter, "", "State checkpoints, by result.",
+     "result"},
+    {F::jank_exporter_state_load_failures_total, "jank_exporter_state_load_failures_total", counter, "",
+     "State files that could not be read at start-up (set aside; counting restarted).", ""},
+    {F::jank_exporter_state_rejected_records_total, "jank_exporter_state_rejected_records_total", counter, "",
+     "Records of the state file dropped at start for holding values that cannot be true, by record kind.", "record"},
+    {F::jank_exporter_config_reloads_total, "jank_exporter_config_reloads_total", counter, "",
+     "Configuration reloads (SIGHUP), by result.", "result"},
+
+    {F::android_display_refresh_rate_hertz, "android_display_refresh_rate_hertz", gauge, "hertz",
+     "Display refresh rate used for SM and jank thresholds.", "serial"},
+    {F::android_display_refresh_rate_fallback, "android_display_refresh_rate_fallback", gauge, "",
+     "1 when the refresh rate is the configured default rather than read from the device.", "serial"},
+    {F::android_choreographer_device_sm, "android_choreographer_device_sm", gauge, "",
+     "Smoothness of the whole device: refresh rate minus skipped frames per second over the window.", "serial"},
+    {F::jank_exporter_logcat_lines_total, "jank_exporter_logcat_lines_total", counter, "lines",
+     "Logcat lines received, by outcome (received = parsed + unmatched + discarded).", "serial,result"},
+    {F::jank_exporter_logcat_discarded_lines_total, "jank_exporter_logcat_discarded_lines_total", counter, "lines",
+     "Logcat lines discarded, by reason.", "serial,reason"},
+    {F::jank_exporter_logcat_duplicate_lines_total, "jank_exporter_logcat_duplicate_lines_total", counter, "lines",
+     "Lines dropped after a reconnect or restart because they had been counted already.", "serial"},
+    {F::jank_exporter_gfxinfo_lines_total, "jank_exporter_gfxinfo_lines_total", counter, "lines",
+     "dumpsys gfxinfo lines received, by outcome (received = parsed + discarded; discarded: a known key whose value "
+     "did not parse).",
+     "serial,result"},
+    {F::jank_exporter_framestats_rows_total, "jank_exporter_framestats_rows_total", counter, "rows",
+     "framestats rows received, by outcome (received = parsed + discarded; discarded: wrong column count or a "
+     "non-numeric cell).",
+     "serial,result"},
+    {F::jank_exporter_package_overflow_events_total, "jank_exporter_package_overflow_events_total", counter, "",
+     "Events counted under package=\"_other_\" because the device reached its package cap.", "serial"},
+
+    {F::android_choreographer_skipped_frames_total, "android_choreographer_skipped_frames_total", counter, "frames",
+     "Frames Choreographer reported skipped (sum of N in \"Skipped N frames!\").", "serial,package"},
+    {F::android_choreographer_skip_events_total, "android_choreographer_skip_events_total", counter, "",
+     "\"Skipped N frames!\" lines.", "serial,package"},
+    {F::android_choreographer_skip_size_frames, "android_choreographer_skip_size_frames", histogram, "frames",
+     "Distribution of N in \"Skipped N frames!\".", "serial,package"},
+    {F::android_choreographer_sm, "android_choreographer_sm", gauge, "",
+     "Smoothness of the process: refresh rate minus its skipped frames per second over the window.",
+     "serial,package"},
+    {F::android_choreographer_max_skipped_frames, "android_choreographer_max_skipped_frames", gauge, "frames",
+     "Largest single skip within the window.", "serial,package"},
+    {F::android_hwui_davey_frames_total, "android_hwui_davey_frames_total", counter, "frames",
+     "HWUI \"Davey!\" frames (700 ms or longer).", "serial,package"},
+    {F::android_hwui_davey_duration_seconds, "android_hwui_davey_duration_seconds", histogram, "seconds",
+     "Duration of Davey! frames with a valid duration.", "serial,package"},
+    {F::android_hwui_davey_invalid_durations_total, "android_hwui_davey_invalid_durations_total", counter, "",
+     "Davey! frames whose duration is garbage (unsignalled fence, INT64_MAX timestamps).", "serial,package"},
+    {F::android_gfxinfo_frames_rendered_total, "android_gfxinfo_frames_rendered_total", counter, "frames",
+     "Frames rendered (gfxinfo \"Total frames rendered\").", "serial,package"},
+    {F::android_gfxinfo_janky_frames_total, "android_gfxinfo_janky_frames_total", counter, "frames",
+     "Janky frames (gfxinfo \"Janky frames\").", "serial,package"},
+    {F::android_gfxinfo_janky_frames_legacy_total, "android_gfxinfo_janky_frames_legacy_total", counter, "frames",
+     "gfxinfo \"Janky frames (legacy)\" (Android 12+).", "serial,package"},
+    {F::android_gfxinfo_jank_causes_total, "android_gfxinfo_jank_causes_total", counter, "",
+     "gfxinfo \"Number <cause>\" counters.", "serial,package,cause"},
+    {F::android_gfxinfo_frame_duration_seconds, "android_gfxinfo_frame_duration_seconds", histogram, "seconds",
+     "Frame durations from the gfxinfo HISTOGRAM (sum estimated from bin labels).", "serial,package"},
+    {F::android_gfxinfo_gpu_frame_duration_seconds, "android_gfxinfo_gpu_frame_duration_seconds", histogram,
+     "seconds", "GPU frame durations from the gfxinfo GPU HISTOGRAM (sum estimated from bin labels).",
+     "serial,package"},
+    {F::android_gfxinfo_baseline_resets_total, "android_gfxinfo_baseline_resets_total", counter, "",
+     "Times the gfxinfo counters restarted (process restart or gfxinfo reset).", "serial,package"},
+    {F::android_gfxinfo_reported_frame_duration_seconds, "android_gfxinfo_reported_frame_duration_seconds", gauge,
+     "seconds", "Frame duration percentiles as the newest gfxinfo dump reported them.", "serial,package,percentile"},
+    {F::android_gfxinfo_reported_gpu_duration_seconds, "android_gfxinfo_reported_gpu_duration_seconds", gauge,
+     "seconds", "GPU duration percentiles as the newest gfxinfo dump reported them.", "serial,package,percentile"},
+    {F::android_framestats_frames_total, "android_framestats_frames_total", counter, "frames",
+     "Frames timed from framestats rows (Flags=0, de-duplicated).", "serial,package"},
+    {F::android_framestats_janky_frames_total, "android_framestats_janky_frames_total", counter, "frames",
+     "Framestats frames longer than one refresh interval (FrameCompleted - IntendedVsync).", "serial,package"},
+    {F::android_framestats_flagged_frames_total, "android_framestats_flagged_frames_total", counter, "frames",
+     "Framestats rows with Flags != 0 (not timed).", "serial,package"},
+    {F::android_framestats_invalid_frames_total, "android_framestats_invalid_frames_total", counter, "frames",
+     "Framestats Flags=0 rows with impossible timestamps (not timed).", "serial,package"},
+    {F::android_framestats_window_overflows_total, "android_framestats_window_overflows_total", counter, "",
+     "Polls whose ~120-frame window did not overlap the previous poll (frames missed).", "serial,package"},
+    {F::android_framestats_frame_duration_seconds, "android_framestats_frame_duration_seconds", histogram, "seconds",
+     "FrameCompleted - IntendedVsync of each frame.", "serial,package"},
+    {F::android_framestats_stage_duration_seconds, "android_framestats_stage_duration_seconds", histogram, "seconds",
+     "Duration of each rendering stage of a frame.", "serial,package,stage"},
+}};
+
+// The enumerators index the table: a family out of place is a build error.
+constexpr bool in_order() {
+  for (std::size_t i = 0; i < kCatalogue.size(); ++i) {
+    if (static_cast<std::size_t>(kCatalogue[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(in_order(), "kCatalogue must list the families in the order of enum Family");
+
+}  // namespace
+
+std::string_view family_type_name(FamilyType type) {
+  switch (type) {
+    case FamilyType::counter: return "counter";
+    case FamilyType::gauge: return "gauge";
+    case FamilyType::histogram: return "histogram";
+  }
+  return "untyped";
+}
+
+const FamilySpec& family(Family id) { return kCatalogue[static_cast<std::size_t>(id)]; }
+
+std::span<const FamilySpec> catalogue() { return kCatalogue; }
+
+}  // namespace jank::exporters

@@ -1,0 +1,98 @@
+// Every metric family the exporter serves, declared once: name, type, unit,
+// help and label names. The text writer, the prometheus-cpp view of the same
+// series and the documentation test all read it from here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace jank::exporters {
+
+enum class FamilyType : std::uint8_t { counter, gauge, histogram };
+std::string_view family_type_name(FamilyType type);
+
+// One enumerator per family, in catalogue order.
+enum class Family : std::uint16_t {
+  // Devices followed by the daemon.
+  android_device_up,
+  jank_exporter_device_state,
+  jank_exporter_device_command_deadline_seconds,
+  android_device_info,
+  android_choreographer_skip_threshold_frames,
+  jank_exporter_device_sessions_total,
+  jank_exporter_logcat_streams_total,
+  jank_exporter_logcat_resume_gaps_total,
+  jank_exporter_logcat_lost_lines_total,
+  jank_exporter_device_reboots_total,
+  jank_exporter_logd_restarts_total,
+  jank_exporter_logcat_unconfirmed_resumes_total,
+  android_device_clock_offset_seconds,
+  jank_exporter_device_clock_steps_total,
+  jank_exporter_gfxinfo_polls_total,
+  jank_exporter_device_commands_total,
+  jank_exporter_ingest_lag_seconds,
+  jank_exporter_last_line_timestamp_seconds,
+  // The daemon itself.
+  jank_exporter_build_info,
+  jank_exporter_adb_server_up,
+  jank_exporter_adb_errors_total,
+  jank_exporter_adb_device_list_lines_total,
+  jank_exporter_adb_device_list_polls_total,
+  jank_exporter_checkpoints_total,
+  jank_exporter_state_load_failures_total,
+  jank_exporter_state_rejected_records_total,
+  jank_exporter_config_reloads_total,
+  // Every device, replay included.
+  android_display_refresh_rate_hertz,
+  android_display_refresh_rate_fallback,
+  android_choreographer_device_sm,
+  jank_exporter_logcat_lines_total,
+  jank_exporter_logcat_discarded_lines_total,
+  jank_exporter_logcat_duplicate_lines_total,
+  jank_exporter_gfxinfo_lines_total,
+  jank_exporter_framestats_rows_total,
+  jank_exporter_package_overflow_events_total,
+  // Per package.
+  android_choreographer_skipped_frames_total,
+  android_choreographer_skip_events_total,
+  android_choreographer_skip_size_frames,
+  android_choreographer_sm,
+  android_choreographer_max_skipped_frames,
+  android_hwui_davey_frames_total,
+  android_hwui_davey_duration_seconds,
+  android_hwui_davey_invalid_durations_total,
+  android_gfxinfo_frames_rendered_total,
+  android_gfxinfo_janky_frames_total,
+  android_gfxinfo_janky_frames_legacy_total,
+  android_gfxinfo_jank_causes_total,
+  android_gfxinfo_frame_duration_seconds,
+  android_gfxinfo_gpu_frame_duration_seconds,
+  android_gfxinfo_baseline_resets_total,
+  android_gfxinfo_reported_frame_duration_seconds,
+  android_gfxinfo_reported_gpu_duration_seconds,
+  android_framestats_frames_total,
+  android_framestats_janky_frames_total,
+  android_framestats_flagged_frames_total,
+  android_framestats_invalid_frames_total,
+  android_framestats_window_overflows_total,
+  android_framestats_frame_duration_seconds,
+  android_framestats_stage_duration_seconds,
+};
+inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_framestats_stage_duration_seconds) + 1;
+
+struct FamilySpec {
+  Family id;
+  std::string_view name;
+  FamilyType type;
+  std::string_view unit;    // base unit named in the family name ("seconds", "frames"), or ""
+  std::string_view help;
+  std::string_view labels;  // label names in series order, comma-separated ("" for none)
+};
+
+const FamilySpec& family(Family id);
+// Every family, in enumerator order.
+std::span<const FamilySpec> catalogue();
+
+}  // namespace jank::exporters

@@ -1,0 +1,62 @@
+// A store and daemon status holding every kind of state the exporter can
+// serve, so that an exposition of it carries every catalogued family. Values
+// are chosen to print the same in every float format (integers, short
+// decimals), so that prometheus-cpp's serializer needs no normalisation.
+#pragma once
+
+#include "metrics/daemon_status.h"
+#include "metrics/store.h"
+#include "parsers/gfxinfo.h"
+
+namespace jank::test {
+
+inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& daemon) {
+  auto& d = store.device("s");
+  d.live.live = true;
+  d.live.up = true;
+  d.live.state = metrics::DeviceState::following;
+  d.live.command_deadline_seconds = 5;
+  d.live.info = {{"model", "m"}, {"manufacturer", "x"}, {"sdk", "34"}, {"release", "14"}, {"fingerprint", "f"}};
+  d.live.gfxinfo_polls["ok"] = 1;
+  d.live.commands["ok"] = 1;
+  d.live.last_line_time_ns = 1'500'000'000;
+  d.live.ingest_lag_seconds = 0.25;
+  d.clock.restore(2'000'000'000, 1);
+  store.record_skip(d, "p", 1'000'000'000, true, 3);
+  parsers::DaveyFrame davey;
+  davey.duration_ms = 800;
+  store.record_davey(d, "p", davey);
+  parsers::GfxinfoDump dump;
+  dump.lines = 12;
+  dump.malformed_lines = 1;
+  parsers::GfxProcess proc;
+  proc.pid = 1;
+  proc.package = "p";
+  parsers::GfxStats stats;
+  stats.total_frames = 2;
+  stats.janky_frames = 1;
+  stats.janky_frames_legacy = 1;
+  stats.slow_ui_thread = 1;
+  stats.p50_ms = stats.p90_ms = stats.p95_ms = stats.p99_ms = 5;
+  stats.gpu_p50_ms = stats.gpu_p90_ms = stats.gpu_p95_ms = stats.gpu_p99_ms = 5;
+  stats.histogram = {{5, 2}};
+  stats.gpu_histogram = {{1, 2}};
+  proc.stats = stats;
+  parsers::FramestatsTable table;
+  table.columns = {"Flags", "IntendedVsync", "FrameCompleted"};
+  table.rows = {{0, 1'000'000, 9'000'000}};  // 8 ms
+  table.malformed_rows = 2;
+  proc.framestats = table;
+  dump.processes.push_back(proc);
+  store.record_gfxinfo(d, dump);
+
+  daemon.version = "x";
+  auto& server = daemon.adb_servers["127.0.0.1:5037"];
+  server.up = true;
+  server.errors["timeout"] = 1;
+  server.tracker = {5, 1, 3, 1, 2};
+  daemon.checkpoints_written = 2;
+  daemon.state_rejected_records["package"] = 1;
+}
+
+}  // namespace jank::test
