@@ -5,8 +5,6 @@
 
 #include "app/log.h"
 #include "parsers/display_info.h"
-#include "parsers/foreground_app.h"
-#include "parsers/gfxinfo.h"
 #include "parsers/logd_statistics.h"
 #include "parsers/names.h"
 #include "parsers/process_list.h"
@@ -19,7 +17,6 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 constexpr std::size_t kSmallOutput = 1 << 20;       // getprop, ps, dumpsys display
-constexpr std::size_t kGfxinfoOutput = 8 << 20;     // a framestats dump is a few hundred KiB
 constexpr auto kLivenessInterval = 30s;
 constexpr int kAndroidDefaultSkipwarning = 30;
 
@@ -28,12 +25,6 @@ std::int64_t wall_ns() {
       .count();
 }
 
-std::string result_name(const ingest::ShellResult& r) {
-  if (r.error.kind == ingest::AdbErrorKind::timeout) return "timeout";
-  if (r.error) return "error";
-  if (r.truncated) return "truncated";
-  return "ok";
-}
 
 }  // namespace
 
@@ -160,7 +151,7 @@ void DeviceController::count_command(const ingest::ShellResult& result, Clock::d
     deadline_.on_answer(std::chrono::duration_cast<std::chrono::milliseconds>(took));
   }
   with_device([&](metrics::Store&, metrics::DeviceMetrics& d) {
-    ++d.live.commands[result_name(result)];
+    ++d.live.commands[std::string(ingest::shell_result_name(result))];
     d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
   });
 }
@@ -207,7 +198,16 @@ void DeviceController::step_skipwarning(const std::optional<int>& current) {
     step_processes();
     open_logcat();
     // Soon after the start: by then the first skips name the apps worth polling.
-    schedule_gfxinfo(std::chrono::milliseconds(2000));
+    gfxinfo_ = std::make_unique<GfxinfoPoller>(
+        config_, serial_, shared_,
+        [this](const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done) {
+          run(command, max_output, std::move(done));
+        },
+        [this](std::chrono::milliseconds delay, std::function<void()> then) {
+          gfxinfo_timer_.expires_after(delay);
+          gfxinfo_timer_.async_wait(guarded_timer(std::move(then)));
+        });
+    gfxinfo_->start(std::chrono::milliseconds(2000));
     schedule_liveness();
   };
   if (current == desired) {
@@ -478,78 +478,6 @@ void DeviceController::on_logcat_line(const parsers::LogcatFollower::Line& line)
     d.live.ingest_lag_seconds = static_cast<double>(host_now_ns_ - at) / 1e9;
   }
   stream_->feed(line.text);
-}
-
-std::vector<std::string> DeviceController::packages_to_poll() {
-  std::set<std::string> names(config_->gfxinfo_packages.begin(), config_->gfxinfo_packages.end());
-  if (config_->gfxinfo_discover) {
-    if (foreground_) names.insert(*foreground_);
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    for (const auto& [name, p] : shared_.store.device(serial_).packages) {
-      if (p.skip_events > 0 || p.has_gfxinfo) names.insert(name);
-    }
-  }
-  std::vector<std::string> out;
-  for (const auto& n : names) {
-    // Only names that are safe inside a shell command; "pid:N" labels are not packages.
-    if (parsers::valid_package_name(n) && n.rfind("pid:", 0) != 0 && n != metrics::kOverflowPackage &&
-        n != metrics::kUnknownPackage) {
-      out.push_back(n);
-    }
-  }
-  return out;
-}
-
-void DeviceController::schedule_gfxinfo(std::chrono::milliseconds delay) {
-  gfxinfo_timer_.expires_after(delay);
-  gfxinfo_timer_.async_wait(guarded_timer([this] {
-    auto start_polls = [this] {
-      poll_queue_ = packages_to_poll();
-      overflow_seen_ = false;
-      poll_next_package();
-    };
-    if (!config_->gfxinfo_discover) return start_polls();
-    run("dumpsys window displays", 4 * kSmallOutput, [this, start_polls](ingest::ShellResult r) {
-      if (!r.error) {
-        auto app = parsers::parse_foreground_app(r.output);
-        if (app && !app->focus_on_system_window) foreground_ = app->package;
-      }
-      start_polls();
-    });
-  }));
-}
-
-void DeviceController::poll_next_package() {
-  if (poll_queue_.empty()) {
-    // The ~120-frame window overflowed somewhere: come back sooner.
-    const double seconds =
-        overflow_seen_ ? config_->gfxinfo_fast_poll_interval_seconds : config_->gfxinfo_poll_interval_seconds;
-    schedule_gfxinfo(std::chrono::milliseconds(static_cast<long>(seconds * 1000)));
-    return;
-  }
-  const std::string package = poll_queue_.back();
-  poll_queue_.pop_back();
-  run(ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"}), kGfxinfoOutput,
-      [this, package](ingest::ShellResult r) {
-        std::string result = result_name(r);
-        if (!r.error) {
-          const parsers::GfxinfoDump dump = parsers::parse_gfxinfo(r.output);
-          if (dump.processes.empty()) {
-            result = "no_process";  // not running now
-          } else {
-            std::lock_guard<std::mutex> lock(shared_.mutex);
-            auto& d = shared_.store.device(serial_);
-            std::uint64_t overflows_before = 0, overflows_after = 0;
-            if (auto it = d.packages.find(package); it != d.packages.end()) overflows_before = it->second.framestats.overflows();
-            shared_.store.set_host_time(wall_ns());
-            shared_.store.record_gfxinfo(d, dump);
-            if (auto it = d.packages.find(package); it != d.packages.end()) overflows_after = it->second.framestats.overflows();
-            if (overflows_after > overflows_before) overflow_seen_ = true;
-          }
-        }
-        with_device([&](metrics::Store&, metrics::DeviceMetrics& d) { ++d.live.gfxinfo_polls[result]; });
-        poll_next_package();
-      });
 }
 
 void DeviceController::schedule_liveness() {

@@ -11,13 +11,13 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "app/gfxinfo_poller.h"
 #include "app/shared_state.h"
 #include "config/config.h"
 #include "ingest/adaptive_deadline.h"
@@ -62,10 +62,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void check_continuity(parsers::LogCursor snapshot);
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
-  void schedule_gfxinfo(std::chrono::milliseconds delay);
-  void poll_next_package();
   void schedule_liveness();
-  std::vector<std::string> packages_to_poll();
   void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
   template <typename F>
   void with_device(F&& f);
@@ -121,9 +118,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   boost::asio::steady_timer display_timer_;
   boost::asio::steady_timer liveness_timer_;
 
-  std::vector<std::string> poll_queue_;
-  bool overflow_seen_ = false;
-  std::optional<std::string> foreground_;
+  std::unique_ptr<GfxinfoPoller> gfxinfo_;  // one per session
 };
 
 }  // namespace jank::app

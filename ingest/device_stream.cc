@@ -203,4 +203,10 @@ std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint&
   return call->stream;
 }
 
+std::string_view shell_result_name(const ShellResult& r) {
+  if (r.error.kind == AdbErrorKind::timeout) return "timeout";
+  if (r.error) return "error";
+  return r.truncated ? "truncated" : "ok";
+}
+
 }  // namespace jank::ingest

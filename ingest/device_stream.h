@@ -61,6 +61,8 @@ struct ShellResult {
   std::string output;            // stdout (legacy shell: stdout and stderr merged)
   bool truncated = false;        // output beyond max_output was dropped
 };
+// The result as a metric label: "ok", "timeout", "error" or "truncated".
+std::string_view shell_result_name(const ShellResult& result);
 
 // Runs one command; the handler runs once, on the io_context. The deadline
 // covers everything: a device that stops answering cannot hold the call.

@@ -1,0 +1,108 @@
+#include "app/gfxinfo_poller.h"
+
+#include <set>
+
+#include "ingest/protocol.h"
+#include "parsers/foreground_app.h"
+#include "parsers/gfxinfo.h"
+#include "parsers/names.h"
+
+namespace jank::app {
+namespace {
+
+constexpr std::size_t kWindowOutput = 4 << 20;   // dumpsys window displays
+constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few hundred KiB
+
+std::int64_t wall_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
+                                          const std::optional<std::string>& foreground) {
+  std::set<std::string> names(config.gfxinfo_packages.begin(), config.gfxinfo_packages.end());
+  if (config.gfxinfo_discover) {
+    if (foreground) names.insert(*foreground);
+    for (const auto& [name, p] : device.packages) {
+      if (p.skip_events > 0 || p.has_gfxinfo) names.insert(name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    if (parsers::valid_package_name(n) && n.rfind("pid:", 0) != 0 && n != metrics::kOverflowPackage &&
+        n != metrics::kUnknownPackage) {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+GfxinfoPoller::GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
+                             Run run, After after)
+    : config_(std::move(config)),
+      serial_(std::move(serial)),
+      shared_(shared),
+      run_(std::move(run)),
+      after_(std::move(after)) {}
+
+void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
+  after_(first_round, [this] { round(); });
+}
+
+void GfxinfoPoller::round() {
+  auto start_polls = [this] {
+    {
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      queue_ = packages_to_poll(*config_, shared_.store.device(serial_), foreground_);
+    }
+    overflow_seen_ = false;
+    poll_next();
+  };
+  if (!config_->gfxinfo_discover) return start_polls();
+  run_("dumpsys window displays", kWindowOutput, [this, start_polls](ingest::ShellResult r) {
+    if (!r.error) {
+      auto app = parsers::parse_foreground_app(r.output);
+      if (app && !app->focus_on_system_window) foreground_ = app->package;
+    }
+    start_polls();
+  });
+}
+
+void GfxinfoPoller::poll_next() {
+  if (queue_.empty()) {
+    // The ~120-frame window overflowed somewhere: come back sooner.
+    const double seconds =
+        overflow_seen_ ? config_->gfxinfo_fast_poll_interval_seconds : config_->gfxinfo_poll_interval_seconds;
+    after_(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
+    return;
+  }
+  const std::string package = queue_.back();
+  queue_.pop_back();
+  run_(ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"}), kGfxinfoOutput,
+       [this, package](ingest::ShellResult r) {
+         std::string result(ingest::shell_result_name(r));
+         const parsers::GfxinfoDump dump = r.error ? parsers::GfxinfoDump{} : parsers::parse_gfxinfo(r.output);
+         {
+           std::lock_guard<std::mutex> lock(shared_.mutex);
+           auto& d = shared_.store.device(serial_);
+           if (!r.error && dump.processes.empty()) {
+             result = "no_process";  // not running now
+           } else if (!r.error) {
+             auto overflows = [&]() -> std::uint64_t {
+               const auto it = d.packages.find(package);
+               return it == d.packages.end() ? 0 : it->second.framestats.overflows();
+             };
+             const std::uint64_t before = overflows();
+             shared_.store.set_host_time(wall_ns());
+             shared_.store.record_gfxinfo(d, dump);
+             if (overflows() > before) overflow_seen_ = true;
+           }
+           ++d.live.gfxinfo_polls[result];
+         }
+         poll_next();  // not under the lock: the runner may answer at once
+       });
+}
+
+}  // namespace jank::app

@@ -1,0 +1,53 @@
+// gfxinfo/framestats polling for one device session: a round every
+// gfxinfo.poll_interval_seconds (sooner while framestats windows overflow
+// between polls) over the packages worth polling, one command at a time.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/shared_state.h"
+#include "config/config.h"
+#include "ingest/device_stream.h"
+
+namespace jank::app {
+
+// The packages a round polls: the configured ones and, with discovery, the
+// foreground app and every package that skipped frames or answered gfxinfo
+// before. Only names safe in a shell command; never the "pid:N", overflow or
+// unknown labels.
+std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
+                                          const std::optional<std::string>& foreground);
+
+class GfxinfoPoller {
+ public:
+  // The session's command runner (deadline, output cap, accounting; the
+  // callback never runs once the session ended) and its timer.
+  using Run = std::function<void(const std::string& command, std::size_t max_output,
+                                 std::function<void(ingest::ShellResult)> done)>;
+  using After = std::function<void(std::chrono::milliseconds delay, std::function<void()> then)>;
+
+  GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, Run run,
+                After after);
+  void start(std::chrono::milliseconds first_round);
+
+ private:
+  void round();
+  void poll_next();
+
+  std::shared_ptr<const config::Config> config_;
+  std::string serial_;
+  SharedState& shared_;
+  Run run_;
+  After after_;
+  std::vector<std::string> queue_;
+  bool overflow_seen_ = false;
+  std::optional<std::string> foreground_;
+};
+
+}  // namespace jank::app
