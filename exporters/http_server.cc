@@ -17,9 +17,14 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+// GCC 12 with the sanitizers sees a maybe-uninitialized boost::optional inside
+// Beast's parser (a false positive in the library's code, not ours).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#pragma GCC diagnostic pop
 
 namespace jank::exporters {
 
