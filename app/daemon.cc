@@ -184,6 +184,13 @@ class Daemon {
     std::string error;
     auto list = endpoints(error);
     if (!error.empty()) log_error(error);
+    {
+      // The series of an adb server a reload removed go with it.
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      std::erase_if(shared_.daemon.adb_servers, [&](const auto& server) {
+        return std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.to_string() == server.first; });
+      });
+    }
     for (const auto& endpoint : list) {
       ingest::DeviceTrackerOptions o;
       o.endpoint = endpoint;

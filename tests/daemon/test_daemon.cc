@@ -269,6 +269,32 @@ TEST_CASE("devices of two adb servers at once") {
   CHECK(s.at("jank_exporter_adb_server_up{server=\"127.0.0.1:" + std::to_string(adb2.port()) + "\"}") == 1);
 }
 
+TEST_CASE("an adb server removed by SIGHUP takes its series with it while the other one's stay") {
+  AdbServer adb1, adb2;
+  DevSim sim(janky(2));
+  adb1.emulator(sim.devices()[0].port);
+  adb2.emulator(sim.devices()[1].port);
+  REQUIRE(adb1.wait_state(emulator_serial(sim.devices()[0]), "device", 10000ms));
+  REQUIRE(adb2.wait_state(emulator_serial(sim.devices()[1]), "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  const std::string first = "127.0.0.1:" + std::to_string(adb1.port());
+  const std::string second = "127.0.0.1:" + std::to_string(adb2.port());
+  { std::ofstream(conf) << "adb_servers: [\"" << first << "\", \"" << second << "\"]\n"; }
+  Exporter ex({}, state.path(), {"--config", conf});
+  REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
+  const std::string up1 = "jank_exporter_adb_server_up{server=\"" + first + "\"}";
+  const std::string up2 = "jank_exporter_adb_server_up{server=\"" + second + "\"}";
+  CHECK(ex.value(up2) == 1);
+  { std::ofstream(conf) << "adb_servers: [\"" << first << "\"]\n"; }
+  REQUIRE(::kill(ex.pid(), SIGHUP) == 0);
+  const std::string ok = "jank_exporter_config_reloads_total{result=\"success\"}";
+  REQUIRE(wait_until([&] { return ex.value(ok) == 1; }, 10000ms, 100ms));
+  const auto s = ex.samples();
+  CHECK(s.count(up2) == 0);
+  CHECK(wait_until([&] { return ex.value(up1) == 1; }, 10000ms, 100ms));
+}
+
 TEST_CASE("a device that goes away is reported down and its series expire after the grace period") {
   AdbServer adb;
   DevSim sim(janky(1));
