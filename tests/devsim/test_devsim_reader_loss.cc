@@ -330,7 +330,7 @@ TEST_CASE("lines written before the reader first looked are history, not lost") 
   CHECK(dev.reader_history_lines() == dev.lines_written() - 1);
 }
 
-TEST_CASE("clock steps and glitches stamp lines as told; logcat keeps the sequence order") {
+TEST_CASE("clock steps and glitches stamp lines as told, logcat keeps the sequence order") {
   ManualClock clock;
   Device dev(small_quiet(), clock);
   run_shell(dev, "logcat -c -b all");

@@ -193,7 +193,7 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("transport: a line is read once the host acknowledged it; a cut line never is") {
+TEST_CASE("transport: a line is read once the host acknowledged it, a cut line never is") {
   Rig rig;
   Host host(rig.dev->port());
   REQUIRE(host.connected());

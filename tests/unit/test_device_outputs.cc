@@ -224,7 +224,7 @@ TEST_CASE("display: Android 5 inline fps", "[display]") {
   CHECK_FALSE(r->mode_id.has_value());
 }
 
-TEST_CASE("display: Android 15 peakRefreshRate; renderFrameRate is never the panel rate", "[display]") {
+TEST_CASE("display: Android 15 peakRefreshRate, renderFrameRate is never the panel rate", "[display]") {
   const RefreshInfo info = parse_display_info(kDisplay15);
   REQUIRE(info.active.has_value());
   CHECK(info.active->hz == 120.00001);

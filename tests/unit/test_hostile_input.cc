@@ -93,7 +93,7 @@ TEST_CASE("a 10 MB line without newline is one too_long discard and is never buf
   CHECK(sink.frames == std::vector<std::uint32_t>{7, 9});
 }
 
-TEST_CASE("NUL bytes are binary discards; invalid UTF-8 is malformed or unmatched, never fatal", "[hostile]") {
+TEST_CASE("NUL bytes are binary discards, invalid UTF-8 is malformed or unmatched, never fatal", "[hostile]") {
   Skips sink;
   parsers::LogcatStream s(sink);
   s.feed(skip_line(42, 3));

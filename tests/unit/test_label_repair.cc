@@ -28,7 +28,7 @@ TEST_CASE("bytes outside valid UTF-8 are spelled \\xNN, the valid ones around th
   CHECK(valid_utf8("\xe2\x82\xac\xe2") == "\xe2\x82\xac\\xE2");      // valid € then a lone lead byte
 }
 
-TEST_CASE("label values escape backslash, quote and newline; help texts keep quotes", "[label_repair]") {
+TEST_CASE("label values escape backslash, quote and newline, help texts keep quotes", "[label_repair]") {
   std::string label;
   append_label_value(label, "a\"b\\c\nd");
   CHECK(label == "a\\\"b\\\\c\\nd");

@@ -181,7 +181,7 @@ std::string live_stream_skipped_ahead(FakeLogd& logd) {
 
 }  // namespace
 
-TEST_CASE("preamble: boot id, logd pid and statistics; garbled statistics are refused", "[cursor]") {
+TEST_CASE("preamble: boot id, logd pid and statistics, garbled statistics are refused", "[cursor]") {
   const std::string ok =
       "0F0E0D0C-0B0A-4908-8706-050403020100\n"
       "321\n"
@@ -310,7 +310,7 @@ TEST_CASE("both rings wrapped: everything held is new", "[cursor]") {
   CHECK(r.messages == names("x", 6, 11));
 }
 
-TEST_CASE("logcat -c of lines already read is no loss; of unread lines, exactly those", "[cursor]") {
+TEST_CASE("logcat -c of lines already read is no loss, of unread lines, exactly those", "[cursor]") {
   FakeLogd logd;
   logd.log(0, "old");
   const Read first = follow(logd, LogCursor{});

@@ -55,7 +55,7 @@ TEST_CASE("only processes the listing shows running count as running", "[metrics
   CHECK(running == std::vector<std::string>{"com.new", "com.running"});
 }
 
-TEST_CASE("at capacity the process gone longest makes room; without one a new name is not kept",
+TEST_CASE("at capacity the process gone longest makes room, without one a new name is not kept",
           "[metrics][process_names]") {
   ProcessNames names(3);
   names.listed({{1, "a"}, {2, "b"}, {3, "c"}});

@@ -46,7 +46,7 @@ std::string read(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("a checkpoint replaces the file whole; a failed one leaves the old file, no temporary file and no open descriptor",
+TEST_CASE("a checkpoint replaces the file whole, a failed one leaves the old file, no temporary file and no open descriptor",
           "[app][state_file]") {
   TempDir dir;
   const std::string path = dir.path + "/state";
@@ -70,7 +70,7 @@ TEST_CASE("a checkpoint replaces the file whole; a failed one leaves the old fil
   CHECK(read(path) == "second\n");
 }
 
-TEST_CASE("an unreadable state file is set aside and counted; a good one restores devices as disconnected",
+TEST_CASE("an unreadable state file is set aside and counted, a good one restores devices as disconnected",
           "[app][state_file]") {
   TempDir dir;
   StateFile file(dir.path + "/sub");
