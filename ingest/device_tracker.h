@@ -54,7 +54,7 @@ struct DeviceTrackerCallbacks {
   std::function<void(const ServerEvent&)> on_server;
   // After the counts changed (a device list applied, a poll failed or
   // discarded): the daemon exports them.
-  std::function<void(const DeviceTrackerStats&)> on_stats;
+  std::function<void(const DeviceTrackerStats&)> on_stats = {};
 };
 
 class DeviceTracker {

@@ -262,3 +262,29 @@ TEST_CASE("tracker: stop() inside a callback ends all callbacks", "[adb][fake][t
   tracker.reset();  // destroying with work still queued is safe
   run_for(io, 50ms);
 }
+
+TEST_CASE("tracker: device list lines and polls are reported through on_stats, malformed ones too",
+          "[adb][fake][tracker]") {
+  asio::io_context io;
+  // A line without a state: skipped, and no device event comes of it.
+  Scripted script{kDevice + "garbage-without-state\n", kDevice + "garbage-without-state\n"};
+  FakeAdbServer server(io, script.responder());
+  Recorder rec;
+  std::vector<DeviceTrackerStats> reports;
+  auto callbacks = rec.callbacks();
+  callbacks.on_stats = [&](const DeviceTrackerStats& s) { reports.push_back(s); };
+  auto o = options(server.endpoint());
+  o.poll_interval = 20ms;
+  DeviceTracker tracker(io, o, std::move(callbacks), half);
+  tracker.start();
+
+  REQUIRE(run_until(io, [&] { return !reports.empty() && reports.back().polls_ok >= 1; }));
+  const auto& last = reports.back();
+  CHECK(rec.devices.size() == 1);  // the good line only
+  CHECK(last.lines == 2 * (last.blocks + last.polls_ok - last.polls_discarded));
+  CHECK(last.malformed_lines * 2 == last.lines);
+  CHECK(last.polls_failed == 0);
+  // What on_stats reported last is what the tracker holds.
+  CHECK(tracker.stats().lines == last.lines);
+  CHECK(tracker.stats().malformed_lines == last.malformed_lines);
+}
