@@ -36,7 +36,7 @@ class Loader {
     for (const auto& kv : node) {
       const std::string name = kv.first.Scalar();
       const std::string key = path.empty() ? name : path + "." + name;
-      marks_[key] = kv.first.Mark();
+      marks_[key] = kv.second.Mark();
       if (const Setting* s = find_setting(key)) {
         value(kv.second, *s, c);
       } else if (is_group(key)) {

@@ -74,7 +74,7 @@ TEST_CASE("docs/config.md gives every key with the schema's default", "[config][
   }
 }
 
-TEST_CASE("--help text lists every key with its default and range", "[config][schema]") {
+TEST_CASE("the help text lists every key with its default and range", "[config][schema]") {
   const std::string help = describe_schema();
   for (const auto& s : schema()) {
     INFO(s.key);
@@ -111,13 +111,13 @@ TEST_CASE("groups: a mapping where a value belongs, a value where a mapping belo
   REQUIRE(r.errors.size() == 3);
   CHECK(r.errors[0].to_string() == "g.yaml:1:10: gfxinfo: expected a mapping");
   CHECK(r.errors[1].message == "timeouts.connect_seconds: expected a number");
-  CHECK(r.errors[2].to_string() == "g.yaml:5:3: http.tls: needs both certificate_file and key_file");
+  CHECK(r.errors[2].to_string() == "g.yaml:6:5: http.tls: needs both certificate_file and key_file");
   auto u = parse_config("http:\n  tls:\n    keyfile: k\n", "u.yaml");
   REQUIRE(u.errors.size() == 1);  // nothing of the group set: no half group
   CHECK(u.errors[0].message == "unknown key 'http.tls.keyfile' (allowed in http.tls: certificate_file, key_file)");
 }
 
-TEST_CASE("--check-config reads the password file and checks that the key belongs to the certificate",
+TEST_CASE("check-config reads the password file and checks that the key belongs to the certificate",
           "[config][files]") {
   TempDir dir;
   const std::string d = dir.path;

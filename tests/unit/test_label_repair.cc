@@ -17,7 +17,7 @@ TEST_CASE("valid UTF-8 label values come back unchanged", "[label_repair]") {
   CHECK(valid_utf8("") == "");
 }
 
-TEST_CASE("bytes outside valid UTF-8 are spelled \\xNN, the valid ones around them kept", "[label_repair]") {
+TEST_CASE("bytes outside valid UTF-8 are spelled as hex escapes, the valid ones around them kept", "[label_repair]") {
   CHECK(valid_utf8("a\xff" "b") == "a\\xFFb");                       // never valid
   CHECK(valid_utf8("\x80") == "\\x80");                              // stray continuation byte
   CHECK(valid_utf8("\xc0\x80") == "\\xC0\\x80");                     // overlong NUL
