@@ -4,19 +4,13 @@
 #include <sstream>
 
 #include "config/config.h"
+#include "tests/unit/test_support.h"
 
-namespace {
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
+using jank::test::read_file;
 
 TEST_CASE("every configuration key is documented in the example and in docs/config.md", "[config][docs]") {
-  const std::string example = read(std::string(JANK_SOURCE_DIR) + "/config/jank_exporter.yaml");
-  const std::string doc = read(std::string(JANK_SOURCE_DIR) + "/docs/config.md");
+  const std::string example = read_file(std::string(JANK_SOURCE_DIR) + "/config/jank_exporter.yaml");
+  const std::string doc = read_file(std::string(JANK_SOURCE_DIR) + "/docs/config.md");
   for (const auto& key : jank::config::known_keys()) {
     const std::string leaf = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
     INFO(key);

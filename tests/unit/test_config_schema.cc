@@ -12,27 +12,14 @@
 #include "config/config.h"
 #include "config/files.h"
 #include "config/schema.h"
+#include "tests/unit/test_support.h"
 
 using namespace jank::config;
 namespace fs = std::filesystem;
+using jank::test::read_file;
+using jank::test::TempDir;
 
 namespace {
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "jank-config-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string path;
-};
-
 bool run_quiet(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
 }  // namespace
 
@@ -65,7 +52,7 @@ TEST_CASE("the example configuration holds every default", "[config][schema][doc
 }
 
 TEST_CASE("docs/config.md gives every key with the schema's default", "[config][schema][docs]") {
-  const std::string doc = read(std::string(JANK_SOURCE_DIR) + "/docs/config.md");
+  const std::string doc = read_file(std::string(JANK_SOURCE_DIR) + "/docs/config.md");
   for (const auto& s : schema()) {
     INFO(s.key);
     const std::string d = s.default_text();
@@ -120,7 +107,7 @@ TEST_CASE("groups: a mapping where a value belongs, a value where a mapping belo
 TEST_CASE("check-config reads the password file and checks that the key belongs to the certificate",
           "[config][files]") {
   TempDir dir;
-  const std::string d = dir.path;
+  const std::string d = dir.path();
   Config c;
   c.state_dir = d + "/state";
   CHECK(check_named_files(c).empty());  // not there yet: created at start

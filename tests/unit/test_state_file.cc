@@ -11,10 +11,13 @@
 #include <string>
 
 #include "app/state_file.h"
+#include "tests/unit/test_support.h"
 
 namespace fs = std::filesystem;
 using jank::app::SharedState;
 using jank::app::StateFile;
+using jank::test::read_file;
+using jank::test::TempDir;
 
 namespace {
 
@@ -24,56 +27,36 @@ std::size_t open_fds() {
   return n;
 }
 
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "jank-state-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST_CASE("a checkpoint replaces the file whole, a failed one leaves the old file, no temporary file and no open descriptor",
           "[app][state_file]") {
   TempDir dir;
-  const std::string path = dir.path + "/state";
+  const std::string path = dir.path() + "/state";
   std::string error;
   REQUIRE(jank::app::write_atomically(path, "first\n", error));
-  CHECK(read(path) == "first\n");
+  CHECK(read_file(path) == "first\n");
   REQUIRE(jank::app::write_atomically(path, "second\n", error));
-  CHECK(read(path) == "second\n");
+  CHECK(read_file(path) == "second\n");
 
   const std::size_t fds = open_fds();
   // The rename fails: the target is a non-empty directory.
-  const std::string blocked = dir.path + "/blocked";
+  const std::string blocked = dir.path() + "/blocked";
   fs::create_directories(blocked + "/inside");
   CHECK_FALSE(jank::app::write_atomically(blocked, "x", error));
   CHECK(error.find("cannot replace " + blocked) == 0);
   CHECK_FALSE(fs::exists(blocked + ".tmp"));
   // The temporary file cannot be created.
-  CHECK_FALSE(jank::app::write_atomically(dir.path + "/missing/state", "x", error));
+  CHECK_FALSE(jank::app::write_atomically(dir.path() + "/missing/state", "x", error));
   CHECK(error.find("cannot create") == 0);
   CHECK(open_fds() == fds);
-  CHECK(read(path) == "second\n");
+  CHECK(read_file(path) == "second\n");
 }
 
 TEST_CASE("an unreadable state file is set aside and counted, a good one restores devices as disconnected",
           "[app][state_file]") {
   TempDir dir;
-  StateFile file(dir.path + "/sub");
+  StateFile file(dir.path() + "/sub");
   std::string error;
   REQUIRE(file.prepare(error));
   {
@@ -105,8 +88,8 @@ TEST_CASE("an unreadable state file is set aside and counted, a good one restore
 
 TEST_CASE("a state directory that is a file is a clear error", "[app][state_file]") {
   TempDir dir;
-  std::ofstream(dir.path + "/file") << "x";
+  std::ofstream(dir.path() + "/file") << "x";
   std::string error;
-  CHECK_FALSE(StateFile(dir.path + "/file").prepare(error));
-  CHECK(error.find("cannot use state directory " + dir.path + "/file") == 0);
+  CHECK_FALSE(StateFile(dir.path() + "/file").prepare(error));
+  CHECK(error.find("cannot use state directory " + dir.path() + "/file") == 0);
 }
