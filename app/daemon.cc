@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
@@ -17,6 +15,7 @@
 #include "app/sd_notify.h"
 #include "app/shared_state.h"
 #include "app/state_file.h"
+#include "config/files.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
 #include "ingest/device_tracker.h"
@@ -36,28 +35,12 @@ std::int64_t wall_ns() {
       .count();
 }
 
-std::string read_text_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream s;
-  if (ok) s << in.rdbuf();
-  return s.str();
-}
-
+// The password file is read by the same code --check-config uses.
 std::optional<std::pair<std::string, std::string>> read_basic_auth(const config::Config& c, std::string& error) {
   if (!c.basic_auth) return std::nullopt;
-  bool ok = false;
-  std::string password = read_text_file(c.basic_auth->password_file, ok);
-  if (!ok) {
-    error = "cannot read http.basic_auth.password_file " + c.basic_auth->password_file;
-    return std::nullopt;
-  }
-  while (!password.empty() && (password.back() == '\n' || password.back() == '\r')) password.pop_back();
-  if (password.empty()) {
-    error = "http.basic_auth.password_file " + c.basic_auth->password_file + " is empty";
-    return std::nullopt;
-  }
-  return std::make_pair(c.basic_auth->username, password);
+  auto password = config::read_password_file(c.basic_auth->password_file, error);
+  if (!password) return std::nullopt;
+  return std::make_pair(c.basic_auth->username, std::move(*password));
 }
 
 metrics::StoreOptions store_options(const config::Config& c) {
