@@ -254,13 +254,20 @@ TEST_CASE("gfxinfo and framestats metrics match the simulated frames") {
   CHECK(ex.value(series("android_display_refresh_rate_fallback", serial)) == 0);
 }
 
-TEST_CASE("devices of two adb servers at once") {
-  AdbServer adb1, adb2;
-  DevSim sim(janky(2));
+namespace {
+// The first simulated device on one adb server, the second on another.
+void attach_one_each(AdbServer& adb1, AdbServer& adb2, DevSim& sim) {
   adb1.emulator(sim.devices()[0].port);
   adb2.emulator(sim.devices()[1].port);
   REQUIRE(adb1.wait_state(emulator_serial(sim.devices()[0]), "device", 10000ms));
   REQUIRE(adb2.wait_state(emulator_serial(sim.devices()[1]), "device", 10000ms));
+}
+}  // namespace
+
+TEST_CASE("devices of two adb servers at once") {
+  AdbServer adb1, adb2;
+  DevSim sim(janky(2));
+  attach_one_each(adb1, adb2, sim);
   TempDir state;
   Exporter ex({adb1.port(), adb2.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
@@ -272,10 +279,7 @@ TEST_CASE("devices of two adb servers at once") {
 TEST_CASE("an adb server removed by SIGHUP takes its series with it while the other one's stay") {
   AdbServer adb1, adb2;
   DevSim sim(janky(2));
-  adb1.emulator(sim.devices()[0].port);
-  adb2.emulator(sim.devices()[1].port);
-  REQUIRE(adb1.wait_state(emulator_serial(sim.devices()[0]), "device", 10000ms));
-  REQUIRE(adb2.wait_state(emulator_serial(sim.devices()[1]), "device", 10000ms));
+  attach_one_each(adb1, adb2, sim);
   TempDir state, conf_dir;
   const std::string conf = conf_dir.path() + "/c.yaml";
   const std::string first = "127.0.0.1:" + std::to_string(adb1.port());

@@ -16,6 +16,7 @@
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
+#include "tests/unit/test_support.h"
 
 using namespace jank;
 
@@ -143,12 +144,8 @@ TEST_CASE("an address in use is a clear error", "[http]") {
 namespace {
 
 int connect_loopback(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const int fd = jank::test::connect_loopback(port);
+  REQUIRE(fd >= 0);
   return fd;
 }
 
