@@ -18,6 +18,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "app/gfxinfo_poller.h"
+#include "app/log_session.h"
 #include "app/shared_state.h"
 #include "config/config.h"
 #include "ingest/adaptive_deadline.h"
@@ -53,13 +54,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void step_skipwarning(const std::optional<int>& current);
   void step_display();
   void step_processes();
-  void apply_processes(const parsers::ProcessList& list);  // with shared_.mutex held
   void open_logcat();
-  void on_logcat_data(std::string_view bytes);
-  void on_logcat_line(const parsers::LogcatFollower::Line& line);  // with shared_.mutex held
-  void apply_plan();                                               // likewise
-  void after_feed();                                               // likewise
-  void check_continuity(parsers::LogCursor snapshot);
+  void end_streams();
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();
@@ -100,18 +96,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
 
   std::shared_ptr<ingest::DeviceStream> logcat_;
   std::vector<std::shared_ptr<ingest::DeviceStream>> commands_;
-  std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
-  std::unique_ptr<parsers::LogcatStream> stream_;
-  std::unique_ptr<parsers::LogcatFollower> follower_;
-  bool plan_applied_ = false;
-  parsers::LineCounts lines_base_;  // the device's totals before this stream
-  std::int64_t host_now_ns_ = 0;    // when the bytes being fed arrived
-  bool stream_delivered_ = false;     // data since the last liveness probe
-  bool check_running_ = false;        // a continuity check (check_continuity) is out
-  // The stream has not yet passed what the ring held at its start: `ps`
-  // output waits (a reused pid would name older lines wrongly).
-  bool catching_up_ = false;
-  std::optional<parsers::ProcessList> pending_processes_;
+  std::unique_ptr<LogSession> log_;          // one per session
+  bool stream_delivered_ = false;            // data since the last liveness probe
 
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer gfxinfo_timer_;

@@ -1,0 +1,77 @@
+// One log stream of a device session, on the store's side: what the stream
+// found at its start (resume, reboot, logd restart, lines lost) applied with
+// the cursor in one breath, every line passed on counted, the continuity check
+// after a burst, and process listings held back while the stream still reads
+// lines older than them. Knows nothing of sockets: the session feeds it bytes
+// and runs its commands.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "app/shared_state.h"
+#include "config/config.h"
+#include "ingest/device_stream.h"
+#include "parsers/logcat_cursor.h"
+#include "parsers/logcat_stream.h"
+
+namespace jank::app {
+
+class LogSession {
+ public:
+  // The session's command runner: its callback never runs once the session ended.
+  using Run = std::function<void(const std::string& command, std::size_t max_output,
+                                 std::function<void(ingest::ShellResult)> done)>;
+  using Processes = std::vector<std::pair<std::int32_t, std::string>>;
+  using Clock = std::function<std::int64_t()>;  // host wall time, ns
+
+  // Starts from the device's saved cursor; counts one more stream.
+  LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, Run run,
+             Clock host_now);
+  ~LogSession();
+  LogSession(const LogSession&) = delete;
+  LogSession& operator=(const LogSession&) = delete;
+
+  // The script that opens the stream, from where the cursor stands.
+  std::string open_script() const;
+  // Bytes from the stream. False (and `error()`) when the stream cannot be followed.
+  bool feed(std::string_view bytes);
+  const std::string& error() const;
+  // A ring that printed less than its statistics promised (logd pruned in
+  // between) leaves the stream undecided until that buffer logs again; the
+  // session calls this after waiting long enough.
+  void settle_if_undecided();
+  // A process listing: applied now, or once the stream has passed what the
+  // ring held at its start (older lines could name a reused pid wrongly).
+  void processes_listed(Processes running);
+
+ private:
+  void after_feed();  // with the store's lock held, likewise below
+  void apply_plan();
+  void on_line(const parsers::LogcatFollower::Line& line);
+  void apply_processes(const Processes& running);
+  void check_continuity(parsers::LogCursor snapshot);
+
+  std::shared_ptr<const config::Config> config_;
+  std::string serial_;
+  SharedState& shared_;
+  Run run_;
+  Clock host_now_;
+  std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
+  std::unique_ptr<parsers::LogcatStream> stream_;
+  std::unique_ptr<parsers::LogcatFollower> follower_;
+  parsers::LineCounts lines_base_;  // the device's totals before this stream
+  std::int64_t fed_at_ns_ = 0;      // when the bytes being fed arrived
+  bool plan_applied_ = false;
+  bool check_running_ = false;      // a continuity check is out
+  bool catching_up_ = true;         // not yet past what the ring held at the start
+  std::optional<Processes> pending_processes_;
+};
+
+}  // namespace jank::app

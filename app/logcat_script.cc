@@ -1,0 +1,34 @@
+#include "app/logcat_script.h"
+
+#include "ingest/protocol.h"
+
+namespace jank::app {
+namespace {
+
+std::string script(bool dump) {
+  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"};
+  if (dump) args.push_back("-d");
+  return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
+         std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
+}
+
+}  // namespace
+
+const std::vector<std::string>& logcat_buffers() {
+  static const std::vector<std::string> buffers = {"main", "system"};
+  return buffers;
+}
+
+std::string cursor_declaration(const parsers::LogCursor& c) {
+  if (!c.valid) return "";
+  std::string out = "echo jank_exporter:cursor boot=" + (c.boot_id.empty() ? "-" : c.boot_id) +
+                    " logd=" + std::to_string(c.logd_pid);
+  for (const auto& [buffer, b] : c.buffers) out += " " + buffer + "=" + std::to_string(b.index);
+  return out + "; ";
+}
+
+std::string follow_script(const parsers::LogCursor& cursor) { return cursor_declaration(cursor) + script(false); }
+
+std::string ring_dump_script() { return script(true); }
+
+}  // namespace jank::app

@@ -1,0 +1,36 @@
+#include <catch2/catch.hpp>
+
+#include "app/logcat_script.h"
+
+using namespace jank::app;
+
+TEST_CASE("the follow script declares the cursor, then the preamble, then logcat over main and system without -T",
+          "[app][logcat_script]") {
+  jank::parsers::LogCursor cursor;
+  CHECK(cursor_declaration(cursor).empty());  // never read: nothing to declare
+  cursor.valid = true;
+  cursor.boot_id = "6c71b90f-9a16-4a04-96af-03384c204a9d";
+  cursor.logd_pid = 4203;
+  cursor.buffers["main"].index = 321;
+  cursor.buffers["system"].index = 152;
+  CHECK(cursor_declaration(cursor) ==
+        "echo jank_exporter:cursor boot=6c71b90f-9a16-4a04-96af-03384c204a9d logd=4203 main=321 system=152; ");
+  const std::string follow = follow_script(cursor);
+  CHECK(follow.rfind(cursor_declaration(cursor), 0) == 0);
+  const auto boot = follow.find("cat /proc/sys/kernel/random/boot_id");
+  const auto stats = follow.find("logcat -S -b main,system");
+  const auto marker = follow.find("echo " + std::string(kPreambleEnd));
+  const auto stream = follow.find("exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main,system' '-D'");
+  REQUIRE(boot != std::string::npos);
+  REQUIRE(stream != std::string::npos);
+  CHECK(boot < stats);
+  CHECK(stats < marker);
+  CHECK(marker < stream);
+  CHECK(follow.find("'-T'") == std::string::npos);
+  CHECK(follow.find("'-d'") == std::string::npos);  // follows: no dump-and-exit
+
+  const std::string dump = ring_dump_script();
+  CHECK(dump.find("jank_exporter:cursor") == std::string::npos);
+  CHECK(dump.find("'main,system' '-D' '-d'") != std::string::npos);
+  CHECK(logcat_buffers() == std::vector<std::string>{"main", "system"});
+}
