@@ -224,8 +224,7 @@ int saved_cursor(const std::vector<std::string>& lines, const std::string& seria
     const auto t = tokens(lines[i]);
     if (t.size() >= 2 && t[0] == "device") ours = t[1] == "\"" + serial;
     if (!ours || t.empty() || t[0] != "cursor" || t.size() < 5) continue;
-    std::size_t at = 4;
-    if (t[at].front() == '"') ++at;
+    const std::size_t at = 4;  // cursor, valid, "boot id, logd pid, then the buffer count
     const std::size_t n = std::stoull(t.at(at));
     if (t.size() < at + 1 + 3 * n) return -1;
     for (std::size_t k = 0; k < n; ++k) {
