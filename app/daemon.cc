@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "app/device_registry.h"
+#include "app/host_clock.h"
 #include "app/log.h"
 #include "app/sd_notify.h"
 #include "app/shared_state.h"
@@ -29,11 +30,6 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The password file is read by the same code --check-config uses.
 std::optional<std::pair<std::string, std::string>> read_basic_auth(const config::Config& c, std::string& error) {
@@ -71,7 +67,7 @@ class Daemon {
       log_error(error);
       return 1;
     }
-    state_file().restore(shared_, wall_ns());
+    state_file().restore(shared_, clock_.wall_ns());
     if (!start_http()) return 1;
     start_trackers();
     wait_signal();
@@ -130,7 +126,7 @@ class Daemon {
     auto collector = std::make_shared<exporters::StoreCollector>(
         shared_.store,
         // Windows are kept on the host's timeline (metrics/device_clock.h): they end now.
-        [](const metrics::DeviceMetrics&) { return wall_ns(); },
+        [clock = clock_.wall_ns](const metrics::DeviceMetrics&) { return clock(); },
         &shared_.mutex, &shared_.daemon);
     try {
       return std::make_unique<exporters::HttpServer>(
@@ -298,7 +294,7 @@ class Daemon {
     expiry_timer_.expires_after(5s);
     expiry_timer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
-      devices_.expire(*config_, wall_ns());
+      devices_.expire(*config_, clock_.wall_ns());
       schedule_expiry();
     });
   }
@@ -315,12 +311,13 @@ class Daemon {
   }
 
   asio::io_context io_;
+  const HostClock clock_ = HostClock::system();
   DaemonOptions options_;
   std::shared_ptr<const config::Config> config_;
   SharedState shared_;
   std::unique_ptr<exporters::HttpServer> http_;
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
-  DeviceRegistry devices_{io_, shared_};
+  DeviceRegistry devices_{io_, shared_, clock_};
   asio::signal_set signals_;
   asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_;
   SystemdNotifier notifier_;

@@ -4,10 +4,6 @@
 #include <cmath>
 
 #include "app/log.h"
-#include "parsers/display_info.h"
-#include "parsers/names.h"
-#include "parsers/process_list.h"
-#include "parsers/properties.h"
 
 namespace jank::app {
 namespace {
@@ -15,26 +11,20 @@ namespace {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-constexpr std::size_t kSmallOutput = 1 << 20;       // getprop, ps, dumpsys display
 constexpr auto kLivenessInterval = 30s;
-constexpr int kAndroidDefaultSkipwarning = 30;
-
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 
 }  // namespace
 
 DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const config::Config> config,
-                                   ingest::AdbEndpoint endpoint, std::string serial, SharedState& shared)
+                                   ingest::AdbEndpoint endpoint, std::string serial, SharedState& shared,
+                                   HostClock clock)
     : io_(io),
       config_(std::move(config)),
       endpoint_(std::move(endpoint)),
       serial_(std::move(serial)),
       shared_(shared),
-      rng_(std::hash<std::string>{}(serial_) ^ static_cast<std::uint64_t>(wall_ns())),
+      clock_(std::move(clock)),
+      rng_(std::hash<std::string>{}(serial_) ^ static_cast<std::uint64_t>(clock_.wall_ns())),
       deadline_(std::chrono::milliseconds(static_cast<long>(config_->command_timeout_seconds * 1000)),
                 std::chrono::milliseconds(static_cast<long>(config_->command_timeout_max_seconds * 1000))),
       restart_timer_(io),
@@ -73,9 +63,9 @@ void DeviceController::stop() {
   running_ = false;
   end_streams();
   restart_timer_.cancel();
-  with_device([](metrics::Store&, metrics::DeviceMetrics& d) {
+  with_device([now = clock_.wall_ns()](metrics::Store&, metrics::DeviceMetrics& d) {
     d.live.up = false;
-    d.live.down_since_ns = wall_ns();
+    d.live.down_since_ns = now;
   });
 }
 
@@ -89,6 +79,7 @@ void DeviceController::end_streams() {
   gfxinfo_timer_.cancel();
   display_timer_.cancel();
   liveness_timer_.cancel();
+  probes_.reset();
   log_.reset();
   gfxinfo_.reset();
 }
@@ -120,11 +111,11 @@ void DeviceController::restart_session(const std::string& reason) {
 
 void DeviceController::run(const std::string& command, std::size_t max_output,
                            std::function<void(ingest::ShellResult)> done) {
-  const auto started = Clock::now();
+  const auto started = clock_.steady_now();
   const auto deadline = started + command_deadline();
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
                                   guarded([this, started, done = std::move(done)](ingest::ShellResult result) {
-                                    count_command(result, Clock::now() - started);
+                                    count_command(result, clock_.steady_now() - started);
                                     done(std::move(result));
                                   }));
   // Keep handles only for cancellation; finished ones are pruned here.
@@ -134,7 +125,7 @@ void DeviceController::run(const std::string& command, std::size_t max_output,
   commands_.push_back(std::move(stream));
 }
 
-void DeviceController::count_command(const ingest::ShellResult& result, Clock::duration took) {
+void DeviceController::count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took) {
   if (result.error.kind == ingest::AdbErrorKind::timeout) {
     deadline_.on_timeout();
   } else if (!result.error) {
@@ -147,143 +138,48 @@ void DeviceController::count_command(const ingest::ShellResult& result, Clock::d
 }
 
 void DeviceController::step_features() {
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+  const auto deadline =
+      clock_.steady_now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
   ingest::query(io_, endpoint_, ingest::features_request(serial_), deadline,
                 guarded([this](ingest::AdbError error, std::string payload) {
                   if (error) return restart_session("features: " + error.to_string());
                   protocol_ = ingest::shell_protocol_for(ingest::parse_features(payload));
-                  step_properties();
+                  start_probes();
                 }));
 }
 
-void DeviceController::step_properties() {
-  run("getprop", kSmallOutput, [this](ingest::ShellResult r) {
-    if (r.error) return restart_session("getprop: " + r.error.to_string());
-    const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
-    with_device([&](metrics::Store&, metrics::DeviceMetrics& d) {
-      auto put = [&](const char* key, const std::optional<std::string>& v) {
-        if (v) d.live.info[key] = v->substr(0, 256);
-      };
-      put("model", facts.model);
-      put("manufacturer", facts.manufacturer);
-      put("release", facts.release);
-      put("fingerprint", facts.fingerprint);
-      if (facts.sdk) d.live.info["sdk"] = std::to_string(*facts.sdk);
-    });
-    step_skipwarning(facts.choreographer_skipwarning);
-  });
-}
-
-// Choreographer reads debug.choreographer.skipwarning once, when the class is
-// initialised in zygote; apps forked from it keep that value. So the value set
-// here only takes effect once zygote restarts (root, opt-in) or the property
-// was set before zygote started. The gauge reports what is known, not hoped.
-void DeviceController::step_skipwarning(const std::optional<int>& current) {
-  const int desired = config_->skipwarning_frames;
-  auto set_threshold = [this](int frames) {
-    with_device([&](metrics::Store&, metrics::DeviceMetrics& d) { d.live.skip_threshold_frames = frames; });
+RunCommand DeviceController::runner() {
+  return [this](const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done) {
+    run(command, max_output, std::move(done));
   };
-  auto next = [this] {
-    step_display();
-    step_processes();
-    open_logcat();
-    // Soon after the start: by then the first skips name the apps worth polling.
-    gfxinfo_ = std::make_unique<GfxinfoPoller>(
-        config_, serial_, shared_,
-        [this](const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done) {
-          run(command, max_output, std::move(done));
-        },
-        [this](std::chrono::milliseconds delay, std::function<void()> then) {
-          gfxinfo_timer_.expires_after(delay);
-          gfxinfo_timer_.async_wait(guarded_timer(std::move(then)));
-        });
-    gfxinfo_->start(std::chrono::milliseconds(2000));
-    schedule_liveness();
+}
+
+RunAfter DeviceController::timer(asio::steady_timer& t) {
+  return [this, &t](std::chrono::milliseconds delay, std::function<void()> then) {
+    t.expires_after(delay);
+    t.async_wait(guarded_timer(std::move(then)));
   };
-  if (current == desired) {
-    // Already set, by an earlier run of ours: with restart_zygote that run
-    // restarted zygote after setting it; never restart it again.
-    set_threshold(config_->restart_zygote ? desired : kAndroidDefaultSkipwarning);
-    return next();
-  }
-  set_threshold(kAndroidDefaultSkipwarning);
-  run(ingest::quote_args({"setprop", "debug.choreographer.skipwarning", std::to_string(desired)}), 4096,
-      [this, desired, set_threshold, next](ingest::ShellResult r) {
-        if (r.error || (r.exit_code && *r.exit_code != 0)) {
-          log_warning("device " + serial_ + ": setprop debug.choreographer.skipwarning failed");
-          return next();
-        }
-        if (!config_->restart_zygote) return next();
-        run("id -u", 64, [this, desired, set_threshold, next](ingest::ShellResult id) {
-          if (id.error || id.output.substr(0, 1) != "0") {
-            log_warning("device " + serial_ + ": choreographer.restart_zygote needs root (adb root); not restarted");
-            return next();
-          }
-          run(ingest::quote_args({"setprop", "ctl.restart", "zygote"}), 4096,
-              [this, desired, set_threshold, next](ingest::ShellResult z) {
-                if (!z.error && (!z.exit_code || *z.exit_code == 0)) {
-                  log_info("device " + serial_ + ": zygote restarted, every app now logs skips of " +
-                           std::to_string(desired) + "+ frames");
-                  set_threshold(desired);
-                }
-                next();
-              });
-        });
-      });
 }
 
-void DeviceController::step_processes() {
-  run("ps -A", kSmallOutput, [this](ingest::ShellResult r) {
-    if (r.error) return;
-    const parsers::ProcessList list = parsers::parse_process_list(r.output);
-    if (list.processes.size() < 3 && !r.output.empty()) return;  // pre-O "ps -A" lists nothing useful
-    LogSession::Processes running;
-    for (const auto& p : list.processes) {
-      if (!p.kernel_thread && p.pid >= 0) running.emplace_back(p.pid, p.name);
-    }
-    if (log_) log_->processes_listed(std::move(running));
-  });
+void DeviceController::start_probes() {
+  probes_ = std::make_unique<DeviceProbes>(config_, serial_, shared_, runner(), timer(display_timer_),
+                                           [this](metrics::ProcessListing running) {
+                                             if (log_) log_->processes_listed(std::move(running));
+                                           });
+  probes_->start([this] { follow(); }, [this](const std::string& reason) { restart_session(reason); });
 }
 
-void DeviceController::step_display() {
-  run("dumpsys display", kSmallOutput, [this](ingest::ShellResult r) {
-    std::optional<parsers::RefreshRate> rate;
-    if (!r.error) rate = parsers::parse_display_refresh_rate(r.output);
-    auto apply = [this](std::optional<parsers::RefreshRate> found) {
-      with_device([&](metrics::Store&, metrics::DeviceMetrics& d) {
-        if (found) {
-          d.refresh_hz = found->hz;
-          d.refresh_is_fallback = false;
-        } else {
-          d.refresh_hz = config_->default_refresh_rate_hertz;
-          d.refresh_is_fallback = true;
-        }
-      });
-    };
-    if (rate) {
-      apply(rate);
-    } else {
-      // Older releases and some vendors only say it in SurfaceFlinger's dump.
-      run("dumpsys SurfaceFlinger", 4 * kSmallOutput, [apply](ingest::ShellResult sf) {
-        apply(sf.error ? std::nullopt : parsers::parse_surfaceflinger_refresh_rate(sf.output));
-      });
-    }
-    display_timer_.expires_after(
-        std::chrono::milliseconds(static_cast<long>(config_->display_poll_interval_seconds * 1000)));
-    display_timer_.async_wait(guarded_timer([this] {
-      step_display();
-      step_processes();
-    }));
-  });
+void DeviceController::follow() {
+  open_logcat();
+  // Soon after the start: by then the first skips name the apps worth polling.
+  gfxinfo_ = std::make_unique<GfxinfoPoller>(config_, serial_, shared_, runner(), timer(gfxinfo_timer_),
+                                             clock_.wall_ns);
+  gfxinfo_->start(std::chrono::milliseconds(2000));
+  schedule_liveness();
 }
 
 void DeviceController::open_logcat() {
-  log_ = std::make_unique<LogSession>(
-      config_, serial_, shared_,
-      [this](const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done) {
-        run(command, max_output, std::move(done));
-      },
-      wall_ns);
+  log_ = std::make_unique<LogSession>(config_, serial_, shared_, runner(), clock_.wall_ns);
   ingest::StreamCallbacks callbacks;
   callbacks.on_data = guarded([this](std::string_view bytes) {
     backoff_.reset();  // data flows: the device is healthy
@@ -299,7 +195,7 @@ void DeviceController::open_logcat() {
   ingest::StreamOptions stream_options;
   stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, log_->open_script(),
-                                       Clock::now() + open_within, std::move(callbacks), stream_options);
+                                       clock_.steady_now() + open_within, std::move(callbacks), stream_options);
 }
 
 void DeviceController::schedule_liveness() {

@@ -1,8 +1,9 @@
-// One followed device: facts, refresh rate, the skip-warning threshold, a
-// long-lived logcat stream resumed exactly after the last counted line
-// (parsers/logcat_cursor.h), and a gfxinfo/framestats poller. Everything runs
-// on the io_context; every device command has a deadline that adapts to a
-// slow device, so a wedged device only stalls itself.
+// One followed device's session lifecycle: it composes the probes (facts,
+// skip-warning, refresh rate, processes: app/device_probes.h), the log stream
+// (app/log_session.h) and the gfxinfo poller (app/gfxinfo_poller.h), runs
+// their commands with deadlines that adapt to a slow device, checks the
+// device is alive, and starts over after a backoff when the session fails.
+// Everything runs on the io_context, so a wedged device only stalls itself.
 #pragma once
 
 #include <chrono>
@@ -17,7 +18,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "app/device_probes.h"
 #include "app/gfxinfo_poller.h"
+#include "app/host_clock.h"
 #include "app/log_session.h"
 #include "app/shared_state.h"
 #include "config/config.h"
@@ -26,16 +29,13 @@
 #include "ingest/device_stream.h"
 #include "ingest/endpoint.h"
 #include "ingest/protocol.h"
-#include "parsers/logcat_cursor.h"
-#include "parsers/logcat_stream.h"
-#include "parsers/process_list.h"
 
 namespace jank::app {
 
 class DeviceController : public std::enable_shared_from_this<DeviceController> {
  public:
   DeviceController(boost::asio::io_context& io, std::shared_ptr<const config::Config> config,
-                   ingest::AdbEndpoint endpoint, std::string serial, SharedState& shared);
+                   ingest::AdbEndpoint endpoint, std::string serial, SharedState& shared, HostClock clock);
   ~DeviceController();
 
   void start();
@@ -45,21 +45,20 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   const ingest::AdbEndpoint& endpoint() const { return endpoint_; }
 
  private:
-  using Clock = std::chrono::steady_clock;
   void begin_session();
   void restart_session(const std::string& reason);
   void run(const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done);
   void step_features();
-  void step_properties();
-  void step_skipwarning(const std::optional<int>& current);
-  void step_display();
-  void step_processes();
+  void start_probes();
+  void follow();  // the log stream, the gfxinfo poller, the liveness probe
   void open_logcat();
   void end_streams();
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();
   void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
+  RunCommand runner();
+  RunAfter timer(boost::asio::steady_timer& t);
   template <typename F>
   void with_device(F&& f);
   // `f`, made to run only while this session lives: not once the controller
@@ -85,6 +84,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   ingest::AdbEndpoint endpoint_;
   std::string serial_;
   SharedState& shared_;
+  HostClock clock_;
 
   bool running_ = false;
   std::uint64_t generation_ = 0;  // bumps on every session; stale callbacks compare it
@@ -96,6 +96,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
 
   std::shared_ptr<ingest::DeviceStream> logcat_;
   std::vector<std::shared_ptr<ingest::DeviceStream>> commands_;
+  std::unique_ptr<DeviceProbes> probes_;     // one per session
   std::unique_ptr<LogSession> log_;          // one per session
   bool stream_delivered_ = false;            // data since the last liveness probe
 

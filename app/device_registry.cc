@@ -2,18 +2,10 @@
 
 #include <fnmatch.h>
 
-#include <chrono>
-
 #include "app/device_controller.h"
 #include "app/log.h"
 
 namespace jank::app {
-namespace {
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 bool serial_selected(const config::Config& c, const std::string& serial) {
   auto matches = [&](const std::vector<std::string>& globs) {
@@ -56,7 +48,8 @@ std::vector<std::string> devices_past_grace(const metrics::Store& store, std::in
   return gone;
 }
 
-DeviceRegistry::DeviceRegistry(boost::asio::io_context& io, SharedState& shared) : io_(io), shared_(shared) {}
+DeviceRegistry::DeviceRegistry(boost::asio::io_context& io, SharedState& shared, HostClock clock)
+    : io_(io), shared_(shared), clock_(std::move(clock)) {}
 
 DeviceRegistry::~DeviceRegistry() { stop_all(); }
 
@@ -78,12 +71,12 @@ void DeviceRegistry::on_device_event(const std::shared_ptr<const config::Config>
     controllers_.erase(it);
   }
   if (route.start) {
-    auto c = std::make_shared<DeviceController>(io_, config, endpoint, e.serial, shared_);
+    auto c = std::make_shared<DeviceController>(io_, config, endpoint, e.serial, shared_, clock_);
     controllers_.emplace(e.serial, c);
     log_info("device " + e.serial + " online (" + e.info.model + ")");
     c->start();
   }
-  if (route.note_absent && selected) note_absent_state(e, wall_ns());
+  if (route.note_absent && selected) note_absent_state(e, clock_.wall_ns());
 }
 
 void DeviceRegistry::note_absent_state(const ingest::DeviceEvent& e, std::int64_t now_ns) {

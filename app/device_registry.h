@@ -13,6 +13,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "app/host_clock.h"
 #include "app/shared_state.h"
 #include "config/config.h"
 #include "ingest/endpoint.h"
@@ -42,7 +43,7 @@ std::vector<std::string> devices_past_grace(const metrics::Store& store, std::in
 
 class DeviceRegistry {
  public:
-  DeviceRegistry(boost::asio::io_context& io, SharedState& shared);
+  DeviceRegistry(boost::asio::io_context& io, SharedState& shared, HostClock clock);
   ~DeviceRegistry();
 
   void on_device_event(const std::shared_ptr<const config::Config>& config, const ingest::AdbEndpoint& endpoint,
@@ -56,6 +57,7 @@ class DeviceRegistry {
 
   boost::asio::io_context& io_;
   SharedState& shared_;
+  HostClock clock_;
   std::map<std::string, std::shared_ptr<DeviceController>> controllers_;
 };
 

@@ -13,11 +13,6 @@ namespace {
 constexpr std::size_t kWindowOutput = 4 << 20;   // dumpsys window displays
 constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few hundred KiB
 
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
@@ -40,12 +35,13 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
 }
 
 GfxinfoPoller::GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                             Run run, After after)
+                             RunCommand run, RunAfter after, std::function<std::int64_t()> host_now)
     : config_(std::move(config)),
       serial_(std::move(serial)),
       shared_(shared),
       run_(std::move(run)),
-      after_(std::move(after)) {}
+      after_(std::move(after)),
+      host_now_(std::move(host_now)) {}
 
 void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
   after_(first_round, [this] { round(); });
@@ -95,7 +91,7 @@ void GfxinfoPoller::poll_next() {
                return it == d.packages.end() ? 0 : it->second.framestats.overflows();
              };
              const std::uint64_t before = overflows();
-             shared_.store.set_host_time(wall_ns());
+             shared_.store.set_host_time(host_now_());
              shared_.store.record_gfxinfo(d, dump);
              if (overflows() > before) overflow_seen_ = true;
            }

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "app/session_io.h"
 #include "app/shared_state.h"
 #include "config/config.h"
-#include "ingest/device_stream.h"
 
 namespace jank::app {
 
@@ -26,14 +26,9 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
 
 class GfxinfoPoller {
  public:
-  // The session's command runner (deadline, output cap, accounting; the
-  // callback never runs once the session ended) and its timer.
-  using Run = std::function<void(const std::string& command, std::size_t max_output,
-                                 std::function<void(ingest::ShellResult)> done)>;
-  using After = std::function<void(std::chrono::milliseconds delay, std::function<void()> then)>;
-
-  GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, Run run,
-                After after);
+  // `host_now`: the host's wall time (ns), stamped on the samples polled.
+  GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
+                RunCommand run, RunAfter after, std::function<std::int64_t()> host_now);
   void start(std::chrono::milliseconds first_round);
 
  private:
@@ -43,8 +38,9 @@ class GfxinfoPoller {
   std::shared_ptr<const config::Config> config_;
   std::string serial_;
   SharedState& shared_;
-  Run run_;
-  After after_;
+  RunCommand run_;
+  RunAfter after_;
+  std::function<std::int64_t()> host_now_;
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;
   std::optional<std::string> foreground_;

@@ -7,7 +7,7 @@
 
 namespace jank::app {
 
-LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, Run run,
+LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
                        Clock host_now)
     : config_(std::move(config)),
       serial_(std::move(serial)),
@@ -71,7 +71,7 @@ void LogSession::settle_if_undecided() {
   }
 }
 
-void LogSession::processes_listed(Processes running) {
+void LogSession::processes_listed(metrics::ProcessListing running) {
   std::lock_guard<std::mutex> lock(shared_.mutex);
   if (catching_up_) {
     pending_processes_ = std::move(running);
@@ -80,7 +80,7 @@ void LogSession::processes_listed(Processes running) {
   }
 }
 
-void LogSession::apply_processes(const Processes& running) {
+void LogSession::apply_processes(const metrics::ProcessListing& running) {
   shared_.store.set_host_time(host_now_());
   shared_.store.record_process_list(shared_.store.device(serial_), running);
 }

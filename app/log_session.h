@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/session_io.h"
 #include "app/shared_state.h"
 #include "config/config.h"
 #include "ingest/device_stream.h"
@@ -25,14 +26,10 @@ namespace jank::app {
 
 class LogSession {
  public:
-  // The session's command runner: its callback never runs once the session ended.
-  using Run = std::function<void(const std::string& command, std::size_t max_output,
-                                 std::function<void(ingest::ShellResult)> done)>;
-  using Processes = std::vector<std::pair<std::int32_t, std::string>>;
   using Clock = std::function<std::int64_t()>;  // host wall time, ns
 
   // Starts from the device's saved cursor; counts one more stream.
-  LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, Run run,
+  LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
              Clock host_now);
   ~LogSession();
   LogSession(const LogSession&) = delete;
@@ -49,19 +46,19 @@ class LogSession {
   void settle_if_undecided();
   // A process listing: applied now, or once the stream has passed what the
   // ring held at its start (older lines could name a reused pid wrongly).
-  void processes_listed(Processes running);
+  void processes_listed(metrics::ProcessListing running);
 
  private:
   void after_feed();  // with the store's lock held, likewise below
   void apply_plan();
   void on_line(const parsers::LogcatFollower::Line& line);
-  void apply_processes(const Processes& running);
+  void apply_processes(const metrics::ProcessListing& running);
   void check_continuity(parsers::LogCursor snapshot);
 
   std::shared_ptr<const config::Config> config_;
   std::string serial_;
   SharedState& shared_;
-  Run run_;
+  RunCommand run_;
   Clock host_now_;
   std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
   std::unique_ptr<parsers::LogcatStream> stream_;
@@ -71,7 +68,7 @@ class LogSession {
   bool plan_applied_ = false;
   bool check_running_ = false;      // a continuity check is out
   bool catching_up_ = true;         // not yet past what the ring held at the start
-  std::optional<Processes> pending_processes_;
+  std::optional<metrics::ProcessListing> pending_processes_;
 };
 
 }  // namespace jank::app

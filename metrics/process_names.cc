@@ -45,7 +45,7 @@ void ProcessNames::died(std::int32_t pid) {
   unlisted_.erase(pid);
 }
 
-void ProcessNames::listed(const std::vector<std::pair<std::int32_t, std::string>>& processes) {
+void ProcessNames::listed(const ProcessListing& processes) {
   ++listings_;
   std::unordered_set<std::int32_t> seen;
   seen.reserve(processes.size());

@@ -17,6 +17,9 @@
 
 namespace jank::metrics {
 
+// A process listing: (pid, name) per running user process.
+using ProcessListing = std::vector<std::pair<std::int32_t, std::string>>;
+
 class ProcessNames {
  public:
   explicit ProcessNames(std::size_t capacity = 65536) : capacity_(capacity) {}
@@ -31,7 +34,7 @@ class ProcessNames {
   void died(std::int32_t pid);
   // A process listing: listed pids take their listed name (a reused pid
   // included); pids it leaves out are forgotten at the second listing after.
-  void listed(const std::vector<std::pair<std::int32_t, std::string>>& processes);
+  void listed(const ProcessListing& processes);
   // A new boot: every pid of the old one is meaningless.
   void clear();
 

@@ -150,7 +150,7 @@ void Store::record_process(DeviceMetrics& device, const parsers::ProcessEvent& e
 }
 
 void Store::record_process_list(DeviceMetrics& device,
-                                const std::vector<std::pair<std::int32_t, std::string>>& processes) {
+                                const ProcessListing& processes) {
   device.pid_names.listed(processes);
   mark_running_packages_alive(device);
 }

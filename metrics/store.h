@@ -144,7 +144,7 @@ class Store {
   void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
   // A process listing (ps) of the device, then its running packages marked alive.
-  void record_process_list(DeviceMetrics& device, const std::vector<std::pair<std::int32_t, std::string>>& processes);
+  void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 

@@ -1,0 +1,22 @@
+// How a device session's parts reach the device and time: the session hands
+// each part its command runner and its timer, so a part never holds a socket
+// and never outlives the session's callbacks.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "ingest/device_stream.h"
+
+namespace jank::app {
+
+// Runs a shell command with the session's deadline, output cap and
+// accounting; `done` never runs once the session ended.
+using RunCommand = std::function<void(const std::string& command, std::size_t max_output,
+                                      std::function<void(ingest::ShellResult)> done)>;
+// Runs `then` after `delay` on the session's timer (one wait at a time per part).
+using RunAfter = std::function<void(std::chrono::milliseconds delay, std::function<void()> then)>;
+
+}  // namespace jank::app
