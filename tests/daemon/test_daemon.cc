@@ -87,6 +87,30 @@ Totals settle(const Exporter& ex, const DevSim& sim, const Totals& base, const T
   return got;
 }
 
+// Skip lines each simulated device has logged so far (the simulator's truth).
+std::map<std::string, std::uint64_t> skip_lines_by_device(DevSim& sim) {
+  std::map<std::string, std::uint64_t> out;
+  const Json truth = sim.truth();
+  for (const Json& dev : truth["devices"].arr) {
+    for (const Json& a : dev["apps"].arr) out[dev["name"].str] += a["skip_lines"].u64();
+  }
+  return out;
+}
+
+// Waits until every device has logged `lines` more skip lines than now: the
+// scenario runs for an amount of activity the simulator vouches for, not for
+// a time that means less on a loaded machine.
+void until_each_device_logs(DevSim& sim, std::uint64_t lines) {
+  const auto start = skip_lines_by_device(sim);
+  REQUIRE(wait_until([&] {
+    const auto now = skip_lines_by_device(sim);
+    for (const auto& [name, n] : start) {
+      if (now.at(name) < n + lines) return false;
+    }
+    return true;
+  }, 30000ms, 100ms));
+}
+
 // A private adb server with simulated devices attached while paused, so
 // that the ground truth at the start is known exactly.
 struct PausedFarm {
@@ -120,7 +144,7 @@ TEST_CASE("exported skipped frames equal the simulator's ground truth per device
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
 
   farm.resume();
-  std::this_thread::sleep_for(6s);
+  until_each_device_logs(sim, 9);
   const Totals expected = farm.pause_and_expect();
   double total = 0;
   for (const auto& [k, v] : expected) total += v;
@@ -155,13 +179,13 @@ TEST_CASE("kill -9 and a restart on the same state dir keep exact totals") {
     Exporter ex({farm.adb.port()}, state.path(), {"--config", conf});
     REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
     farm.resume();
-    std::this_thread::sleep_for(3500ms);
+    until_each_device_logs(sim, 5);
     ex.kill9();  // lines counted after the last checkpoint must be counted again, once
   }
-  std::this_thread::sleep_for(1500ms);  // the devices keep logging while no exporter runs
+  until_each_device_logs(sim, 2);  // the devices keep logging while no exporter runs
   Exporter again({farm.adb.port()}, state.path(), {"--config", conf});
   REQUIRE(wait_until([&] { return all_streaming(again, sim); }, 20000ms));
-  std::this_thread::sleep_for(2s);
+  until_each_device_logs(sim, 3);
   const Totals expected = farm.pause_and_expect();
   const Totals got = settle(again, sim, {}, expected);
   INFO(again.log());
@@ -179,7 +203,7 @@ TEST_CASE("unplug replug and kick lose and double nothing") {
   Exporter ex({farm.adb.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
   farm.resume();
-  std::this_thread::sleep_for(2s);
+  until_each_device_logs(sim, 3);
   const auto& d0 = sim.devices()[0];
   const auto& d1 = sim.devices()[1];
   REQUIRE(sim.control("unplug " + d0.name + " 2").rfind("OK", 0) == 0);  // back by itself after 2 s
@@ -187,7 +211,7 @@ TEST_CASE("unplug replug and kick lose and double nothing") {
   // The emulator transport disappears, then comes back; the exporter follows.
   REQUIRE(wait_until([&] { return ex.value(series("android_device_up", emulator_serial(d0))) == 0; }, 10000ms, 100ms));
   REQUIRE(wait_until([&] { return all_streaming(ex, sim, 2); }, 30000ms));
-  std::this_thread::sleep_for(2s);
+  until_each_device_logs(sim, 3);
   const Totals expected = farm.pause_and_expect();
   const Totals got = settle(ex, sim, {}, expected);
   INFO(ex.log());
@@ -378,7 +402,7 @@ TEST_CASE("a pre-N device without shell v2 is followed exactly too") {
   Exporter ex({farm.adb.port()}, state.path());
   REQUIRE(wait_until([&] { return all_streaming(ex, sim); }, 20000ms));
   farm.resume();
-  std::this_thread::sleep_for(4s);
+  until_each_device_logs(sim, 6);
   const Totals expected = farm.pause_and_expect();
   const Totals got = settle(ex, sim, {}, expected);
   INFO(ex.log());
@@ -409,13 +433,18 @@ TEST_CASE("a log buffer wrap while away is reported as a resume gap and nothing 
   const auto& d = sim.devices()[0];
   const std::string serial = emulator_serial(d);
   REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
-  std::this_thread::sleep_for(2s);
+  until_each_device_logs(sim, 3);
   REQUIRE(sim.control("unplug " + d.name).rfind("OK", 0) == 0);
   REQUIRE(wait_until([&] { return ex.value(series("android_device_up", serial)) == 0; }, 10000ms, 100ms));
-  std::this_thread::sleep_for(3s);  // ~4500 lines: the 64 KiB buffer wraps several times
+  // Away until the 64 KiB ring has dropped lines the exporter never read.
+  REQUIRE(wait_until([&] {
+    std::uint64_t lost = 0;
+    skip_lines(lost);
+    return lost > lost_before + 10;
+  }, 30000ms, 100ms));
   REQUIRE(sim.control("replug " + d.name).rfind("OK", 0) == 0);
   REQUIRE(wait_until([&] { return all_streaming(ex, sim, 2); }, 30000ms));
-  std::this_thread::sleep_for(2s);
+  until_each_device_logs(sim, 3);
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   std::uint64_t lost_after = 0;
   const std::uint64_t lines_after = skip_lines(lost_after);
@@ -453,6 +482,6 @@ TEST_CASE("include and exclude globs choose the devices followed") {
   REQUIRE(wait_until([&] {
     return ex.value(series("android_device_up", s0)) == 1 && ex.value(series("android_device_up", s2)) == 1;
   }, 20000ms, 200ms));
-  std::this_thread::sleep_for(1s);
+  // All three were in the exporter's first device list: routed together.
   CHECK(std::isnan(ex.value(series("android_device_up", s1))));
 }

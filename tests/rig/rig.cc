@@ -341,6 +341,12 @@ RunResult AdbServer::adb(const std::vector<std::string>& args, ms timeout) const
   return run(argv, env(), timeout);
 }
 
+ChildProcess AdbServer::adb_background(const std::vector<std::string>& args, const std::string& output_path) const {
+  std::vector<std::string> argv = {adb_program(), "-P", std::to_string(port_)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return ChildProcess(argv, env(), output_path);
+}
+
 std::string AdbServer::connect(const std::string& host_port) const {
   HostReply r = host_request(port_, "host:connect:" + host_port, true, 15000ms);
   return r.text;

@@ -102,6 +102,9 @@ class AdbServer {
   std::vector<std::string> env() const;
   // The real adb client against this server: adb -P PORT ARGS…
   RunResult adb(const std::vector<std::string>& args, ms timeout = 20000ms) const;
+  // The same client left running (a streaming logcat), its stdout and stderr
+  // written to `output_path` as they come, so a test can wait on what arrived.
+  ChildProcess adb_background(const std::vector<std::string>& args, const std::string& output_path) const;
   std::string connect(const std::string& host_port) const;  // host:connect reply text
   void emulator(std::uint16_t port) const;                   // host:emulator:PORT
   std::map<std::string, std::string> devices() const;        // serial → state (host:devices)
