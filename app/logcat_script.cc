@@ -1,5 +1,7 @@
 #include "app/logcat_script.h"
 
+#include <cstdio>
+
 #include "ingest/protocol.h"
 
 namespace jank::app {
@@ -23,7 +25,14 @@ std::string cursor_declaration(const parsers::LogCursor& c) {
   if (!c.valid) return "";
   std::string out = "echo jank_exporter:cursor boot=" + (c.boot_id.empty() ? "-" : c.boot_id) +
                     " logd=" + std::to_string(c.logd_pid);
-  for (const auto& [buffer, b] : c.buffers) out += " " + buffer + "=" + std::to_string(b.index);
+  for (const auto& [buffer, b] : c.buffers) {
+    out += " " + buffer + "=" + std::to_string(b.index);
+    if (b.last_hash != 0) {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(b.last_hash));
+      out += std::string(":") + hex;
+    }
+  }
   return out + "; ";
 }
 

@@ -20,7 +20,8 @@ inline constexpr std::string_view kPreambleEnd = "jank_exporter:logcat-snapshot-
 // The whole ring is at most a few MiB on a device set to large buffers.
 inline constexpr std::size_t kRingDumpOutput = 64 << 20;
 
-// "echo jank_exporter:cursor boot=<id> logd=<pid> main=<n> system=<n>; ", or
+// "echo jank_exporter:cursor boot=<id> logd=<pid> main=<n>:<hash> system=<n>:<hash>; "
+// (the hash of the last counted entry's first line, 16 hex digits, when known), or
 // "" for an invalid cursor: where the stream starts, for whoever reads the
 // device's shell history (the simulator's truth too). Numbers and a checked
 // boot id only. Printed, it is one more preamble line, ignored.

@@ -114,40 +114,29 @@ std::string Device::new_boot_id() {
   return id;
 }
 
-void Device::uncounted(Uncounted kind, const LogEntry& e) {
+void Device::uncounted(Uncounted kind, LogId id, const Gone& g) {
   if (kind == Uncounted::pending) {
-    // A loss the reader can only learn of from logd's statistics: it is
-    // lost once it asks, unknown if this logd is gone before it does.
-    ++pending_.lines;
-    if (e.app >= 0) {
-      auto& a = pending_.apps[e.app];
-      if (e.skipped > 0) ++a[0], a[1] += e.skipped;
-      if (e.davey) ++a[2];
-    }
+    if (reader_[static_cast<std::size_t>(id)].pending.emplace(g.index, g).second) ++pending_lines_;
     return;
   }
   const bool lost = kind == Uncounted::lost;
   ++(lost ? reader_lost_lines_ : reader_unknown_lines_);
-  if (e.app < 0 || static_cast<std::size_t>(e.app) >= apps_.size()) return;
-  AppTruth& t = apps_[static_cast<std::size_t>(e.app)].truth;
-  if (e.skipped > 0) {
+  if (g.app < 0 || static_cast<std::size_t>(g.app) >= apps_.size()) return;
+  AppTruth& t = apps_[static_cast<std::size_t>(g.app)].truth;
+  if (g.skipped > 0) {
     ++(lost ? t.reader_lost_skip_lines : t.reader_unknown_skip_lines);
-    (lost ? t.reader_lost_skipped_frames : t.reader_unknown_skipped_frames) += e.skipped;
+    (lost ? t.reader_lost_skipped_frames : t.reader_unknown_skipped_frames) += g.skipped;
   }
-  if (e.davey) ++(lost ? t.reader_lost_davey : t.reader_unknown_davey);
+  if (g.davey) ++(lost ? t.reader_lost_davey : t.reader_unknown_davey);
 }
 
 void Device::settle_pending(Uncounted kind) {
-  const bool lost = kind == Uncounted::lost;
-  (lost ? reader_lost_lines_ : reader_unknown_lines_) += pending_.lines;
-  for (const auto& [app, n] : pending_.apps) {
-    if (app < 0 || static_cast<std::size_t>(app) >= apps_.size()) continue;
-    AppTruth& t = apps_[static_cast<std::size_t>(app)].truth;
-    (lost ? t.reader_lost_skip_lines : t.reader_unknown_skip_lines) += n[0];
-    (lost ? t.reader_lost_skipped_frames : t.reader_unknown_skipped_frames) += n[1];
-    (lost ? t.reader_lost_davey : t.reader_unknown_davey) += n[2];
+  for (std::size_t i = 0; i < kLogIdCount; ++i) {
+    auto& pending = reader_[i].pending;
+    for (const auto& [index, g] : pending) uncounted(kind, static_cast<LogId>(i), g);
+    pending.clear();
   }
-  pending_ = {};
+  pending_lines_ = 0;
 }
 
 void Device::statistics_read() { settle_pending(Uncounted::lost); }
@@ -159,11 +148,58 @@ void Device::dropped(const LogEntry& e, DropReason why) {
   }
   ReaderBuffer& r = reader_[static_cast<std::size_t>(e.id)];
   if (!r.seen) return;  // before first sight everything is history
-  if (e.index > r.read_upto) return uncounted(Uncounted::pending, e);
-  // Read already; remembered in case the reader rolls back past it. A reader
-  // going back further than this many dropped entries is not modelled.
-  r.gone.push_back(Gone{e.index, e.app, e.skipped, e.davey});
+  const Gone g{e.index, e.app, e.skipped, e.davey};
+  if (e.index > r.read_upto) {
+    // On its way to the host already: read if the host takes it.
+    if (r.in_flight.contains(e.index)) {
+      r.dropped_in_flight.emplace(e.index, g);
+      return;
+    }
+    return uncounted(Uncounted::pending, e.id, g);
+  }
+  remember_gone(r, g);
+}
+
+// Read already; remembered in case the reader rolls back past it. A reader
+// going back further than this many dropped entries is not modelled.
+void Device::remember_gone(ReaderBuffer& r, const Gone& g) {
+  if (r.gone.empty() || r.gone.back().index < g.index) {
+    r.gone.push_back(g);
+  } else {
+    r.gone.insert(std::upper_bound(r.gone.begin(), r.gone.end(), g.index,
+                                   [](std::uint64_t i, const Gone& x) { return i < x.index; }),
+                  g);
+  }
   if (r.gone.size() > (1u << 18)) r.gone.pop_front();
+}
+
+void Device::note_in_flight(std::uint64_t gen, LogId id, std::uint64_t index, std::uint64_t first_line_hash) {
+  if (gen != logd_gen_) return;
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  ++r.in_flight[index];
+  r.sent_upto = std::max(r.sent_upto, index);
+  if (first_line_hash == 0) return;
+  if (r.sent_by_hash.insert_or_assign(first_line_hash, index).second) r.sent_hashes.push_back(first_line_hash);
+  if (r.sent_hashes.size() > (1u << 16)) {
+    r.sent_by_hash.erase(r.sent_hashes.front());
+    r.sent_hashes.pop_front();
+  }
+}
+
+void Device::note_undelivered(std::uint64_t gen, LogId id, std::uint64_t index) {
+  if (gen != logd_gen_) return;
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  const auto it = r.in_flight.find(index);
+  if (it == r.in_flight.end() || --it->second > 0) return;
+  r.in_flight.erase(it);
+  const auto d = r.dropped_in_flight.find(index);
+  if (d == r.dropped_in_flight.end()) return;
+  if (index > r.read_upto) {
+    uncounted(Uncounted::pending, id, d->second);
+  } else {
+    remember_gone(r, d->second);
+  }
+  r.dropped_in_flight.erase(d);
 }
 
 void Device::reader_follow(LogMask mask) {
@@ -185,8 +221,15 @@ void Device::reader_follow(LogMask mask) {
 
 void Device::note_read(std::uint64_t gen, LogId id, std::uint64_t index) {
   ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
-  if (gen != logd_gen_ || !r.seen) return;  // an old logd's index means nothing now
+  if (gen != logd_gen_) return;  // an old logd's index means nothing now
+  if (const auto it = r.in_flight.find(index); it != r.in_flight.end() && --it->second == 0) r.in_flight.erase(it);
+  if (!r.seen) return;
   r.read_upto = std::max(r.read_upto, index);
+  // Entries dropped on their way that the host has now taken were read.
+  while (!r.dropped_in_flight.empty() && r.dropped_in_flight.begin()->first <= r.read_upto) {
+    remember_gone(r, r.dropped_in_flight.begin()->second);
+    r.dropped_in_flight.erase(r.dropped_in_flight.begin());
+  }
 }
 
 bool Device::reader_rollback(LogId id, std::uint64_t index) {
@@ -197,16 +240,37 @@ bool Device::reader_rollback(LogId id, std::uint64_t index) {
   if (index >= r.read_upto) return true;
   // Read, then dropped, now wanted again: gone for good.
   while (!r.gone.empty() && r.gone.back().index > index) {
-    const Gone& g = r.gone.back();
-    LogEntry e;
-    e.app = g.app;
-    e.skipped = g.skipped;
-    e.davey = g.davey;
-    uncounted(Uncounted::pending, e);
+    uncounted(Uncounted::pending, id, r.gone.back());
     r.gone.pop_back();
   }
   r.read_upto = index;
   return true;
+}
+
+std::uint64_t Device::reader_index_of(LogId id, std::uint64_t index, std::uint64_t hash) const {
+  const ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  const auto it = r.sent_by_hash.find(hash);
+  return hash != 0 && it != r.sent_by_hash.end() ? it->second : index;
+}
+
+void Device::reader_declared(LogId id, std::uint64_t index, std::uint64_t hash) {
+  ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
+  if (!r.seen) return;
+  index = reader_index_of(id, index, hash);
+  if (index <= r.read_upto) {
+    reader_rollback(id, index);
+    return;
+  }
+  advance();
+  r.read_upto = std::max(r.read_upto, std::min(index, r.sent_upto));
+  // What it got although the ring dropped it before the host acknowledged it.
+  for (auto* undecided : {&r.pending, &r.dropped_in_flight}) {
+    while (!undecided->empty() && undecided->begin()->first <= r.read_upto) {
+      if (undecided == &r.pending) --pending_lines_;
+      remember_gone(r, undecided->begin()->second);
+      undecided->erase(undecided->begin());
+    }
+  }
 }
 
 void Device::logd_reset() {
@@ -216,11 +280,18 @@ void Device::logd_reset() {
     if (r.seen) {
       // Unread entries die with logd's memory; no count of them survives.
       for (const LogEntry& e : logs_.entries(static_cast<LogId>(i))) {
-        if (e.index > r.read_upto) uncounted(Uncounted::unknown, e);
+        if (e.index > r.read_upto) uncounted(Uncounted::unknown, e.id, Gone{e.index, e.app, e.skipped, e.davey});
       }
     }
-    r.read_upto = r.floor = 0;
+    for (const auto& [index, g] : r.dropped_in_flight) {
+      if (index > r.read_upto) uncounted(Uncounted::unknown, static_cast<LogId>(i), g);
+    }
+    r.read_upto = r.floor = r.sent_upto = 0;
+    r.sent_by_hash.clear();
+    r.sent_hashes.clear();
     r.gone.clear();
+    r.in_flight.clear();
+    r.dropped_in_flight.clear();
   }
   logs_.reset();
   ++logd_gen_;
@@ -651,7 +722,7 @@ std::string Device::truth_json() const {
                       ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
                       ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"buffers\":{",
                       cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
-                      reader_unknown_lines_, pending_.lines, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
+                      reader_unknown_lines_, pending_lines_, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
                       logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9);
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);

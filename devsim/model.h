@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "devsim/clock.h"
@@ -167,12 +168,30 @@ class Device {
 
   // The reader, for the truth. A follow stream of these buffers opened.
   void reader_follow(LogMask mask);
-  // A follow stream wrote out the entry of logd generation `gen`, buffer
-  // `id`, index `index`, and the host took it.
+  // A stream wrote the entry of logd generation `gen`, buffer `id`, index
+  // `index` into its output: it is on its way to the host. Until the host
+  // takes it (note_read) or the stream dies first (note_undelivered), the
+  // ring dropping it decides nothing: logd already handed it over.
+  void note_in_flight(std::uint64_t gen, LogId id, std::uint64_t index, std::uint64_t first_line_hash);
+  // The host took that entry.
   void note_read(std::uint64_t gen, LogId id, std::uint64_t index);
+  // The stream carrying that entry died before the host took it.
+  void note_undelivered(std::uint64_t gen, LogId id, std::uint64_t index);
   // The reader went back to a checkpoint (never forward). False when no
   // follow stream ever read this buffer.
   bool reader_rollback(LogId id, std::uint64_t index);
+  // The reader says it counted this buffer up to `index`, the entry whose
+  // first line hashes to `hash` (0: not said). The hash names the entry when
+  // a stream wrote it out lately: the reader's own count of an entry lags
+  // logd's when logd skipped entries it never saw (logcat -c under a live
+  // stream), and only a later resume tells it by how many. Then back (a
+  // rollback), or forward as far as streams ever wrote out (it got entries
+  // the host never acknowledged: the connection died after the adb server
+  // passed them on). Never past what was written out.
+  void reader_declared(LogId id, std::uint64_t index, std::uint64_t hash);
+  // logd's index of the entry a reader names by its own count and the hash
+  // of its first line: the hash wins when a stream wrote that entry out lately.
+  std::uint64_t reader_index_of(LogId id, std::uint64_t index, std::uint64_t hash) const;
   std::uint64_t read_upto(LogId id) const { return reader_[static_cast<std::size_t>(id)].read_upto; }
   void set_paused(bool p);
   bool paused() const { return paused_; }
@@ -218,7 +237,7 @@ class Device {
   std::uint64_t reader_lost_lines() const { return reader_lost_lines_; }
   // Unread lines that left the ring since the reader last asked logd for
   // its statistics: lost once it asks, unknown if logd restarts first.
-  std::uint64_t reader_pending_lines() const { return pending_.lines; }
+  std::uint64_t reader_pending_lines() const { return pending_lines_; }
   std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
   std::uint64_t reader_history_lines() const { return reader_history_lines_; }
   // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
@@ -237,7 +256,8 @@ class Device {
   std::uint32_t sample_skip(const AppConfig& c);
   std::string gfx_block(const AppState& a, bool window) const;
   enum class Uncounted : std::uint8_t { lost, unknown, pending };
-  void uncounted(Uncounted kind, const LogEntry& e);
+  struct Gone;
+  void uncounted(Uncounted kind, LogId id, const Gone& g);
   void dropped(const LogEntry& e, DropReason why);
   void logd_reset();
   std::string new_boot_id();
@@ -259,11 +279,7 @@ class Device {
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
-  // Pending losses (reader_pending_lines), per app: skip lines, frames, Davey.
-  struct Pending {
-    std::uint64_t lines = 0;
-    std::map<std::int32_t, std::array<std::uint64_t, 3>> apps;
-  } pending_;
+  std::uint64_t pending_lines_ = 0;  // entries in the buffers' `pending`
   void settle_pending(Uncounted kind);
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;
@@ -291,8 +307,18 @@ class Device {
     bool seen = false;
     std::uint64_t read_upto = 0;
     std::uint64_t floor = 0;
-    std::deque<Gone> gone;
+    std::uint64_t sent_upto = 0;                     // newest index a stream wrote out (this logd)
+    std::deque<Gone> gone;                           // ascending index
+    std::map<std::uint64_t, int> in_flight;          // index → streams carrying it
+    std::map<std::uint64_t, Gone> dropped_in_flight;  // dropped while on its way: undecided
+    // Dropped unread: lost once the reader asks logd for its statistics,
+    // unknown if this logd is gone before it does.
+    std::map<std::uint64_t, Gone> pending;
+    // Entries written out lately, by first-line hash (bounded, oldest first out).
+    std::unordered_map<std::uint64_t, std::uint64_t> sent_by_hash;
+    std::deque<std::uint64_t> sent_hashes;
   };
+  void remember_gone(ReaderBuffer& r, const Gone& g);
   std::array<ReaderBuffer, kLogIdCount> reader_{};
   // Per buffer, the header of the newest entry (see log_at).
   struct Header {

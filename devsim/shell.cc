@@ -301,13 +301,16 @@ std::string joined(const std::vector<std::string>& w, std::size_t from) {
 }
 
 // The exporter's stream script starts by echoing where its cursor stands
-// (`jank_exporter:cursor boot=ID logd=PID main=N system=M`): a real shell
+// (`jank_exporter:cursor boot=ID logd=PID main=N:HASH system=M:HASH`, the
+// hash in hex and optional): a real shell
 // just prints it; for the truth it is the reader saying where it resumes
 // from, as a `-T TIME` once did. Lines it had read past that point but not
-// durably (in flight when a connection died, or after its last checkpoint)
-// are unread again: the same as the control channel's `reader` rollback, and
-// never forward. A declaration about another boot or logd is not about this
-// log and changes nothing.
+// durably (after its last checkpoint) are unread again: the same as the
+// control channel's `reader` rollback. Forward, it got lines whose
+// acknowledgement never reached the device (the connection died after the
+// adb server passed them on), never more than streams wrote out
+// (Device::reader_declared). A declaration about another boot or logd is not
+// about this log and changes nothing.
 void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t from) {
   std::map<std::string, std::string> kv;
   for (std::size_t i = from; i < w.size(); ++i) {
@@ -316,12 +319,19 @@ void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t
   }
   if (kv["boot"] != dev.boot_id() || kv["logd"] != std::to_string(dev.logd_pid())) return;
   for (const auto& [key, value] : kv) {
-    if (key == "boot" || key == "logd" || !all_digits(value)) continue;
+    const std::string index = value.substr(0, value.find(':'));
+    const std::string hash = value.size() > index.size() ? value.substr(index.size() + 1) : "";
+    if (key == "boot" || key == "logd" || !all_digits(index) || hash.size() > 16 ||
+        hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      continue;
+    }
     std::string bad;
     const auto mask = parse_log_mask(key, &bad);
     if (!mask) continue;
     for (std::size_t id = 0; id < kLogIdCount; ++id) {
-      if (*mask == (LogMask{1} << id)) dev.reader_rollback(static_cast<LogId>(id), std::stoull(value));
+      if (*mask == (LogMask{1} << id)) {
+        dev.reader_declared(static_cast<LogId>(id), std::stoull(index), hash.empty() ? 0 : std::stoull(hash, nullptr, 16));
+      }
     }
   }
 }
@@ -628,8 +638,12 @@ std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_byte
         out += '\n';
       }
       f.last_printed = static_cast<int>(b);
+      const std::size_t start = out.size();
       out += format_entry(*e, f.format, dev.config().tz_offset_s);
-      if (written) written->push_back(WrittenEntry{out.size(), e->id, e->index});
+      if (written) {
+        const std::string_view text = std::string_view(out).substr(start);
+        written->push_back(WrittenEntry{out.size(), e->id, e->index, first_line_hash(text.substr(0, text.find('\n')))});
+      }
       if (f.max_count > 0 && --f.max_count == 0) {
         *done = true;
         return out;
@@ -690,6 +704,15 @@ bool parse_logcat_start(std::string_view arg, std::int32_t tz_offset_s, std::int
   }
   *wall_ns = secs * 1'000'000'000 + ns;
   return true;
+}
+
+std::uint64_t first_line_hash(std::string_view line) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : line) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h == 0 ? 1 : h;
 }
 
 }  // namespace jank::devsim

@@ -45,7 +45,12 @@ struct WrittenEntry {
   std::size_t end = 0;
   LogId id = LogId::main;
   std::uint64_t index = 0;
+  std::uint64_t first_line_hash = 0;  // first_line_hash() of its first printed line
 };
+
+// FNV-1a (64-bit) of a printed log line without its newline, never 0: how a
+// reader's cursor declaration names its last counted entry.
+std::uint64_t first_line_hash(std::string_view line);
 
 struct ShellResult {
   std::string out, err;

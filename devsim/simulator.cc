@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 namespace jank::devsim {
 namespace {
@@ -362,24 +363,30 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     if (!parse_number(arg(0), &secs) || secs < 0) return reply("ERR usage: slow DEV SECONDS");
     fn = [=](SimDevice& d) { d.set_slow(secs); return std::string(); };
   } else if (cmd == "reader") {
-    // reader DEV BUFFER=INDEX [BUFFER=INDEX…]: the reader went back to a checkpoint.
-    std::vector<std::pair<LogId, std::uint64_t>> to;
+    // reader DEV BUFFER=INDEX[:HASH] …: the reader went back to a checkpoint
+    // (HASH: of the entry's first line, hex, naming it as in a cursor declaration).
+    std::vector<std::tuple<LogId, std::uint64_t, std::uint64_t>> to;
     for (const auto& a : args) {
       const std::size_t eq = a.find('=');
+      const std::size_t colon = a.find(':', eq == std::string::npos ? 0 : eq);
       std::string bad;
       auto mask = eq == std::string::npos ? std::nullopt : parse_log_mask(a.substr(0, eq), &bad);
+      const std::string num_text = eq == std::string::npos ? std::string() : a.substr(eq + 1, colon - eq - 1);
+      const std::string hash_text = colon == std::string::npos ? std::string() : a.substr(colon + 1);
       char* end = nullptr;
-      const std::string num_text = eq == std::string::npos ? std::string() : a.substr(eq + 1);
+      char* hash_end = nullptr;
       const unsigned long long index = std::strtoull(num_text.c_str(), &end, 10);
-      if (!mask || std::popcount(*mask) != 1 || num_text.empty() || *end != '\0') {
-        return reply("ERR usage: reader DEV BUFFER=INDEX [BUFFER=INDEX…]");
+      const unsigned long long hash = std::strtoull(hash_text.c_str(), &hash_end, 16);
+      const LogMask m = mask.value_or(0);
+      if (std::popcount(m) != 1 || num_text.empty() || *end != '\0' || *hash_end != '\0' || hash_text.size() > 16) {
+        return reply("ERR usage: reader DEV BUFFER=INDEX[:HASH] [BUFFER=INDEX[:HASH]…]");
       }
-      to.emplace_back(static_cast<LogId>(std::countr_zero(*mask)), index);
+      to.emplace_back(static_cast<LogId>(std::countr_zero(m)), index, hash);
     }
-    if (to.empty()) return reply("ERR usage: reader DEV BUFFER=INDEX [BUFFER=INDEX…]");
+    if (to.empty()) return reply("ERR usage: reader DEV BUFFER=INDEX[:HASH] [BUFFER=INDEX[:HASH]…]");
     fn = [=](SimDevice& d) {
-      for (const auto& [id, index] : to) {
-        if (!d.model().reader_rollback(id, index)) {
+      for (const auto& [id, index, hash] : to) {
+        if (!d.model().reader_rollback(id, d.model().reader_index_of(id, index, hash))) {
           return "no follow stream ever read " + std::string(log_id_name(id));
         }
       }

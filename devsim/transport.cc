@@ -89,13 +89,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
     read_header();
   }
 
+  // A stream ends: entries it wrote out that the host never took were not delivered.
+  void drop_stream(std::uint32_t local) {
+    const auto it = streams_.find(local);
+    if (it == streams_.end()) return;
+    for (const Stream::Mark& m : it->second.marks) dev_.model().note_undelivered(m.gen, m.id, m.index);
+    streams_.erase(it);
+  }
+  void drop_all_streams() {
+    while (!streams_.empty()) drop_stream(streams_.begin()->first);
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
     boost::system::error_code ec;
     sock_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     sock_.close(ec);
-    streams_.clear();
+    drop_all_streams();
   }
 
   void resume() {
@@ -214,7 +225,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       case kOpen: if (online_) on_open(a0); break;
       case kOkay: if (online_) on_okay(a0, a1); break;
       case kWrte: if (online_) on_write(a0, a1); break;
-      case kClse: if (online_) streams_.erase(a1); break;
+      case kClse: if (online_) drop_stream(a1); break;
       default: break;
     }
     read_header();
@@ -228,7 +239,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void on_cnxn(std::uint32_t host_maxdata) {
     // A (re)connect drops every stream of the previous session.
-    streams_.clear();
+    drop_all_streams();
     max_payload_ = std::min<std::uint32_t>(host_maxdata ? host_maxdata : 4096, kMaxPayload);
     if (dev_.options().unauthorized) {
       online_ = false;
@@ -256,6 +267,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         end += newlines;  // each \n went out as \r\n
       }
       s.marks.push_back(Stream::Mark{end, gen, w.id, w.index});
+      dev_.model().note_in_flight(gen, w.id, w.index, w.first_line_hash);
     }
     add_output(s, text, 1);
   }
@@ -352,7 +364,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (s.finished) {
       send_raw(packet(kClse, s.local, s.remote));
-      streams_.erase(s.local);
+      drop_stream(std::uint32_t{s.local});
     }
   }
 

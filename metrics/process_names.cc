@@ -38,11 +38,15 @@ void ProcessNames::put(std::int32_t pid, std::string_view name) {
   names_.emplace(pid, std::string(name.substr(0, kMaxNameBytes)));
 }
 
-void ProcessNames::started(std::int32_t pid, std::string_view name) { put(pid, name); }
+void ProcessNames::started(std::int32_t pid, std::string_view name) {
+  renames_.erase(pid);
+  put(pid, name);
+}
 
 void ProcessNames::died(std::int32_t pid) {
   names_.erase(pid);
   unlisted_.erase(pid);
+  renames_.erase(pid);
 }
 
 void ProcessNames::listed(const ProcessListing& processes) {
@@ -66,12 +70,29 @@ void ProcessNames::listed(const ProcessListing& processes) {
       ++it;
     }
   }
-  for (const auto& [pid, name] : processes) put(pid, name);
+  std::unordered_map<std::int32_t, std::pair<std::string, std::uint64_t>> renames;
+  for (const auto& [pid, name] : processes) {
+    const auto known = names_.find(pid);
+    const std::string_view listed_name = std::string_view(name).substr(0, kMaxNameBytes);
+    if (known == names_.end() || known->second == listed_name) {
+      put(pid, name);
+      continue;
+    }
+    const auto before = renames_.find(pid);
+    if (before != renames_.end() && before->second.first == listed_name && before->second.second + 1 == listings_) {
+      put(pid, name);  // two listings in a row: the log's start line is not coming
+    } else {
+      unlisted_.erase(pid);
+      renames.emplace(pid, std::make_pair(std::string(listed_name), listings_));
+    }
+  }
+  renames_ = std::move(renames);
 }
 
 void ProcessNames::clear() {
   names_.clear();
   unlisted_.clear();
+  renames_.clear();
 }
 
 std::map<std::int32_t, std::string_view> ProcessNames::sorted() const {

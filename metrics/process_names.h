@@ -2,8 +2,10 @@
 // say. The log's own start and death lines apply in log order and are exact;
 // a listing (ps) is a snapshot taken while the stream may still be reading
 // older lines, so a pid it no longer lists keeps its name for two more
-// listings: the lines of a process that died just before the listing are
-// usually still on their way.
+// listings, and a pid it lists under another name than the log gave is
+// renamed only when the next listing says so too: the lines of a process
+// that died just before the listing, and the start line of the one that
+// took over its pid, are usually still on their way.
 #pragma once
 
 #include <cstddef>
@@ -32,8 +34,9 @@ class ProcessNames {
   void started(std::int32_t pid, std::string_view name);
   // A death line in the log: nothing logged after it can come from the pid.
   void died(std::int32_t pid);
-  // A process listing: listed pids take their listed name (a reused pid
-  // included); pids it leaves out are forgotten at the second listing after.
+  // A process listing: listed pids take their listed name (one named
+  // otherwise at the second listing in a row that says so); pids it leaves
+  // out are forgotten at the second listing after.
   void listed(const ProcessListing& processes);
   // A new boot: every pid of the old one is meaningless.
   void clear();
@@ -57,6 +60,8 @@ class ProcessNames {
   std::unordered_map<std::int32_t, std::string> names_;
   // Pids the listings stopped showing: the listing count when first missed.
   std::unordered_map<std::int32_t, std::uint64_t> unlisted_;
+  // A listing's other name for a named pid, and that listing's count.
+  std::unordered_map<std::int32_t, std::pair<std::string, std::uint64_t>> renames_;
   std::uint64_t listings_ = 0;
 };
 

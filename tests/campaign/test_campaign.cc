@@ -51,8 +51,9 @@ struct Expected {
 
 // The exporter's checkpointed log cursor per serial: buffer → logd index
 // (the `cursor` record of metrics/store.cc's state format, version 2).
-std::map<std::string, std::map<std::string, std::uint64_t>> saved_cursors(const std::string& state_file) {
-  std::map<std::string, std::map<std::string, std::uint64_t>> out;
+// Per serial and buffer: "INDEX:HASH" (hex), as the simulator's reader command takes it.
+std::map<std::string, std::map<std::string, std::string>> saved_cursors(const std::string& state_file) {
+  std::map<std::string, std::map<std::string, std::string>> out;
   std::istringstream in(read_file(state_file));
   std::string word, serial;
   auto string_token = [](const std::string& t) { return t.empty() ? t : t.substr(1); };  // `"text`, no escapes in ours
@@ -65,10 +66,12 @@ std::map<std::string, std::map<std::string, std::uint64_t>> saved_cursors(const 
       std::size_t n = 0;
       in >> valid >> boot >> pid >> n;
       for (std::size_t i = 0; i < n; ++i) {
-        std::string buffer, hash;
-        std::uint64_t index = 0;
+        std::string buffer;
+        std::uint64_t index = 0, hash = 0;
         in >> buffer >> index >> hash;
-        if (valid == "1") out[serial][string_token(buffer)] = index;
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(hash));
+        if (valid == "1") out[serial][string_token(buffer)] = std::to_string(index) + ":" + hex;
       }
       INFO("the state file's cursor record no longer reads as the campaign expects");
       REQUIRE(!in.fail());
@@ -259,7 +262,7 @@ struct Campaign {
       for (const auto& x : sim.devices()) {
         if (const auto it = cursors.find(emulator_serial(x)); it != cursors.end()) {
           std::string cmd = "reader " + x.name;
-          for (const auto& [buffer, index] : it->second) cmd += " " + buffer + "=" + std::to_string(index);
+          for (const auto& [buffer, position] : it->second) cmd += " " + buffer + "=" + position;
           ok(cmd);
         }
       }

@@ -15,6 +15,11 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
   cursor.buffers["system"].index = 152;
   CHECK(cursor_declaration(cursor) ==
         "echo jank_exporter:cursor boot=6c71b90f-9a16-4a04-96af-03384c204a9d logd=4203 main=321 system=152; ");
+  // The last counted entry's hash names it, in 16 hex digits, when known.
+  cursor.buffers["main"].last_hash = 0xabc;
+  CHECK(cursor_declaration(cursor) ==
+        "echo jank_exporter:cursor boot=6c71b90f-9a16-4a04-96af-03384c204a9d logd=4203 main=321:0000000000000abc "
+        "system=152; ");
   const std::string follow = follow_script(cursor);
   CHECK(follow.rfind(cursor_declaration(cursor), 0) == 0);
   const auto boot = follow.find("cat /proc/sys/kernel/random/boot_id");

@@ -35,6 +35,10 @@ TEST_CASE("death lines forget at once, start lines and listings name a reused pi
   CHECK(names.find(100) == nullptr);
   names.started(100, "com.b");
   CHECK(name_of(names, 100) == "com.b");
+  // A listing naming it otherwise, twice in a row: com.b's death and com.c's
+  // start line never came (lost to a wrap), the listings are believed.
+  names.listed({{100, "com.c"}});
+  CHECK(name_of(names, 100) == "com.b");
   names.listed({{100, "com.c"}});
   CHECK(name_of(names, 100) == "com.c");
   // Listed again after being missed: no longer on its way out.
@@ -42,6 +46,27 @@ TEST_CASE("death lines forget at once, start lines and listings name a reused pi
   names.listed({{100, "com.c"}});
   names.listed({{100, "com.c"}});
   CHECK(name_of(names, 100) == "com.c");
+}
+
+TEST_CASE("a listing that shows a reused pid under its new owner waits for the log's own lines",
+          "[metrics][process_names]") {
+  ProcessNames names;
+  names.started(2741, "com.example.chat");
+  // chat restarted elsewhere and feed took 2741; the listing comes while the
+  // stream still reads chat's last lines.
+  names.listed({{2741, "com.example.feed"}, {2800, "com.example.chat"}});
+  CHECK(name_of(names, 2741) == "com.example.chat");  // chat's late skip line stays chat's
+  CHECK(name_of(names, 2800) == "com.example.chat");
+  // Then the log, in order: chat's death, feed's start.
+  names.died(2741);
+  names.started(2741, "com.example.feed");
+  CHECK(name_of(names, 2741) == "com.example.feed");
+  // A claim not repeated by the next listing is dropped.
+  names.started(3000, "com.x");
+  names.listed({{3000, "com.y"}});
+  names.listed({{3000, "com.x"}});
+  names.listed({{3000, "com.y"}});
+  CHECK(name_of(names, 3000) == "com.x");
 }
 
 TEST_CASE("only processes the listing shows running count as running", "[metrics][process_names]") {
