@@ -532,66 +532,67 @@ TEST_CASE("a device answering every command after 20 s is followed and a hung on
   REQUIRE(ok(rig.sim.control("unhang " + rig.name(1))));
 }
 
-TEST_CASE("a version 1 state file with a log position in 2100 still lets new frames be counted") {
-  Rig rig(janky(1));
+// A device counted by a first exporter run that then stopped (SIGTERM), the
+// truth at that moment, and the state file it left, as lines to edit.
+struct StoppedFirstRun {
+  Rig rig{janky(1)};
   TempDir state;
-  const std::string serial = rig.serial();
-  const PerPackage counted = first_run_then_sigterm(rig, state);
-  const PerPackage at_restart = exact_frames(device_truth(rig.sim, rig.name()));
+  std::string serial = rig.serial();
+  PerPackage counted = first_run_then_sigterm(rig, state);
+  PerPackage at_restart = exact_frames(device_truth(rig.sim, rig.name()));
+  std::vector<std::string> lines = split_lines(read_file(state_file(state)));
+};
+
+TEST_CASE("a version 1 state file with a log position in 2100 still lets new frames be counted") {
+  StoppedFirstRun run;
 
   // The same state in the previous format: no continuity or clock records,
   // the log position a time (2100-01-01) plus the per-buffer logd indices.
-  std::vector<std::string> lines = split_lines(read_file(state_file(state)));
-  REQUIRE(!lines.empty());
-  REQUIRE(lines[0].rfind("jank_exporter_state 2 ", 0) == 0);
-  lines[0] = "jank_exporter_state 1 " + lines[0].substr(22);
+  REQUIRE(!run.lines.empty());
+  REQUIRE(run.lines[0].rfind("jank_exporter_state 2 ", 0) == 0);
+  run.lines[0] = "jank_exporter_state 1 " + run.lines[0].substr(22);
   std::map<std::string, SavedBuffer> buffers;
-  const int at = saved_cursor(lines, serial, &buffers);
+  const int at = saved_cursor(run.lines, run.serial, &buffers);
   REQUIRE(at >= 0);
   REQUIRE(buffers.size() == 2);
-  REQUIRE(lines.size() > static_cast<std::size_t>(at) + 2);
-  REQUIRE(lines[at + 1].rfind("continuity ", 0) == 0);
-  REQUIRE(lines[at + 2].rfind("clock ", 0) == 0);
-  const std::string lost = tokens(lines[at + 1])[1];
+  REQUIRE(run.lines.size() > static_cast<std::size_t>(at) + 2);
+  REQUIRE(run.lines[at + 1].rfind("continuity ", 0) == 0);
+  REQUIRE(run.lines[at + 2].rfind("clock ", 0) == 0);
+  const std::string lost = tokens(run.lines[at + 1])[1];
   std::string v1 = "1 4102444800000000000 1 " + buffers["main"].hash + " logindex 1 " + lost + " " +
                    std::to_string(buffers.size());
   for (const auto& [name, b] : buffers) v1 += " \"" + name + " " + std::to_string(b.index);
-  lines.erase(lines.begin() + at, lines.begin() + at + 3);
-  lines.insert(lines.begin() + at, v1);
-  write_file(state_file(state), join_lines(lines));
+  run.lines.erase(run.lines.begin() + at, run.lines.begin() + at + 3);
+  run.lines.insert(run.lines.begin() + at, v1);
+  write_file(state_file(run.state), join_lines(run.lines));
   // The device logs on while no exporter runs: the v1 file's per-buffer
   // indices (not its time) tell where to go on, so these count too.
-  rig.resume();
-  run_until_skips(rig.sim, rig.name(), 3);
+  run.rig.resume();
+  run_until_skips(run.rig.sim, run.rig.name(), 3);
 
-  Exporter ex({rig.adb.port()}, state.path());
+  Exporter ex({run.rig.adb.port()}, run.state.path());
   INFO(tail(ex.log()));
-  REQUIRE(wait_until([&] { return following(ex, serial); }, 20000ms));
+  REQUIRE(wait_until([&] { return following(ex, run.serial); }, 20000ms));
   CHECK(ex.log().find("an older format") != std::string::npos);
   const double load_failures = ex.value("jank_exporter_state_load_failures_total");
   CHECK((std::isnan(load_failures) || load_failures == 0));
   CHECK(rejected(ex, "log_cursor") == 0);
-  const PerPackage restored = exported_frames(ex, serial, counted);
-  for (const auto& [package, n] : counted) CHECK(restored.at(package) >= n);  // the v1 counters are kept
-  check_counts_on(rig, ex, counted, at_restart);
-  CHECK(metric(ex, "jank_exporter_logcat_resume_gaps_total", serial) == 0);
+  const PerPackage restored = exported_frames(ex, run.serial, run.counted);
+  for (const auto& [package, n] : run.counted) CHECK(restored.at(package) >= n);  // the v1 counters are kept
+  check_counts_on(run.rig, ex, run.counted, run.at_restart);
+  CHECK(metric(ex, "jank_exporter_logcat_resume_gaps_total", run.serial) == 0);
   CHECK(ex.terminate() == 0);
 }
 
 TEST_CASE("a state file with a negative log index is rejected without a restart loop") {
-  Rig rig(janky(1));
-  TempDir state;
-  const std::string serial = rig.serial();
-  const PerPackage counted = first_run_then_sigterm(rig, state);
-  const PerPackage at_restart = exact_frames(device_truth(rig.sim, rig.name()));
+  StoppedFirstRun run;
 
-  std::vector<std::string> lines = split_lines(read_file(state_file(state)));
   std::map<std::string, SavedBuffer> buffers;
   std::size_t first = 0;
-  const int at = saved_cursor(lines, serial, &buffers, &first);
+  const int at = saved_cursor(run.lines, run.serial, &buffers, &first);
   REQUIRE(at >= 0);
   // cursor VALID "BOOT PID N "main INDEX HASH …: the index after "main becomes negative.
-  auto t = tokens(lines[at]);
+  auto t = tokens(run.lines[at]);
   bool edited = false;
   for (std::size_t i = first; i + 1 < t.size(); i += 3) {
     if (t[i] == "\"main") {
@@ -602,75 +603,70 @@ TEST_CASE("a state file with a negative log index is rejected without a restart 
   REQUIRE(edited);
   std::string line;
   for (const auto& tok : t) line += (line.empty() ? "" : " ") + tok;
-  lines[at] = line;
-  write_file(state_file(state), join_lines(lines));
+  run.lines[at] = line;
+  write_file(state_file(run.state), join_lines(run.lines));
 
-  Exporter ex({rig.adb.port()}, state.path());
+  Exporter ex({run.rig.adb.port()}, run.state.path());
   INFO(tail(ex.log()));
-  REQUIRE(wait_until([&] { return following(ex, serial); }, 20000ms));
+  REQUIRE(wait_until([&] { return following(ex, run.serial); }, 20000ms));
   CHECK(rejected(ex, "log_cursor") == 1);
-  CHECK(exported_frames(ex, serial, counted) == counted);  // the rest of the file is kept
-  rig.resume();
+  CHECK(exported_frames(ex, run.serial, run.counted) == run.counted);  // the rest of the file is kept
+  run.rig.resume();
   // Twenty seconds of following: at most one more session, none in a loop.
   double most = 0;
   const auto end = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < end) {
-    const double s = metric(ex, "jank_exporter_device_sessions_total", serial);
+    const double s = metric(ex, "jank_exporter_device_sessions_total", run.serial);
     if (!std::isnan(s)) most = std::max(most, s);
     std::this_thread::sleep_for(500ms);
   }
   CHECK(most >= 1);
   CHECK(most <= 2);
-  check_counts_on(rig, ex, counted, at_restart);
-  CHECK(metric(ex, "jank_exporter_device_sessions_total", serial) <= 2);
+  check_counts_on(run.rig, ex, run.counted, run.at_restart);
+  CHECK(metric(ex, "jank_exporter_device_sessions_total", run.serial) <= 2);
   CHECK(rejected(ex, "log_cursor") == 1);
   CHECK(ex.terminate() == 0);
 }
 
 TEST_CASE("a package count of 2 to the 64 minus 6 in the state file restarts that series from 0") {
-  Rig rig(janky(1));
-  TempDir state;
-  const std::string serial = rig.serial();
+  StoppedFirstRun run;
   const std::string pkg = "com.example.feed";
-  PerPackage counted = first_run_then_sigterm(rig, state);
-  const PerPackage at_restart = exact_frames(device_truth(rig.sim, rig.name()));
-  const double events_at_restart = exact_events(device_truth(rig.sim, rig.name())).at(pkg);
+  const double events_at_restart = exact_events(device_truth(run.rig.sim, run.rig.name())).at(pkg);
 
-  std::vector<std::string> lines = split_lines(read_file(state_file(state)));
   bool edited = false;
-  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
-    if (lines[i] != "package \"" + pkg) continue;
+  for (std::size_t i = 0; i + 1 < run.lines.size(); ++i) {
+    if (run.lines[i] != "package \"" + pkg) continue;
     // The record's next line starts with skipped_frames, then skip_events.
-    auto t = tokens(lines[i + 1]);
+    auto t = tokens(run.lines[i + 1]);
     REQUIRE(!t.empty());
-    REQUIRE(std::stod(t[0]) == counted.at(pkg));
-    lines[i + 1] = "18446744073709551610" + lines[i + 1].substr(t[0].size());
+    REQUIRE(std::stod(t[0]) == run.counted.at(pkg));
+    run.lines[i + 1] = "18446744073709551610" + run.lines[i + 1].substr(t[0].size());
     edited = true;
   }
   REQUIRE(edited);
-  write_file(state_file(state), join_lines(lines));
+  write_file(state_file(run.state), join_lines(run.lines));
 
-  Exporter ex({rig.adb.port()}, state.path());
+  Exporter ex({run.rig.adb.port()}, run.state.path());
   INFO(tail(ex.log()));
-  REQUIRE(wait_until([&] { return following(ex, serial); }, 20000ms));
+  REQUIRE(wait_until([&] { return following(ex, run.serial); }, 20000ms));
   CHECK(rejected(ex, "package") == 1);
   CHECK(rejected(ex, "log_cursor") == 0);
-  const double restored = metric(ex, "android_choreographer_skipped_frames_total", serial, pkg);
+  const double restored = metric(ex, "android_choreographer_skipped_frames_total", run.serial, pkg);
   CHECK((std::isnan(restored) || restored == 0));
-  counted[pkg] = 0;  // its series restart from 0; the other packages keep theirs
-  CHECK(exported_frames(ex, serial, counted) == counted);
+  run.counted[pkg] = 0;  // its series restart from 0; the other packages keep theirs
+  CHECK(exported_frames(ex, run.serial, run.counted) == run.counted);
   // The package skips again at once, so that its new series has something to count.
-  REQUIRE(ok(rig.sim.control("skip " + rig.name() + " " + pkg + " 45")));
-  rig.resume();
-  check_counts_on(rig, ex, counted, at_restart);
-  const double now = metric(ex, "android_choreographer_skipped_frames_total", serial, pkg);
+  REQUIRE(ok(run.rig.sim.control("skip " + run.rig.name() + " " + pkg + " 45")));
+  run.rig.resume();
+  check_counts_on(run.rig, ex, run.counted, run.at_restart);
+  const double now = metric(ex, "android_choreographer_skipped_frames_total", run.serial, pkg);
   CHECK(now > 0);
   CHECK(now < 1e6);  // neither wrapped nor near 2^64
   // Every series of the package restarted, not only the damaged counter.
-  const double events = exact_events(device_truth(rig.sim, rig.name())).at(pkg) - events_at_restart;
+  const double events = exact_events(device_truth(run.rig.sim, run.rig.name())).at(pkg) - events_at_restart;
   CHECK(events > 0);
-  CHECK(metric(ex, "android_choreographer_skip_events_total", serial, pkg) == events);
-  CHECK(metric(ex, "android_choreographer_skip_size_frames_count", serial, pkg) == events);
-  CHECK(metric(ex, "android_choreographer_skip_size_frames_sum", serial, pkg) == now);
+  CHECK(metric(ex, "android_choreographer_skip_events_total", run.serial, pkg) == events);
+  CHECK(metric(ex, "android_choreographer_skip_size_frames_count", run.serial, pkg) == events);
+  CHECK(metric(ex, "android_choreographer_skip_size_frames_sum", run.serial, pkg) == now);
   CHECK(ex.terminate() == 0);
 }
