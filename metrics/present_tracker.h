@@ -1,0 +1,71 @@
+// One SurfaceFlinger layer's presented frames, from successive
+// `dumpsys SurfaceFlinger --latency <layer>` polls (parsers/sf_latency.h).
+//
+// The table is a ring of the layer's last ~127 frames; polls overlap, so a
+// frame is identified by its actual present time and counted once: only
+// presents newer than the newest one counted are new. A poll whose table no
+// longer holds that newest frame and has every slot used (the ring wrapped
+// between polls) counts one overflow: frames were presented that nobody
+// will see. A table with unused slots that lacks it is a new instance of the
+// layer (the activity was recreated): its frames are new, nothing was lost.
+//
+// Per new present the frame time is the present-to-present gap. Gaps longer
+// than the idle gap are the layer resting (a static screen), not frames
+// that took long: they end an active stretch and are not judged. Within a
+// stretch each frame time is judged:
+//   - PerfDog (its published definitions): Jank when FT > 2 × the mean of the
+//     previous three frame times and FT > 2 × 1000/24 ms (83.3 ms); BigJank
+//     when FT > 2 × that mean and FT > 3 × 1000/24 ms (125 ms). A BigJank is a
+//     Jank too. Stutter = time in janky frames / active time.
+//   - Refresh-aware: FT in refresh periods (rounded) ≥ the expected count + 2,
+//     the expected count being the mean of the previous three frame times in
+//     periods (rounded, at least 1): a 30 fps game on a 60 Hz panel expects 2.
+//     PerfDog's fixed 83 ms floor misses a 50 ms hitch at 120 Hz; this does not.
+// The first three frames of a stretch have no history: counted and timed,
+// judged by the refresh rule only against one period.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "metrics/histogram.h"
+#include "parsers/sf_latency.h"
+
+namespace jank::metrics {
+
+struct PresentOptions {
+  std::int64_t idle_gap_ns = 1'200'000'000;  // SurfaceFlinger's own "active layer" window
+};
+
+class PresentTracker {
+ public:
+  explicit PresentTracker(PresentOptions options = {});
+
+  // One poll. Returns the number of frames it added.
+  std::uint64_t observe(const parsers::SfLatency& table);
+
+  std::uint64_t frames() const { return frames_; }
+  std::uint64_t overflows() const { return overflows_; }
+  std::uint64_t jank() const { return jank_; }
+  std::uint64_t big_jank() const { return big_jank_; }
+  std::uint64_t refresh_jank() const { return refresh_jank_; }
+  std::int64_t jank_ns() const { return jank_ns_; }      // Stutter's numerator
+  std::int64_t active_ns() const { return active_ns_; }  // Stutter's denominator; FPS over active time
+  const Histogram& frame_time() const { return frame_time_; }
+  // The newest present counted (device monotonic ns); nullopt before the first.
+  std::optional<std::int64_t> last_present_ns() const { return last_present_; }
+
+ private:
+  void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns);
+  void judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns);
+
+  PresentOptions options_;
+  std::optional<std::int64_t> last_present_;
+  std::deque<std::int64_t> recent_;  // the stretch's last three frame times
+  std::uint64_t frames_ = 0, overflows_ = 0, jank_ = 0, big_jank_ = 0, refresh_jank_ = 0;
+  std::int64_t jank_ns_ = 0, active_ns_ = 0;
+  Histogram frame_time_;
+};
+
+}  // namespace jank::metrics

@@ -1,0 +1,124 @@
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "metrics/present_tracker.h"
+
+using jank::metrics::PresentTracker;
+using jank::parsers::SfLatency;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t k60Hz = 16'666'667;
+
+// A --latency table whose frames were presented at `presents` (ns), padded
+// with `unused` all-zero slots; desired and ready a little before each present.
+SfLatency table(const std::vector<std::int64_t>& presents, std::int64_t period = k60Hz, int unused = 0) {
+  SfLatency t;
+  t.refresh_period_ns = period;
+  for (int i = 0; i < unused; ++i) t.rows.push_back({0, 0, 0});
+  for (const auto p : presents) t.rows.push_back({p - 2 * kMs, p, p - 4 * kMs});
+  return t;
+}
+
+// Presents `gaps` apart (ms, may be fractional), starting at `start` ms
+// (present times are ns since boot: never 0, which marks an unused slot).
+std::vector<std::int64_t> presents_after(double start, const std::vector<double>& gaps) {
+  std::vector<std::int64_t> out{static_cast<std::int64_t>(start * kMs)};
+  double at = start;
+  for (const double g : gaps) {
+    at += g;
+    out.push_back(static_cast<std::int64_t>(at * kMs));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("PerfDog Jank and BigJank on a worked sequence at 60 Hz", "[metrics][present]") {
+  PresentTracker t;
+  // Frame times (ms): 16.667 ×3, then 100, 16.667 ×3, then 150, then 50.
+  // - 100: mean of the previous three 16.667 → 100 > 33.3 and > 83.3: Jank;
+  //   not > 125: no BigJank. In periods: 6 ≥ 1 + 2: refresh jank.
+  // - 150: previous three 16.667: > 33.3 and > 125: Jank and BigJank; 9 periods: refresh jank.
+  // - 50: previous three (16.667, 16.667, 150) mean 61.1 → 50 < 122: no Jank;
+  //   in periods 3 < round(61.1/16.667)=4 + 2: no refresh jank either.
+  const double f = 1000.0 / 60;
+  const auto p = presents_after(1000, {f, f, f, 100, f, f, f, 150, 50});
+  CHECK(t.observe(table(p, k60Hz, 20)) == 10);
+  CHECK(t.frames() == 10);
+  CHECK(t.jank() == 2);
+  CHECK(t.big_jank() == 1);
+  CHECK(t.refresh_jank() == 2);
+  CHECK(t.jank_ns() == (p[4] - p[3]) + (p[8] - p[7]));
+  CHECK(t.active_ns() == p.back() - p.front());
+  CHECK(t.frame_time().count() == 9);
+  CHECK(t.overflows() == 0);
+}
+
+TEST_CASE("a 50 ms hitch at 120 Hz is a refresh-aware jank that PerfDog's 83 ms floor misses", "[metrics][present]") {
+  PresentTracker t;
+  const std::int64_t period = 8'333'333;
+  const double f = 1000.0 / 120;
+  // 50 ms = 6 periods ≥ 1 + 2; PerfDog: 50 > 2 × 8.33 but not > 83.3.
+  t.observe(table(presents_after(1000, {f, f, f, 50, f}), period));
+  CHECK(t.refresh_jank() == 1);
+  CHECK(t.jank() == 0);
+  // A steady 30 fps game on a 60 Hz panel expects 2 periods per frame: a
+  // 3-period frame is no jank, a 4-period one is.
+  PresentTracker game;
+  const double g = 2000.0 / 60;
+  game.observe(table(presents_after(1000, {g, g, g, 3000.0 / 60, g, g, g, 4000.0 / 60}), k60Hz));
+  CHECK(game.refresh_jank() == 1);
+}
+
+TEST_CASE("polls overlap: each present counts once, pending and empty slots never", "[metrics][present]") {
+  PresentTracker t;
+  const double f = 1000.0 / 60;
+  auto p = presents_after(500, {f, f, f, f});
+  auto first = table({p[0], p[1], p[2]}, k60Hz, 100);
+  first.rows.push_back({p[3] - 2 * kMs, std::numeric_limits<std::int64_t>::max(), p[3] - 4 * kMs});  // not yet
+  CHECK(t.observe(first) == 3);
+  CHECK(t.observe(table({p[0], p[1], p[2], p[3], p[4]}, k60Hz, 98)) == 2);  // the pending one, now presented
+  CHECK(t.observe(table({p[0], p[1], p[2], p[3], p[4]}, k60Hz, 98)) == 0);  // nothing new: a resting layer
+  CHECK(t.frames() == 5);
+  CHECK(t.frame_time().count() == 4);
+  CHECK(t.overflows() == 0);
+}
+
+TEST_CASE("a full table without the last counted frame is an overflow, a fresh layer instance is not",
+          "[metrics][present]") {
+  const double f = 1000.0 / 60;
+  PresentTracker t;
+  t.observe(table(presents_after(1000, {f, f}), k60Hz, 120));
+  // 127 frames later and more: the ring wrapped, the table is full.
+  std::vector<double> gaps(126, f);
+  const auto wrapped = presents_after(3000, gaps);
+  CHECK(t.observe(table(wrapped)) == 127);
+  CHECK(t.overflows() == 1);
+  // The gap across the unseen frames is not a frame time.
+  CHECK(t.frame_time().count() == 2 + 126);
+  // The activity was recreated: a new layer instance, a table with unused slots.
+  CHECK(t.observe(table(presents_after(9000, {f, f}), k60Hz, 100)) == 3);
+  CHECK(t.overflows() == 1);
+  CHECK(t.frames() == 3 + 127 + 3);
+}
+
+TEST_CASE("a gap longer than the idle gap is rest, not a BigJank", "[metrics][present]") {
+  PresentTracker t;
+  const double f = 1000.0 / 60;
+  // Animating, then a static screen for 5 s, then animating again.
+  t.observe(table(presents_after(1000, {f, f, f, 5000, f, f, f}), k60Hz, 50));
+  CHECK(t.jank() == 0);
+  CHECK(t.big_jank() == 0);
+  CHECK(t.refresh_jank() == 0);
+  CHECK(t.frames() == 8);
+  CHECK(t.frame_time().count() == 6);
+  // The stretch after the rest starts without history: a slow fourth frame
+  // there is judged only once three frames are known.
+  PresentTracker u;
+  u.observe(table(presents_after(1000, {f, f, f, 5000, 100}), k60Hz, 50));
+  CHECK(u.jank() == 0);
+  CHECK(u.refresh_jank() == 1);  // 6 periods against the one expected
+}
