@@ -21,6 +21,7 @@
 #include "parsers/package_info.h"
 #include "parsers/process_list.h"
 #include "parsers/properties.h"
+#include "parsers/sf_layers.h"
 #include "parsers/text_input.h"
 
 namespace fs = std::filesystem;
@@ -491,4 +492,28 @@ TEST_CASE("device corpus: healer webview block keeps its preinstall timestamps",
   REQUIRE(info.has_value());
   REQUIRE(info->first_install_time.has_value());
   CHECK(info->first_install_time->starts_with("2009-01-01 00:00:00"));
+}
+
+TEST_CASE("device corpus: Android 15 --list wraps layer names, the app's buffer layer is found",
+          "[corpus][device][surfaceflinger]") {
+  if (corpus_missing()) return;
+  const SfLayerList list =
+      parse_sf_layer_list(load("surfaceflinger", "solox303_android15_sf_list_requestedlayerstate_excerpt.txt"));
+  const std::string activity = "ctrip.android.view/ctrip.android.publicproduct.home.business.activity.CtripHomeActivity";
+  REQUIRE(list.names.size() == 4);
+  CHECK(list.malformed_lines == 0);
+  CHECK(list.names[0] == "ff5d6b3 ActivityRecordInputSink " + activity + "#28994");
+  CHECK(list.names[1].starts_with("ActivityRecord{5e6ac22 u0 " + activity + " t329 "));
+  CHECK(list.names[1].ends_with("boundsRect(0, 0 - 1200, 2664)}#28983"));
+  CHECK(list.names[2] == "54dfae7 " + activity + "#28989");
+  CHECK(list.names[3] == activity + "#29149");
+  // Only the last is the app's buffer layer; the others are containers and sinks.
+  std::vector<std::string> app_layers;
+  for (const auto& n : list.names) {
+    if (const auto layer = classify_layer(n)) {
+      CHECK(layer->package == "ctrip.android.view");
+      app_layers.push_back(layer->name);
+    }
+  }
+  CHECK(app_layers == std::vector<std::string>{activity + "#29149"});
 }
