@@ -4,7 +4,7 @@
 
 using namespace jank::parsers;
 
-TEST_CASE("--list: plain names per line, Android 15's wrapper removed, broken wrappers counted", "[sf_layers]") {
+TEST_CASE("layer list: plain names per line, Android 15's wrapper removed, broken wrappers counted", "[sf_layers]") {
   const std::string text =
       "Display 0 name=\"Built-in Screen\"#2\r\n"
       "com.example.game/com.example.game.UnityPlayerActivity#0\n"
