@@ -204,7 +204,8 @@ TEST_CASE("adb shell dumpsys gfxinfo framestats parses with the project's parser
   const std::string s = tcp_serial(sim.devices()[0]);
   // Enough frames rendered for a full framestats window.
   REQUIRE(wait_until([&] {
-    const Json* a = DevSim::app(sim.truth(), "sim0", "com.example.shop");
+    const Json now = sim.truth();
+    const Json* a = DevSim::app(now, "sim0", "com.example.shop");
     return a && (*a)["frames_rendered"].u64() >= 120;
   }, 10000ms));
   REQUIRE(sim.control("pause") == "OK");
