@@ -1,7 +1,6 @@
 #include "app/device_controller.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "app/log.h"
 
@@ -34,15 +33,9 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
 
 DeviceController::~DeviceController() { stop(); }
 
-template <typename F>
-void DeviceController::with_device(F&& f) {
-  std::lock_guard<std::mutex> lock(shared_.mutex);
-  f(shared_.store, shared_.store.device(serial_));
-}
-
 void DeviceController::start() {
   running_ = true;
-  with_device([this](metrics::Store&, metrics::DeviceMetrics& d) {
+  shared_.with_device(serial_, [this](metrics::DeviceMetrics& d) {
     d.live.live = true;
     d.live.up = true;
     d.live.down_since_ns = 0;
@@ -53,7 +46,7 @@ void DeviceController::start() {
 }
 
 void DeviceController::set_state(metrics::DeviceState state) {
-  with_device([state](metrics::Store&, metrics::DeviceMetrics& d) { d.live.state = state; });
+  shared_.with_device(serial_, [state](metrics::DeviceMetrics& d) { d.live.state = state; });
 }
 
 std::chrono::milliseconds DeviceController::command_deadline() const { return deadline_.current(); }
@@ -63,7 +56,7 @@ void DeviceController::stop() {
   running_ = false;
   end_streams();
   restart_timer_.cancel();
-  with_device([now = clock_.wall_ns()](metrics::Store&, metrics::DeviceMetrics& d) {
+  shared_.with_device(serial_, [now = clock_.wall_ns()](metrics::DeviceMetrics& d) {
     d.live.up = false;
     d.live.down_since_ns = now;
   });
@@ -87,7 +80,7 @@ void DeviceController::end_streams() {
 void DeviceController::begin_session() {
   if (!running_) return;
   ++generation_;
-  with_device([](metrics::Store&, metrics::DeviceMetrics& d) {
+  shared_.with_device(serial_, [](metrics::DeviceMetrics& d) {
     ++d.live.sessions;
     d.live.state = metrics::DeviceState::starting;
   });
@@ -131,7 +124,7 @@ void DeviceController::count_command(const ingest::ShellResult& result, std::chr
   } else if (!result.error) {
     deadline_.on_answer(std::chrono::duration_cast<std::chrono::milliseconds>(took));
   }
-  with_device([&](metrics::Store&, metrics::DeviceMetrics& d) {
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
     ++d.live.commands[std::string(ingest::shell_result_name(result))];
     d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
   });

@@ -8,9 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -59,8 +57,6 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
   RunCommand runner();
   RunAfter timer(boost::asio::steady_timer& t);
-  template <typename F>
-  void with_device(F&& f);
   // `f`, made to run only while this session lives: not once the controller
   // is gone, stopped or restarted (a new generation); the controller stays
   // alive through the call. Timer handlers also skip cancelled waits.

@@ -59,10 +59,7 @@ void DeviceProbes::start(std::function<void()> ready, std::function<void(const s
   run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed)](ingest::ShellResult r) {
     if (r.error) return failed("getprop: " + r.error.to_string());
     const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      record_facts(shared_.store.device(serial_), facts);
-    }
+    shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { record_facts(d, facts); });
     skipwarning(facts.choreographer_skipwarning, [this, ready] {
       refresh();
       ready();
@@ -71,8 +68,7 @@ void DeviceProbes::start(std::function<void()> ready, std::function<void(const s
 }
 
 void DeviceProbes::set_threshold(int frames) {
-  std::lock_guard<std::mutex> lock(shared_.mutex);
-  shared_.store.device(serial_).live.skip_threshold_frames = frames;
+  shared_.with_device(serial_, [frames](metrics::DeviceMetrics& d) { d.live.skip_threshold_frames = frames; });
 }
 
 void DeviceProbes::skipwarning(std::optional<int> current, std::function<void()> ready) {
@@ -119,8 +115,9 @@ void DeviceProbes::refresh() {
 void DeviceProbes::display() {
   run_("dumpsys display", kSmallOutput, [this](ingest::ShellResult r) {
     auto apply = [this](const std::optional<parsers::RefreshRate>& rate) {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      record_refresh(shared_.store.device(serial_), rate, config_->default_refresh_rate_hertz);
+      shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+        record_refresh(d, rate, config_->default_refresh_rate_hertz);
+      });
     };
     std::optional<parsers::RefreshRate> rate;
     if (!r.error) rate = parsers::parse_display_refresh_rate(r.output);

@@ -49,10 +49,9 @@ void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
 
 void GfxinfoPoller::round() {
   auto start_polls = [this] {
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      queue_ = packages_to_poll(*config_, shared_.store.device(serial_), foreground_);
-    }
+    shared_.with_device(serial_, [this](const metrics::DeviceMetrics& d) {
+      queue_ = packages_to_poll(*config_, d, foreground_);
+    });
     overflow_seen_ = false;
     poll_next();
   };

@@ -7,8 +7,8 @@
 
 namespace jank::app {
 
-LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
-                       Clock host_now)
+LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
+                       RunCommand run, Clock host_now)
     : config_(std::move(config)),
       serial_(std::move(serial)),
       shared_(shared),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mutex>
+#include <string>
 
 #include "metrics/daemon_status.h"
 #include "metrics/store.h"
@@ -14,6 +15,13 @@ struct SharedState {
   std::mutex mutex;
   metrics::Store store;
   metrics::DaemonMetrics daemon;
+
+  // `f(device)` for the device `serial`, under the lock.
+  template <typename F>
+  void with_device(const std::string& serial, F&& f) {
+    std::lock_guard<std::mutex> lock(mutex);
+    f(store.device(serial));
+  }
 };
 
 }  // namespace jank::app

@@ -116,7 +116,7 @@ std::string Device::new_boot_id() {
 
 void Device::uncounted(Uncounted kind, LogId id, const Gone& g) {
   if (kind == Uncounted::pending) {
-    if (reader_[static_cast<std::size_t>(id)].pending.emplace(g.index, g).second) ++pending_lines_;
+    reader_[static_cast<std::size_t>(id)].pending.emplace(g.index, g);
     return;
   }
   const bool lost = kind == Uncounted::lost;
@@ -136,7 +136,12 @@ void Device::settle_pending(Uncounted kind) {
     for (const auto& [index, g] : pending) uncounted(kind, static_cast<LogId>(i), g);
     pending.clear();
   }
-  pending_lines_ = 0;
+}
+
+std::uint64_t Device::reader_pending_lines() const {
+  std::uint64_t n = 0;
+  for (const auto& r : reader_) n += r.pending.size();
+  return n;
 }
 
 void Device::statistics_read() { settle_pending(Uncounted::lost); }
@@ -226,9 +231,13 @@ void Device::note_read(std::uint64_t gen, LogId id, std::uint64_t index) {
   if (!r.seen) return;
   r.read_upto = std::max(r.read_upto, index);
   // Entries dropped on their way that the host has now taken were read.
-  while (!r.dropped_in_flight.empty() && r.dropped_in_flight.begin()->first <= r.read_upto) {
-    remember_gone(r, r.dropped_in_flight.begin()->second);
-    r.dropped_in_flight.erase(r.dropped_in_flight.begin());
+  read_through(r, r.dropped_in_flight);
+}
+
+void Device::read_through(ReaderBuffer& r, std::map<std::uint64_t, Gone>& undecided) {
+  while (!undecided.empty() && undecided.begin()->first <= r.read_upto) {
+    remember_gone(r, undecided.begin()->second);
+    undecided.erase(undecided.begin());
   }
 }
 
@@ -264,13 +273,8 @@ void Device::reader_declared(LogId id, std::uint64_t index, std::uint64_t hash) 
   advance();
   r.read_upto = std::max(r.read_upto, std::min(index, r.sent_upto));
   // What it got although the ring dropped it before the host acknowledged it.
-  for (auto* undecided : {&r.pending, &r.dropped_in_flight}) {
-    while (!undecided->empty() && undecided->begin()->first <= r.read_upto) {
-      if (undecided == &r.pending) --pending_lines_;
-      remember_gone(r, undecided->begin()->second);
-      undecided->erase(undecided->begin());
-    }
-  }
+  read_through(r, r.pending);
+  read_through(r, r.dropped_in_flight);
 }
 
 void Device::logd_reset() {
@@ -722,7 +726,7 @@ std::string Device::truth_json() const {
                       ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
                       ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"buffers\":{",
                       cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
-                      reader_unknown_lines_, pending_lines_, reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
+                      reader_unknown_lines_, reader_pending_lines(), reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
                       logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9);
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);

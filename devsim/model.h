@@ -237,7 +237,7 @@ class Device {
   std::uint64_t reader_lost_lines() const { return reader_lost_lines_; }
   // Unread lines that left the ring since the reader last asked logd for
   // its statistics: lost once it asks, unknown if logd restarts first.
-  std::uint64_t reader_pending_lines() const { return pending_lines_; }
+  std::uint64_t reader_pending_lines() const;
   std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
   std::uint64_t reader_history_lines() const { return reader_history_lines_; }
   // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
@@ -279,7 +279,6 @@ class Device {
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
-  std::uint64_t pending_lines_ = 0;  // entries in the buffers' `pending`
   void settle_pending(Uncounted kind);
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;
@@ -319,6 +318,8 @@ class Device {
     std::deque<std::uint64_t> sent_hashes;
   };
   void remember_gone(ReaderBuffer& r, const Gone& g);
+  // Entries of `undecided` at or below read_upto were read, then dropped.
+  void read_through(ReaderBuffer& r, std::map<std::uint64_t, Gone>& undecided);
   std::array<ReaderBuffer, kLogIdCount> reader_{};
   // Per buffer, the header of the newest entry (see log_at).
   struct Header {

@@ -53,8 +53,6 @@ class PresentTracker {
   std::int64_t jank_ns() const { return jank_ns_; }      // Stutter's numerator
   std::int64_t active_ns() const { return active_ns_; }  // Stutter's denominator; FPS over active time
   const Histogram& frame_time() const { return frame_time_; }
-  // The newest present counted (device monotonic ns); nullopt before the first.
-  std::optional<std::int64_t> last_present_ns() const { return last_present_; }
 
  private:
   void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns);
