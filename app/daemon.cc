@@ -44,6 +44,7 @@ metrics::StoreOptions store_options(const config::Config& c) {
   o.default_refresh_hz = c.default_refresh_rate_hertz;
   o.window_seconds = c.sm_window_seconds;
   o.max_packages_per_device = c.max_packages_per_device;
+  o.max_layers_per_device = c.surfaceflinger_max_layers;
   return o;
 }
 

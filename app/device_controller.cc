@@ -28,6 +28,7 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
                 std::chrono::milliseconds(static_cast<long>(config_->command_timeout_max_seconds * 1000))),
       restart_timer_(io),
       gfxinfo_timer_(io),
+      surface_timer_(io),
       display_timer_(io),
       liveness_timer_(io) {}
 
@@ -70,11 +71,13 @@ void DeviceController::end_streams() {
   for (auto& c : commands_) c->close();
   commands_.clear();
   gfxinfo_timer_.cancel();
+  surface_timer_.cancel();
   display_timer_.cancel();
   liveness_timer_.cancel();
   probes_.reset();
   log_.reset();
   gfxinfo_.reset();
+  surface_.reset();
 }
 
 void DeviceController::begin_session() {
@@ -168,6 +171,11 @@ void DeviceController::follow() {
   gfxinfo_ = std::make_unique<GfxinfoPoller>(config_, serial_, shared_, runner(), timer(gfxinfo_timer_),
                                              clock_.wall_ns);
   gfxinfo_->start(std::chrono::milliseconds(2000));
+  if (config_->surfaceflinger_enabled) {
+    // After the first gfxinfo round has named the foreground app.
+    surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_);
+    surface_->start(std::chrono::milliseconds(2500));
+  }
   schedule_liveness();
 }
 

@@ -50,7 +50,7 @@ void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
 void GfxinfoPoller::round() {
   auto start_polls = [this] {
     shared_.with_device(serial_, [this](const metrics::DeviceMetrics& d) {
-      queue_ = packages_to_poll(*config_, d, foreground_);
+      queue_ = packages_to_poll(*config_, d, d.live.foreground);
     });
     overflow_seen_ = false;
     poll_next();
@@ -59,7 +59,9 @@ void GfxinfoPoller::round() {
   run_("dumpsys window displays", kWindowOutput, [this, start_polls](ingest::ShellResult r) {
     if (!r.error) {
       auto app = parsers::parse_foreground_app(r.output);
-      if (app && !app->focus_on_system_window) foreground_ = app->package;
+      if (app && !app->focus_on_system_window) {
+        shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { d.live.foreground = app->package; });
+      }
     }
     start_polls();
   });

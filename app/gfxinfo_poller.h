@@ -43,7 +43,6 @@ class GfxinfoPoller {
   std::function<std::int64_t()> host_now_;
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;
-  std::optional<std::string> foreground_;
 };
 
 }  // namespace jank::app

@@ -45,6 +45,17 @@ struct Config {
   // display
   double default_refresh_rate_hertz = 60;
   double display_poll_interval_seconds = 60;
+  double power_poll_interval_seconds = 5;  // dumpsys power: is the panel on?
+
+  // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
+  bool surfaceflinger_enabled = true;
+  // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll
+  // well within that; a resting layer is polled less often.
+  double surfaceflinger_fast_poll_interval_seconds = 0.5;
+  double surfaceflinger_idle_poll_interval_seconds = 2;
+  double surfaceflinger_list_interval_seconds = 10;
+  std::size_t surfaceflinger_max_layers = 16;           // followed per device
+  double surfaceflinger_max_commands_per_second = 10;  // per device, every SurfaceFlinger and power command
 
   // gfxinfo
   std::vector<std::string> gfxinfo_packages;

@@ -202,6 +202,20 @@ std::vector<Setting> build() {
              "refresh rate when the device does not tell it"),
       number("display.poll_interval_seconds", &Config::display_poll_interval_seconds, 1, kDay, "seconds",
              "how often the refresh rate and the process list are read again"),
+      number("display.power_poll_interval_seconds", &Config::power_poll_interval_seconds, 0.5, kDay, "seconds",
+             "how often dumpsys power tells whether the panel is on, off or dozing"),
+      flag("surfaceflinger.enabled", &Config::surfaceflinger_enabled,
+           "follow the presented frames of the watched apps' layers (dumpsys SurfaceFlinger --latency)"),
+      number("surfaceflinger.fast_poll_interval_seconds", &Config::surfaceflinger_fast_poll_interval_seconds, 0.1, 60,
+             "seconds", "poll interval of a layer that presented frames in its last poll"),
+      number("surfaceflinger.idle_poll_interval_seconds", &Config::surfaceflinger_idle_poll_interval_seconds, 0.1,
+             3600, "seconds", "poll interval of a layer that presented nothing in its last poll"),
+      number("surfaceflinger.list_interval_seconds", &Config::surfaceflinger_list_interval_seconds, 1, kDay,
+             "seconds", "how often dumpsys SurfaceFlinger --list finds the watched apps' layers"),
+      number("surfaceflinger.max_layers", &Config::surfaceflinger_max_layers, 1, 256, "",
+             "layers followed per device"),
+      number("surfaceflinger.max_commands_per_second", &Config::surfaceflinger_max_commands_per_second, 0.1, 1000,
+             "", "per device: SurfaceFlinger and power commands are spaced at least 1/this apart"),
       list("gfxinfo.packages", &Config::gfxinfo_packages, "packages always polled with dumpsys gfxinfo framestats",
            check_package),
       flag("gfxinfo.discover", &Config::gfxinfo_discover,
@@ -265,6 +279,10 @@ std::vector<KeyError> cross_key_errors(const Config& c) {
   if (c.gfxinfo_fast_poll_interval_seconds > c.gfxinfo_poll_interval_seconds) {
     out.push_back({"gfxinfo.fast_poll_interval_seconds",
                    "gfxinfo.fast_poll_interval_seconds must not exceed gfxinfo.poll_interval_seconds"});
+  }
+  if (c.surfaceflinger_fast_poll_interval_seconds > c.surfaceflinger_idle_poll_interval_seconds) {
+    out.push_back({"surfaceflinger.fast_poll_interval_seconds",
+                   "surfaceflinger.fast_poll_interval_seconds must not exceed surfaceflinger.idle_poll_interval_seconds"});
   }
   if (c.basic_auth && (c.basic_auth->username.empty() || c.basic_auth->password_file.empty())) {
     out.push_back({"http.basic_auth", "http.basic_auth: needs both username and password_file"});

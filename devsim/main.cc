@@ -25,6 +25,8 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --base-port P          device i listens on P+i (default: ports chosen by the kernel)
   --control-port P       control channel port (default: chosen by the kernel)
   --packages A,B,…       simulated apps (default com.example.feed,com.example.shop,com.example.chat)
+  --games PKG:FPS[,…]    games: apps that also draw through a SurfaceView at FPS
+  --sdk N[,N…]           Android API level, cycled over devices (default 33; 28-36)
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
   --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
@@ -85,6 +87,30 @@ int main(int argc, char** argv) {
     else if (a == "--control-port") o.control_port = static_cast<std::uint16_t>(num());
     else if (a == "--packages") {
       if (!split_list(val(), &o.packages)) return 64;
+    } else if (a == "--games") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      for (const auto& g : l) {
+        const auto colon = g.rfind(':');
+        const double fps = colon == std::string::npos ? 0 : std::strtod(g.c_str() + colon + 1, nullptr);
+        if (colon == std::string::npos || !(fps >= 1 && fps <= 1000)) {
+          std::fprintf(stderr, "jank_devsim: bad --games entry %s (PACKAGE:FPS)\n", g.c_str());
+          return 64;
+        }
+        o.games.emplace_back(g.substr(0, colon), fps);
+      }
+    } else if (a == "--sdk") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      o.sdk.clear();
+      for (const auto& x : l) {
+        const long v = std::strtol(x.c_str(), nullptr, 10);
+        if (v < 28 || v > 36) {
+          std::fprintf(stderr, "jank_devsim: --sdk values must be 28..36\n");
+          return 64;
+        }
+        o.sdk.push_back(static_cast<int>(v));
+      }
     } else if (a == "--refresh") {
       std::vector<std::string> l;
       if (!split_list(val(), &l)) return 64;

@@ -94,6 +94,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   last_log_mono_ = sim_time_;
   boot_props_ = props_;
   id_rng_.seed(cfg_.seed ^ 0x6a616e6b626f6f74ULL);
+  game_rng_.seed(cfg_.seed ^ 0x67616d656672616dULL);
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
@@ -468,6 +469,8 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   a.recent.clear();
   a.view_root = static_cast<std::uint32_t>(rng_());
   ++a.truth.starts;
+  new_layers(a);
+  a.next_game = t + interval_ns();
   // One binder thread per app, so that simultaneous starts have distinct headers.
   const auto binder = static_cast<std::int32_t>(&a - apps_.data());
   log_at(t, LogId::system, 'I', system_server_pid_, system_server_pid_ + 40 + 2 * binder, 1000, "ActivityManager",
@@ -484,6 +487,120 @@ void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
              static_cast<int>(reason.size()), reason.data()));
   a.pid = 0;
   a.restart_at = restart_soon ? sim_time_ + 800 * kMs : -1;
+  // The process's surfaces go with it.
+  a.window_layer = {};
+  a.game_layer = {};
+}
+
+void Device::new_layers(AppState& a) {
+  // A task, its ActivityRecord and window container, then the buffer
+  // layer; a game adds the SurfaceView container and its BLAST child.
+  next_layer_id_ += 4;
+  a.window_layer = {};
+  a.window_layer.id = next_layer_id_;
+  a.game_layer = {};
+  if (a.cfg.game_fps > 0) {
+    next_layer_id_ += 2;
+    a.game_layer.id = next_layer_id_;
+  }
+  // A new instance: nothing is judged across it.
+  for (LayerTruth* t : {&a.window_truth, &a.game_truth}) {
+    t->last_present = 0;
+    t->recent.clear();
+  }
+}
+
+void Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present) {
+  SimLayer& layer = game ? a.game_layer : a.window_layer;
+  // One buffer per vsync at most: a frame that is ready early waits its turn.
+  if (!layer.rows.empty()) present = std::max(present, layer.rows.back()[1] + interval_ns());
+  layer.rows.push_back({desired, present, ready});
+  if (layer.rows.size() > 127) layer.rows.pop_front();
+  LayerTruth& t = game ? a.game_truth : a.window_truth;
+  ++t.presented;
+  if (t.last_present != 0) {
+    const std::int64_t ft = present - t.last_present;
+    if (ft > 1'200'000'000) {
+      t.recent.clear();  // the layer rested
+    } else {
+      const double f = static_cast<double>(ft);
+      double mean = 0;
+      for (const std::int64_t r : t.recent) mean += static_cast<double>(r);
+      if (!t.recent.empty()) mean /= static_cast<double>(t.recent.size());
+      // PerfDog: over twice the mean of the previous three, and over two
+      // (BigJank: three) frames of a 24 fps film.
+      if (t.recent.size() == 3 && f > 2 * mean && f > 2e9 / 24) {
+        ++t.jank;
+        t.jank_ns += ft;
+        if (f > 3e9 / 24) ++t.big_jank;
+      }
+      const double period = static_cast<double>(interval_ns());
+      const double expected = t.recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
+      if (std::round(f / period) >= expected + 2) ++t.refresh_jank;
+      t.active_ns += ft;
+      t.recent.push_back(ft);
+      if (t.recent.size() > 3) t.recent.pop_front();
+      // The app's active time: the union of its layers' spans.
+      std::int64_t b = t.last_present, e = present;
+      std::int64_t covered = 0;
+      auto it = a.active_spans.upper_bound(b);
+      if (it != a.active_spans.begin() && std::prev(it)->second >= b) --it;
+      while (it != a.active_spans.end() && it->first <= e) {
+        covered += std::max<std::int64_t>(0, std::min(present, it->second) - std::max(t.last_present, it->first));
+        b = std::min(b, it->first);
+        e = std::max(e, it->second);
+        it = a.active_spans.erase(it);
+      }
+      a.active_spans.emplace(b, e);
+      a.active_ns += (present - t.last_present) - covered;
+      while (a.active_spans.size() > 1 && a.active_spans.begin()->second < present - 60'000'000'000) {
+        a.active_spans.erase(a.active_spans.begin());
+      }
+    }
+  }
+  t.last_present = present;
+}
+
+void Device::game_frame(std::size_t idx, std::int64_t t) {
+  AppState& a = apps_[idx];
+  const std::int64_t iv = interval_ns();
+  const auto every = static_cast<std::int64_t>(std::max(1.0, std::round(refresh_hz_ / a.cfg.game_fps)));
+  // The engine renders for most of its slot and presents at the slot's end.
+  queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv);
+  std::int64_t late = 0;
+  if (std::uniform_real_distribution<double>(0, 1)(game_rng_) < a.cfg.hitch_prob) {
+    late = std::uniform_int_distribution<std::int64_t>(3, 10)(game_rng_);
+  }
+  a.next_game = t + (every + late) * iv;
+}
+
+void Device::set_screen(Screen screen) {
+  advance();
+  const bool was_on = screen_ == Screen::on;
+  screen_ = screen;
+  if (!was_on && screen == Screen::on) {
+    // Nothing was drawn while dark: apps draw again from now.
+    const std::int64_t now = now_mono();
+    for (auto& a : apps_) {
+      a.next_frame = std::max(a.next_frame, now);
+      a.next_game = std::max(a.next_game, now);
+    }
+  }
+}
+
+bool Device::set_idle(std::string_view pkg, bool idle) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg) continue;
+    if (a.idle && !idle) {
+      const std::int64_t now = now_mono();
+      a.next_frame = std::max(a.next_frame, now);
+      a.next_game = std::max(a.next_game, now);
+    }
+    a.idle = idle;
+    return true;
+  }
+  return false;
 }
 
 void Device::frame(std::size_t idx, std::int64_t t) {
@@ -560,6 +677,9 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   a.recent.push_back(FrameRecord{static_cast<std::uint64_t>(vsync_id), intended, t, duration, iv, gpu});
   if (a.recent.size() > 120) a.recent.pop_front();
+  // SurfaceFlinger latches the buffer at the vsync after it is ready and
+  // presents it one vsync later.
+  queue_present(a, false, intended, intended + duration, intended + ((duration + iv - 1) / iv + 1) * iv);
   a.next_frame = t + iv;
 }
 
@@ -582,7 +702,8 @@ void Device::advance() {
     std::size_t which = 0;
     for (std::size_t i = 0; i < apps_.size(); ++i) {
       const AppState& a = apps_[i];
-      if (a.pid != 0 && a.next_frame < best) best = a.next_frame, kind = 0, which = i;
+      if (a.pid != 0 && draws(a) && a.next_frame < best) best = a.next_frame, kind = 0, which = i;
+      if (a.pid != 0 && draws(a) && a.cfg.game_fps > 0 && a.next_game < best) best = a.next_game, kind = 4, which = i;
       if (a.pid != 0 && a.next_crash >= 0 && a.next_crash < best) best = a.next_crash, kind = 1, which = i;
       if (a.pid == 0 && a.restart_at >= 0 && a.restart_at < best) best = a.restart_at, kind = 2, which = i;
     }
@@ -608,6 +729,7 @@ void Device::advance() {
         noise(best);
         next_noise_ = best + exp_delay(cfg_.noise_lines_per_sec);
         break;
+      case 4: game_frame(which, best); break;
       default: break;
     }
   }
@@ -622,6 +744,7 @@ void Device::set_paused(bool p) {
     for (auto& a : apps_) {
       const std::int64_t shift = std::max<std::int64_t>(0, now - a.next_frame);
       a.next_frame += shift;
+      a.next_game = std::max(a.next_game, now);
       if (a.pending_skip) a.pending_intended += shift;
       if (a.next_crash >= 0) a.next_crash = std::max(a.next_crash, now);
       if (a.restart_at >= 0) a.restart_at = std::max(a.restart_at, now);
@@ -724,10 +847,11 @@ std::string Device::truth_json() const {
                       ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64
                       ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_pending_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
                       ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
-                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"buffers\":{",
+                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"screen\":\"%s\",\"buffers\":{",
                       cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
                       reader_unknown_lines_, reader_pending_lines(), reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
-                      logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9);
+                      logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9,
+                      screen_ == Screen::on ? "on" : screen_ == Screen::doze ? "doze" : "off");
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);
     s += fmt("%s\"%s\":{\"total\":%" PRIu64 ",\"now\":%zu,\"read_upto\":%" PRIu64 "}", i ? "," : "",
@@ -755,6 +879,21 @@ std::string Device::truth_json() const {
              t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
+    // What a perfect reader of each layer's presents counts (stable names:
+    // without the unique suffix).
+    s.pop_back();
+    s += fmt(",\"active_ns\":%" PRId64 ",\"layers\":[", a.active_ns);
+    for (const bool game : {false, true}) {
+      if (game && a.cfg.game_fps <= 0) continue;
+      const LayerTruth& lt = game ? a.game_truth : a.window_truth;
+      std::string name = layer_name(a, game);
+      name.erase(name.rfind('#'));
+      s += fmt("%s{\"layer\":\"%s\",\"presented\":%" PRIu64 ",\"jank\":%" PRIu64 ",\"big_jank\":%" PRIu64
+               ",\"refresh_jank\":%" PRIu64 ",\"active_ns\":%" PRId64 ",\"jank_ns\":%" PRId64 "}",
+               game ? "," : "", name.c_str(), lt.presented, lt.jank, lt.big_jank, lt.refresh_jank, lt.active_ns,
+               lt.jank_ns);
+    }
+    s += "]}";
   }
   s += "]}";
   return s;

@@ -31,6 +31,33 @@ struct AppConfig {
   double stall_prob = 0.012;  // per rendered frame
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
   double crash_per_min = 0;
+  // > 0: a game: it also draws through a SurfaceView (a BLAST child layer
+  // that gfxinfo never sees) at this many frames per second, with hitches.
+  double game_fps = 0;
+  double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
+};
+
+// What the panel does (dumpsys power; SurfaceFlinger presents nothing for
+// apps unless it is on).
+enum class Screen : std::uint8_t { on, off, doze };
+
+// SurfaceFlinger's FrameTracker ring of one layer: the newest 127 frames as
+// {desiredPresent, actualPresent, frameReady} (ns, monotonic); an actual
+// present still in the future prints INT64_MAX (fence not signalled yet).
+struct SimLayer {
+  std::uint32_t id = 0;  // the layer id: the name's suffix from Android 13
+  std::deque<std::array<std::int64_t, 3>> rows;
+};
+
+// What a perfect reader of a layer's presents counts (PerfDog's Jank and
+// BigJank, the refresh-aware jank, active time), kept over the layer's
+// instances: a recreated layer continues the same series.
+struct LayerTruth {
+  std::uint64_t presented = 0;
+  std::uint64_t jank = 0, big_jank = 0, refresh_jank = 0;
+  std::int64_t active_ns = 0, jank_ns = 0;
+  std::int64_t last_present = 0;  // 0: none in this instance
+  std::deque<std::int64_t> recent;
 };
 
 struct DeviceConfig {
@@ -122,6 +149,15 @@ struct AppState {
   GfxCounters gfx;
   std::deque<FrameRecord> recent;  // last 120 frames for framestats
   AppTruth truth;
+  // SurfaceFlinger: the window's buffer layer and, for a game, its
+  // SurfaceView layer (both recreated with the process), their truth, and
+  // the union of their active spans.
+  bool idle = false;  // a static screen: the app draws nothing
+  std::int64_t next_game = 0;
+  SimLayer window_layer, game_layer;
+  LayerTruth window_truth, game_truth;
+  std::map<std::int64_t, std::int64_t> active_spans;  // recent ones, begin → end
+  std::int64_t active_ns = 0;
 };
 
 struct SetpropResult {
@@ -217,6 +253,10 @@ class Device {
   void restart_zygote();
   void set_refresh_hz(double hz);
   double refresh_hz() const { return refresh_hz_; }
+  void set_screen(Screen screen);
+  Screen screen() const { return screen_; }
+  // A static screen (nothing drawn) for the app, or drawing again.
+  bool set_idle(std::string_view pkg, bool idle);
 
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
@@ -225,6 +265,11 @@ class Device {
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
   std::string dumpsys_display() const;
   std::string dumpsys_surfaceflinger() const;
+  std::string surfaceflinger_list() const;                      // --list
+  std::string surfaceflinger_latency(std::string_view layer) const;  // --latency <exact name>
+  std::string dumpsys_power() const;
+  // A layer's exact name as --list prints it, unwrapped.
+  std::string layer_name(const AppState& a, bool game) const;
   std::string ps() const;
 
   // Lines lost to ring-buffer wrap, over all buffers, since the device started.
@@ -247,6 +292,11 @@ class Device {
   void start_app(AppState& a, std::int32_t pid = 0);
   void kill_app(AppState& a, std::string_view reason, bool restart_soon);
   void frame(std::size_t idx, std::int64_t t);
+  void game_frame(std::size_t idx, std::int64_t t);
+  // A frame queued for `layer` at `ready`, presented at `present` (ns).
+  void queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
+  bool draws(const AppState& a) const { return screen_ == Screen::on && !a.idle && !paused_; }
+  void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
               std::int32_t uid, std::string tag, std::string msg, std::int32_t app = -1,
@@ -269,6 +319,8 @@ class Device {
   std::int64_t sim_time_;
   bool paused_ = false;
   double refresh_hz_;
+  Screen screen_ = Screen::on;
+  std::uint32_t next_layer_id_ = 40;
   std::mt19937_64 rng_;
   LogBuffers logs_;
   std::map<std::string, std::string, std::less<>> props_;
@@ -287,6 +339,7 @@ class Device {
   int held_ = 0;
   std::int64_t glitch_ns_ = 0;
   std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were
+  std::mt19937_64 game_rng_;  // game frames only, likewise
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
   std::uint64_t logd_gen_ = 1;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -336,8 +338,46 @@ void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t
   }
 }
 
+// toybox grep with fixed patterns only (-e P ... or one P): the lines of
+// `input` holding any of them; exit 1 when none does.
+int run_grep(const std::vector<std::string>& w, const std::string& input, ShellResult& r) {
+  std::vector<std::string> patterns;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i] == "-e" && i + 1 < w.size()) {
+      patterns.push_back(w[++i]);
+    } else if (!w[i].empty() && w[i][0] == '-') {
+      r.err += "grep: option not simulated: " + w[i] + "\n";
+      return 2;
+    } else if (patterns.empty()) {
+      patterns.push_back(w[i]);
+    } else {
+      r.err += "grep: " + w[i] + ": No such file or directory\n";
+      return 2;
+    }
+  }
+  bool any = false;
+  std::size_t at = 0;
+  while (at < input.size()) {
+    const std::size_t nl = input.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? input.size() : nl + 1;
+    const std::string_view line(input.data() + at, end - at);
+    for (const auto& p : patterns) {
+      if (line.find(p) != std::string_view::npos) {
+        r.out.append(line);
+        if (line.back() != '\n') r.out += '\n';
+        any = true;
+        break;
+      }
+    }
+    at = end;
+  }
+  return any ? 0 : 1;
+}
+
 // Runs one simple command (no operators). Returns its exit status.
-int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop) {
+// `input`: what a pipe feeds it (only grep reads it).
+int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop,
+               const std::string* input = nullptr) {
   // Leading VAR=value assignments only set the environment, which we ignore.
   while (!w.empty() && w[0].find('=') != std::string::npos && w[0][0] != '=' &&
          std::isalpha(static_cast<unsigned char>(w[0][0]))) {
@@ -396,7 +436,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {
-      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n";
+      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  power\n";
       return 0;
     }
     if (w[1] == "gfxinfo") {
@@ -411,7 +451,18 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     }
     if (w[1] == "SurfaceFlinger") {
       dev.advance();
-      r.out += dev.dumpsys_surfaceflinger();
+      if (w.size() >= 3 && w[2] == "--list") {
+        r.out += dev.surfaceflinger_list();
+      } else if (w.size() >= 3 && w[2] == "--latency") {
+        r.out += dev.surfaceflinger_latency(w.size() >= 4 ? w[3] : std::string());
+      } else {
+        r.out += dev.dumpsys_surfaceflinger();
+      }
+      return 0;
+    }
+    if (w[1] == "power") {
+      dev.advance();
+      r.out += dev.dumpsys_power();
       return 0;
     }
     r.err += "Can't find service: " + w[1] + "\n";
@@ -446,6 +497,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     return 0;
   }
   if (cmd == "date") return run_date(dev, w, r);
+  if (cmd == "grep") return run_grep(w, input ? *input : std::string(), r);
   if (cmd == "logcat") {
     ShellResult lr = run_logcat(dev, std::vector<std::string>(w.begin() + 1, w.end()));
     r.out += lr.out;
@@ -487,8 +539,11 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
       flush();
       out.push_back(std::string(1, kOp) + "||");
       ++i;
-    } else if (c == '|' || c == '&' || c == '<' || c == '(' || c == ')' || c == '`') {
-      *ok = false;  // pipes, background jobs, subshells: not simulated
+    } else if (c == '|') {
+      flush();
+      out.push_back(std::string(1, kOp) + "|");
+    } else if (c == '&' || c == '<' || c == '(' || c == ')' || c == '`') {
+      *ok = false;  // background jobs, subshells: not simulated
       return out;
     } else if (c == '>' || (!in_word && (c == '1' || c == '2') && i + 1 < s.size() && s[i + 1] == '>')) {
       // Redirection: [n]>[>]target or n>&m.
@@ -560,6 +615,7 @@ ShellResult run_shell(Device& dev, std::string_view script) {
   } release{dev};
   int status = 0;
   std::string pending_op = ";";
+  std::optional<std::string> piped;  // the previous command's output, when it ended in `|`
   std::size_t i = 0;
   while (i < words.size()) {
     // Collect one simple command and its redirections.
@@ -581,11 +637,19 @@ ShellResult run_shell(Device& dev, std::string_view script) {
       }
       cmd.push_back(words[i++]);
     }
-    const bool run = pending_op == ";" || (pending_op == "&&" && status == 0) || (pending_op == "||" && status != 0);
+    const bool to_pipe = i < words.size() && words[i] == std::string(1, kOp) + "|";
+    const bool run = pending_op == ";" || pending_op == "|" || (pending_op == "&&" && status == 0) ||
+                     (pending_op == "||" && status != 0);
     if (run) {
       ShellResult one;
       bool stop = false;
-      status = run_simple(dev, std::move(cmd), one, &stop);
+      std::optional<std::string> input = std::move(piped);
+      piped.reset();
+      status = run_simple(dev, std::move(cmd), one, &stop, input ? &*input : nullptr);
+      if (to_pipe) {
+        piped = out_null ? std::string() : std::move(one.out);
+        one.out.clear();
+      }
       if (!out_null) r.out += one.out;
       if (err_to_out && !out_null) r.out += one.err;
       else if (!err_null) r.err += one.err;

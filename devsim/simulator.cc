@@ -122,6 +122,22 @@ Simulator::Simulator(asio::io_context& io, SimOptions opts, const Clock& clock)
 
 Simulator::~Simulator() = default;
 
+namespace {
+
+// The release name getprop reports for an API level.
+std::string release_of(int sdk) {
+  switch (sdk) {
+    case 28: return "9";
+    case 29: return "10";
+    case 30: return "11";
+    case 31: return "12";
+    case 32: return "12";
+    default: return sdk >= 33 ? std::to_string(sdk - 20) : std::to_string(sdk);
+  }
+}
+
+}  // namespace
+
 void Simulator::start() {
   for (int i = 0; i < opts_.devices; ++i) {
     DeviceConfig c;
@@ -144,6 +160,17 @@ void Simulator::start() {
       a.crash_per_min = opts_.crash_per_min;
       c.apps.push_back(a);
     }
+    for (const auto& [package, fps] : opts_.games) {
+      AppConfig a;
+      a.package = package;
+      a.stall_prob = opts_.stall_prob;
+      a.bands = opts_.bands;
+      a.crash_per_min = opts_.crash_per_min;
+      a.game_fps = fps;
+      c.apps.push_back(a);
+    }
+    c.sdk = opts_.sdk[static_cast<std::size_t>(i) % opts_.sdk.size()];
+    c.release = release_of(c.sdk);
     TransportOptions t;
     t.port = opts_.base_port ? static_cast<std::uint16_t>(opts_.base_port + i) : 0;
     t.shell_v2 = opts_.shell_v2;
@@ -219,6 +246,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
+                 "screen idle "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -320,6 +348,17 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       const bool ok = crash ? d.model().crash_app(pkg) : d.model().restart_app(pkg, pid);
       d.pump();
       return ok ? std::string() : "unknown or dead package " + pkg;
+    };
+  } else if (cmd == "screen") {
+    const std::string state = arg(0);
+    if (state != "on" && state != "off" && state != "doze") return reply("ERR usage: screen DEV on|off|doze");
+    const Screen screen = state == "on" ? Screen::on : state == "off" ? Screen::off : Screen::doze;
+    fn = [=](SimDevice& d) { d.model().set_screen(screen); d.pump(); return std::string(); };
+  } else if (cmd == "idle") {
+    const std::string pkg = arg(0), state = arg(1);
+    if (state != "on" && state != "off") return reply("ERR usage: idle DEV PACKAGE on|off");
+    fn = [=](SimDevice& d) {
+      return d.model().set_idle(pkg, state == "on") ? std::string() : "unknown package " + pkg;
     };
   } else if (cmd == "flood") {
     const auto n = static_cast<std::size_t>(num(0, 0));

@@ -21,6 +21,9 @@ struct SimOptions {
   std::string model_prefix = "JankSim";
   std::vector<double> refresh_hz = {60};  // cycled over devices
   std::vector<std::string> packages = {"com.example.feed", "com.example.shop", "com.example.chat"};
+  // Games: apps that also draw through a SurfaceView at their own rate.
+  std::vector<std::pair<std::string, double>> games;
+  std::vector<int> sdk = {33};  // Android API level, cycled over devices
   double stall_prob = 0.012;
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
   double crash_per_min = 0;

@@ -31,6 +31,7 @@ enum class Family : std::uint16_t {
   android_device_clock_offset_seconds,
   jank_exporter_device_clock_steps_total,
   jank_exporter_gfxinfo_polls_total,
+  jank_exporter_surfaceflinger_polls_total,
   jank_exporter_device_commands_total,
   jank_exporter_ingest_lag_seconds,
   jank_exporter_last_line_timestamp_seconds,
@@ -54,6 +55,11 @@ enum class Family : std::uint16_t {
   jank_exporter_gfxinfo_lines_total,
   jank_exporter_framestats_rows_total,
   jank_exporter_package_overflow_events_total,
+  android_display_power_state,
+  android_device_activity_state,
+  android_device_active_seconds_total,
+  jank_exporter_surfaceflinger_lines_total,
+  jank_exporter_layers_not_followed_total,
   // Per package.
   android_choreographer_skipped_frames_total,
   android_choreographer_skip_events_total,
@@ -79,8 +85,20 @@ enum class Family : std::uint16_t {
   android_framestats_window_overflows_total,
   android_framestats_frame_duration_seconds,
   android_framestats_stage_duration_seconds,
+  android_app_active,
+  android_app_active_seconds_total,
+  // Per SurfaceFlinger layer.
+  android_layer_frames_presented_total,
+  android_layer_frame_time_seconds,
+  android_layer_active_seconds_total,
+  android_layer_perfdog_jank_total,
+  android_layer_perfdog_big_jank_total,
+  android_layer_perfdog_jank_seconds_total,
+  android_layer_refresh_jank_total,
+  android_layer_poll_overflows_total,
+  android_layer_refresh_period_seconds,
 };
-inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_framestats_stage_duration_seconds) + 1;
+inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_layer_refresh_period_seconds) + 1;
 
 struct FamilySpec {
   Family id;

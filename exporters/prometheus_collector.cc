@@ -1,7 +1,9 @@
 #include "exporters/prometheus_collector.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -250,6 +252,10 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   for (const auto& [result, n] : l.gfxinfo_polls) {
     f.sample(F::jank_exporter_gfxinfo_polls_total, dev, Extra{"result", result}, count(n));
   }
+  for (const auto& [key, n] : l.surfaceflinger_polls) {
+    const LabelSet labels({{"serial", d.serial}, {"command", key.first}});
+    f.sample(F::jank_exporter_surfaceflinger_polls_total, labels, Extra{"result", key.second}, count(n));
+  }
   for (const auto& [result, n] : l.commands) {
     f.sample(F::jank_exporter_device_commands_total, dev, Extra{"result", result}, count(n));
   }
@@ -289,12 +295,97 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
 }
 
+// What the device's screen and layers say about activity (docs/metrics.md,
+// "Idle, active, off"): nullopt until the panel's state or a layer is known.
+std::optional<std::string_view> activity_state(const metrics::DeviceMetrics& d) {
+  using parsers::ScreenPower;
+  if (d.screen && (*d.screen == ScreenPower::off || *d.screen == ScreenPower::doze)) return "off";
+  if (!d.screen && d.layers.empty()) return std::nullopt;
+  for (const auto& [name, l] : d.layers) {
+    if (l.presenting) return "active";
+  }
+  return "idle";
+}
+
+// SM is judged over active time only: a dark screen has no SM (not 60), nor
+// does an app whose layers are followed and that neither presented nor
+// skipped within the window (a static screen). Replays, which know no host
+// time, always have one.
+bool screen_dark(const metrics::DeviceMetrics& d) {
+  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
+}
+
+bool app_idle(const metrics::DeviceMetrics& d, const std::string& package, const metrics::PackageMetrics& p,
+              std::int64_t now, std::int64_t window_s) {
+  if (p.window.frames(now) > 0) return false;
+  bool followed = false;
+  for (const auto& [name, l] : d.layers) {
+    if (l.package != package) continue;
+    if (l.last_seen_ns == 0) return false;
+    followed = true;
+  }
+  return followed && now - p.last_active_ns > window_s * 1'000'000'000;
+}
+
+void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
+  for (const auto& [stable, l] : d.layers) {
+    const LabelSet labels({{"serial", d.serial},
+                           {"package", l.package},
+                           {"layer", stable},
+                           {"kind", l.kind == parsers::LayerKind::surface_view ? "surface_view" : "app_window"}});
+    const auto& t = l.presents;
+    f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()));
+    f.histogram(F::android_layer_frame_time_seconds, labels, t.frame_time());
+    f.sample(F::android_layer_active_seconds_total, labels, static_cast<double>(t.active_ns()) / 1e9);
+    f.sample(F::android_layer_perfdog_jank_total, labels, count(t.jank()));
+    f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()));
+    f.sample(F::android_layer_perfdog_jank_seconds_total, labels, static_cast<double>(t.jank_ns()) / 1e9);
+    f.sample(F::android_layer_refresh_jank_total, labels, count(t.refresh_jank()));
+    f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
+    if (l.refresh_period_ns) {
+      f.sample(F::android_layer_refresh_period_seconds, labels, static_cast<double>(*l.refresh_period_ns) / 1e9);
+    }
+  }
+}
+
+void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
+  if (d.screen) {
+    for (const auto p : {parsers::ScreenPower::on, parsers::ScreenPower::off, parsers::ScreenPower::doze,
+                         parsers::ScreenPower::unknown}) {
+      f.sample(F::android_display_power_state, dev, Extra{"state", parsers::screen_power_name(p)},
+               *d.screen == p ? 1 : 0);
+    }
+  }
+  if (const auto state = activity_state(d)) {
+    for (const std::string_view s : {"active", "idle", "off"}) {
+      f.sample(F::android_device_activity_state, dev, Extra{"state", s}, *state == s ? 1 : 0);
+    }
+  }
+  const auto& in = d.surface_input;
+  if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && in.power_lines == 0) return;
+  f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
+  const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
+      {"list", {in.list_lines, in.list_malformed}},
+      {"latency", {in.latency_lines, in.latency_malformed}},
+      {"power", {in.power_lines, in.power_malformed}}};
+  for (const auto& [source, lines] : sources) {
+    const LabelSet labels({{"serial", d.serial}, {"source", std::string(source)}});
+    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
+             count(lines.first - lines.second));
+    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"}, count(lines.second));
+  }
+  f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
+}
+
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
   const LabelSet dev({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
-  f.sample(F::android_choreographer_device_sm, dev, metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
+  if (!screen_dark(d)) {
+    f.sample(F::android_choreographer_device_sm, dev,
+             metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
+  }
 
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "unmatched"}, count(d.lines.unmatched));
@@ -316,6 +407,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
              count(g.framestats_malformed_rows));
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
+  collect_surface(f, d, dev);
 
   for (const auto& [name, p] : d.packages) {
     const LabelSet pkg({{"serial", d.serial}, {"package", name}});
@@ -323,7 +415,9 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames));
       f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
       f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
-      f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
+      if (!screen_dark(d) && !app_idle(d, name, p, now, window_s)) {
+        f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
+      }
       f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
     }
     if (p.davey_frames > 0) {
@@ -363,7 +457,16 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                     s.stage_duration()[st]);
       }
     }
+    const bool has_layers =
+        std::any_of(d.layers.begin(), d.layers.end(), [&](const auto& l) { return l.second.package == name; });
+    if (has_layers || p.active.total_ns() > 0) {
+      bool presenting = false;
+      for (const auto& [stable, l] : d.layers) presenting = presenting || (l.package == name && l.presenting);
+      f.sample(F::android_app_active, pkg, presenting ? 1 : 0);
+      f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
+    }
   }
+  collect_layers(f, d);
 }
 
 }  // namespace

@@ -23,27 +23,42 @@
 //     PerfDog's fixed 83 ms floor misses a 50 ms hitch at 120 Hz; this does not.
 // The first three frames of a stretch have no history: counted and timed,
 // judged by the refresh rule only against one period.
+//
+// Present times are the device's monotonic clock: a table whose frames are
+// all older than the newest counted one (and lacks it) comes from a device
+// that rebooted; its frames are new and nothing is judged across the reboot.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "metrics/histogram.h"
 #include "parsers/sf_latency.h"
 
 namespace jank::metrics {
 
+class StateReader;
+class StateWriter;
+
 struct PresentOptions {
   std::int64_t idle_gap_ns = 1'200'000'000;  // SurfaceFlinger's own "active layer" window
+};
+
+// A stretch of time in which a layer presented (present clock, ns).
+struct ActiveSpan {
+  std::int64_t begin_ns = 0;
+  std::int64_t end_ns = 0;
 };
 
 class PresentTracker {
  public:
   explicit PresentTracker(PresentOptions options = {});
 
-  // One poll. Returns the number of frames it added.
-  std::uint64_t observe(const parsers::SfLatency& table);
+  // One poll. Returns the number of frames it added; `active` (if given)
+  // receives the present-to-present gaps it counted as active time.
+  std::uint64_t observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active = nullptr);
 
   std::uint64_t frames() const { return frames_; }
   std::uint64_t overflows() const { return overflows_; }
@@ -53,9 +68,15 @@ class PresentTracker {
   std::int64_t jank_ns() const { return jank_ns_; }      // Stutter's numerator
   std::int64_t active_ns() const { return active_ns_; }  // Stutter's denominator; FPS over active time
   const Histogram& frame_time() const { return frame_time_; }
+  std::optional<std::int64_t> last_present() const { return last_present_; }
+
+  // Checkpoint: the counts and what deduplication and judging need next.
+  void save(StateWriter& w) const;
+  // False when a value cannot be true (the tracker is then reset).
+  bool load(StateReader& r);
 
  private:
-  void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns);
+  void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns, std::vector<ActiveSpan>* active);
   void judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns);
 
   PresentOptions options_;

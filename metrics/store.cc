@@ -76,6 +76,9 @@ void Store::mark_running_packages_alive(DeviceMetrics& device) {
 
 std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
   if (host_now_ns_ == 0) return 0;
+  std::erase_if(device.layers, [&](const auto& entry) {
+    return entry.second.last_seen_ns != 0 && host_now_ns_ - entry.second.last_seen_ns > grace_ns;
+  });
   std::size_t removed = 0;
   for (auto it = device.packages.begin(); it != device.packages.end();) {
     const bool dead = it->first != kOverflowPackage && it->second.last_alive_ns != 0 &&
@@ -88,6 +91,51 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
     }
   }
   return removed;
+}
+
+void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {
+  device.surface_input.list_lines += list.names.size() + list.malformed_lines;
+  device.surface_input.list_malformed += list.malformed_lines;
+}
+
+std::uint64_t Store::record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
+                                          const parsers::SfLatency& table) {
+  auto& in = device.surface_input;
+  in.latency_lines += table.rows.size() + table.malformed_lines + (table.refresh_period_ns ? 1 : 0);
+  in.latency_malformed += table.malformed_lines;
+  auto it = device.layers.find(layer.stable_name);
+  if (it == device.layers.end()) {
+    if (device.layers.size() >= options_.max_layers_per_device) {
+      ++device.layers_not_followed;
+      return 0;
+    }
+    it = device.layers.try_emplace(layer.stable_name).first;
+  }
+  LayerMetrics& l = it->second;
+  l.package = layer.package;
+  l.kind = layer.kind;
+  l.name = layer.name;
+  if (table.refresh_period_ns) l.refresh_period_ns = table.refresh_period_ns;
+  l.last_seen_ns = host_now_ns_;
+  std::vector<ActiveSpan> spans;
+  const std::uint64_t added = l.presents.observe(table, &spans);
+  l.presenting = added > 0;
+  if (added > 0) {
+    PackageMetrics& pkg = package(device, layer.package);
+    if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
+    if (!spans.empty()) pkg.last_active_ns = host_now_ns_ != 0 ? host_now_ns_ : 1;
+    for (const auto& span : spans) {
+      pkg.active.add(span);
+      device.active.add(span);
+    }
+  }
+  return added;
+}
+
+void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines) {
+  device.surface_input.power_lines += lines;
+  device.surface_input.power_malformed += std::min(power.malformed_lines, lines);
+  device.screen = power.screen();
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -219,7 +267,9 @@ namespace {
 constexpr std::string_view kStateMagic = "jank_exporter_state";
 // 2: the log cursor (logd indices and line identities), log continuity
 // counters and the device clock; windows on host time. 1 is still read.
+// Later additions (dump_input, surface) are optional records of version 2.
 constexpr std::uint64_t kStateVersion = 2;
+constexpr std::size_t kMaxLayerRecords = 4096;
 
 void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
   w.tag("package").str(name).newline();
@@ -233,6 +283,26 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   w.newline().boolean(p.has_framestats);
   p.framestats.save(w);
   w.newline();
+}
+
+// Layers and active time; only written when the device has any.
+void save_surface(StateWriter& w, const DeviceMetrics& d) {
+  const auto& in = d.surface_input;
+  w.tag("surface").u64(in.list_lines).u64(in.list_malformed).u64(in.latency_lines).u64(in.latency_malformed);
+  w.u64(in.power_lines).u64(in.power_malformed).u64(d.layers_not_followed).i64(d.active.total_ns());
+  std::uint64_t active_packages = 0;
+  for (const auto& [name, p] : d.packages) active_packages += p.active.total_ns() > 0 ? 1 : 0;
+  w.u64(active_packages);
+  for (const auto& [name, p] : d.packages) {
+    if (p.active.total_ns() > 0) w.str(name).i64(p.active.total_ns());
+  }
+  w.newline().u64(d.layers.size()).newline();
+  for (const auto& [stable, l] : d.layers) {
+    w.tag("layer").str(stable).str(l.package).u64(l.kind == parsers::LayerKind::surface_view ? 1 : 0).str(l.name);
+    w.i64(l.refresh_period_ns.value_or(0));
+    l.presents.save(w);
+    w.newline();
+  }
 }
 
 void load_package(StateReader& r, PackageMetrics& p) {
@@ -296,6 +366,62 @@ void load_v1_position(StateReader& r, parsers::LogCursor& c, DeviceMetrics::LogC
   c.valid = anchored;
 }
 
+template <typename Reject>
+void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
+  r.expect("surface");
+  std::uint64_t before = r.rejected();
+  DeviceMetrics::SurfaceInput in;
+  in.list_lines = r.u64();
+  in.list_malformed = r.u64();
+  in.latency_lines = r.u64();
+  in.latency_malformed = r.u64();
+  in.power_lines = r.u64();
+  in.power_malformed = r.u64();
+  const std::uint64_t not_followed = r.u64();
+  const std::int64_t device_active = r.i64();
+  const std::uint64_t packages = r.count(1'000'000);
+  std::vector<std::pair<std::string, std::int64_t>> package_active;
+  bool sane = device_active >= 0;
+  for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
+    std::string name = r.str();
+    const std::int64_t ns = r.i64();
+    sane = sane && ns >= 0;
+    package_active.emplace_back(std::move(name), ns);
+  }
+  if (r.rejected() != before || !sane || in.list_malformed > in.list_lines || in.latency_malformed > in.latency_lines ||
+      in.power_malformed > in.power_lines) {
+    reject("surface_counters", "a count out of range; SurfaceFlinger input counts and active time restart from 0");
+  } else {
+    d.surface_input = in;
+    d.layers_not_followed = not_followed;
+    d.active.restore_total(device_active);
+    // Active time belongs to a package series the file also holds.
+    for (const auto& [name, ns] : package_active) {
+      if (auto it = d.packages.find(name); it != d.packages.end()) it->second.active.restore_total(ns);
+    }
+  }
+  const std::uint64_t layers = r.count(kMaxLayerRecords);
+  for (std::uint64_t k = 0; k < layers && !r.fail(); ++k) {
+    r.expect("layer");
+    std::string stable = r.str();
+    LayerMetrics l;
+    l.package = r.str();
+    before = r.rejected();
+    const std::uint64_t kind = r.u64();
+    l.kind = kind == 1 ? parsers::LayerKind::surface_view : parsers::LayerKind::app_window;
+    l.name = r.str();
+    const std::int64_t period = r.i64();
+    if (period > 0) l.refresh_period_ns = period;
+    const bool tracker_ok = l.presents.load(r);
+    if (r.fail()) break;
+    if (!tracker_ok || r.rejected() != before || kind > 1 || period < 0) {
+      reject("layer " + stable, "a value that cannot be true; its series restart from 0");
+      continue;
+    }
+    d.layers.insert_or_assign(std::move(stable), std::move(l));
+  }
+}
+
 }  // namespace
 
 std::string Store::save() const {
@@ -325,6 +451,10 @@ std::string Store::save() const {
     w.u64(in.framestats_rows).u64(in.framestats_malformed_rows);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
+    if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0 ||
+        d->surface_input.power_lines > 0) {
+      save_surface(w, *d);
+    }
   }
   w.tag("end").newline();
   return w.text();
@@ -455,6 +585,10 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         reject(serial, "package " + name, "a count out of range; its series restart from 0");
       }
     }
+    // Absent from files written before SurfaceFlinger frames were followed.
+    if (r.peek("surface")) load_surface(r, *d, [&](const std::string& record, const std::string& why) {
+      reject(serial, record, why);
+    });
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
   r.expect("end");

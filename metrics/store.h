@@ -6,20 +6,26 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "metrics/active_time.h"
 #include "metrics/device_clock.h"
 #include "metrics/framestats_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
+#include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
+#include "parsers/power_state.h"
+#include "parsers/sf_latency.h"
+#include "parsers/sf_layers.h"
 
 namespace jank::metrics {
 
@@ -28,6 +34,7 @@ struct StoreOptions {
   std::int64_t window_seconds = 60;
   std::size_t max_packages_per_device = 200;
   std::size_t max_pids_per_device = 65536;
+  std::size_t max_layers_per_device = 32;
 };
 
 // Label value for events beyond the per-device package cap.
@@ -55,6 +62,21 @@ struct PackageMetrics {
   bool has_gfxinfo = false;
   FramestatsTracker framestats;
   bool has_framestats = false;
+  // Union of its layers' active spans (SurfaceFlinger presents).
+  ActiveTime active;
+  std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
+};
+
+// One app layer's presented frames (dumpsys SurfaceFlinger --latency), kept
+// under the name that survives the activity's recreation (AppLayer::stable_name).
+struct LayerMetrics {
+  std::string package;
+  parsers::LayerKind kind = parsers::LayerKind::app_window;
+  std::string name;  // the exact name it was polled under last
+  PresentTracker presents;
+  std::optional<std::int64_t> refresh_period_ns;  // as the newest poll printed it
+  bool presenting = false;                        // the newest poll brought frames
+  std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
 };
 
 // What the exporter is doing with a device (jank_exporter_device_state).
@@ -99,6 +121,19 @@ struct DeviceMetrics {
   } continuity;
   // The device clock against the host's: windows are kept on host time.
   DeviceClock clock;
+  // SurfaceFlinger: followed app layers by stable name, the panel's power
+  // state (dumpsys power; nullopt until known) and the union of every
+  // layer's active spans.
+  std::map<std::string, LayerMetrics, std::less<>> layers;
+  std::uint64_t layers_not_followed = 0;  // polls of layers beyond max_layers_per_device
+  std::optional<parsers::ScreenPower> screen;
+  ActiveTime active;
+  // What SurfaceFlinger and power dumps brought: received = parsed + discarded.
+  struct SurfaceInput {
+    std::uint64_t list_lines = 0, list_malformed = 0;        // --list
+    std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
+    std::uint64_t power_lines = 0, power_malformed = 0;      // dumpsys power (the lines read)
+  } surface_input;
   // What gfxinfo dumps brought (every one, whatever package): received =
   // parsed + discarded for lines and for framestats rows.
   struct DumpInput {
@@ -119,10 +154,12 @@ struct DeviceMetrics {
     std::uint64_t sessions = 0;                   // sessions started (first connection and reconnects)
     std::uint64_t logcat_streams = 0;             // logcat streams opened
     std::map<std::string, std::uint64_t> gfxinfo_polls;   // by result
+    std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
+    std::optional<std::string> foreground;        // the focused app, as dumpsys window last told
   } live;
 };
 
@@ -146,6 +183,14 @@ class Store {
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
+  // A --list answer: only its lines are counted (the poller picks layers).
+  void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
+  // One --latency poll of an app layer. Returns the frames it added; 0 and
+  // layers_not_followed counted when the device is at its layer cap.
+  std::uint64_t record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
+                                     const parsers::SfLatency& table);
+  // A dumpsys power answer (`lines`: lines received).
+  void record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that
@@ -154,7 +199,8 @@ class Store {
   // Marks alive the packages of running processes (pid_names' running ones),
   // including the "pid:N" series of pids still running.
   void mark_running_packages_alive(DeviceMetrics& device);
-  // Removes package series not alive for `grace_ns`; returns how many.
+  // Removes package series not alive for `grace_ns`, and layers not polled
+  // for as long; returns how many packages.
   std::size_t expire_packages(DeviceMetrics& device, std::int64_t grace_ns);
 
   // Name used for a process: the pid's known name, else the name printed in

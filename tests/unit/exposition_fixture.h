@@ -7,6 +7,9 @@
 #include "metrics/daemon_status.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
+#include "parsers/power_state.h"
+#include "parsers/sf_latency.h"
+#include "parsers/sf_layers.h"
 
 namespace jank::test {
 
@@ -49,6 +52,14 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   proc.framestats = table;
   dump.processes.push_back(proc);
   store.record_gfxinfo(d, dump);
+
+  d.live.surfaceflinger_polls[{"latency", "ok"}] = 1;
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"), 2);
+  store.record_layer_list(d, parsers::parse_sf_layer_list("p/p.Main#7\n"));
+  parsers::SfLatency latency;
+  latency.refresh_period_ns = 15'625'000;  // 64 Hz: prints exactly in every format
+  for (const std::int64_t at : {1'000'000'000LL, 1'250'000'000LL, 1'500'000'000LL}) latency.rows.push_back({at, at, at});
+  store.record_layer_latency(d, *parsers::classify_layer("p/p.Main#7"), latency);
 
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];

@@ -2,7 +2,9 @@
 
 #include <limits>
 
+#include "metrics/active_time.h"
 #include "metrics/present_tracker.h"
+#include "metrics/state_io.h"
 
 using jank::metrics::PresentTracker;
 using jank::parsers::SfLatency;
@@ -121,4 +123,69 @@ TEST_CASE("a gap longer than the idle gap is rest, not a BigJank", "[metrics][pr
   u.observe(table(presents_after(1000, {f, f, f, 5000, 100}), k60Hz, 50));
   CHECK(u.jank() == 0);
   CHECK(u.refresh_jank() == 1);  // 6 periods against the one expected
+}
+
+TEST_CASE("a table from before the newest counted frame is a rebooted device: its frames are new",
+          "[metrics][present]") {
+  PresentTracker t;
+  t.observe(table(presents_after(3'600'000, {16.7, 16.7, 16.7})));
+  REQUIRE(t.frames() == 4);
+  // After a reboot the clock restarts near 0: every frame is older than the
+  // newest counted one, which the table no longer holds.
+  const std::uint64_t added = t.observe(table(presents_after(5'000, {16.7, 16.7}), k60Hz, 100));
+  CHECK(added == 3);
+  CHECK(t.frames() == 7);
+  CHECK(t.overflows() == 0);
+  CHECK(t.last_present() == presents_after(5'000, {16.7, 16.7}).back());
+  // Only the gaps within the new boot were timed: 3 before, 2 after.
+  CHECK(t.frame_time().count() == 5);
+}
+
+TEST_CASE("active spans are the timed gaps; the checkpoint keeps dedup and judging state", "[metrics][present]") {
+  PresentTracker t;
+  std::vector<jank::metrics::ActiveSpan> spans;
+  t.observe(table(presents_after(1'000, {20, 20, 2'000, 20})), &spans);
+  REQUIRE(spans.size() == 3);  // the 2 s rest is no active time
+  CHECK(spans[0].begin_ns == 1'000 * kMs);
+  CHECK(spans[0].end_ns == 1'020 * kMs);
+  CHECK(spans[2].begin_ns == 3'040 * kMs);
+  CHECK(t.active_ns() == 60 * kMs);
+
+  jank::metrics::StateWriter w;
+  t.save(w);
+  PresentTracker back;
+  jank::metrics::StateReader r(w.text());
+  REQUIRE(back.load(r));
+  CHECK(back.frames() == t.frames());
+  CHECK(back.active_ns() == t.active_ns());
+  CHECK(back.frame_time().count() == t.frame_time().count());
+  // The same table again adds nothing after the restore.
+  CHECK(back.observe(table(presents_after(1'000, {20, 20, 2'000, 20}))) == 0);
+
+  // A checkpoint claiming more BigJank than Jank cannot be true.
+  jank::metrics::StateWriter bad;
+  bad.u64(10).u64(0).u64(1).u64(2).u64(0).i64(0).i64(0);
+  jank::metrics::Histogram(jank::metrics::buckets::frame_duration_seconds()).save(bad);
+  bad.boolean(false).i64(0).u64(0);
+  PresentTracker rejected;
+  jank::metrics::StateReader rr(bad.text());
+  CHECK_FALSE(rejected.load(rr));
+  CHECK(rejected.frames() == 0);
+}
+
+TEST_CASE("active time: overlapping spans of several layers count once, late spans still count",
+          "[metrics][present]") {
+  jank::metrics::ActiveTime a;
+  CHECK(a.add({0, 100}) == 100);
+  CHECK(a.add({50, 150}) == 50);    // overlaps the first by 50
+  CHECK(a.add({300, 400}) == 100);  // disjoint
+  CHECK(a.add({120, 320}) == 150);  // fills 150..300 only
+  CHECK(a.add({0, 400}) == 0);      // all covered
+  CHECK(a.add({400, 400}) == 0);    // empty
+  CHECK(a.total_ns() == 400);
+  // A span far older than the newest one: a clock that started again.
+  const std::int64_t late = 200'000'000'000;
+  CHECK(a.add({late, late + 10}) == 10);
+  CHECK(a.add({5, 25}) == 20);
+  CHECK(a.total_ns() == 430);
 }

@@ -1,0 +1,97 @@
+// SurfaceFlinger and screen polling for one device session: which layers
+// the watched apps have (`dumpsys SurfaceFlinger --list`), their presented
+// frames (`--latency '<exact name>'`), and whether the panel is on
+// (`dumpsys power`). One command at a time, spaced by a per-device budget; a
+// layer that presented in its last poll is polled at the fast interval, a
+// resting one at the idle interval. The order is decided by PollSchedule, a
+// pure class; the poller only runs what it says.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/host_clock.h"
+#include "app/session_io.h"
+#include "app/shared_state.h"
+#include "config/config.h"
+#include "parsers/sf_layers.h"
+
+namespace jank::app {
+
+// The app layers of a --list answer worth following: those of `watched`
+// packages, at most `max` of them (in list order, which is Z order: the
+// ones on top first), one per stable name.
+std::vector<parsers::AppLayer> layers_to_follow(const std::vector<std::string>& listed,
+                                                const std::set<std::string, std::less<>>& watched, std::size_t max);
+
+struct PollIntervals {
+  std::chrono::nanoseconds fast{500'000'000};
+  std::chrono::nanoseconds idle{2'000'000'000};
+  std::chrono::nanoseconds list{10'000'000'000};
+  std::chrono::nanoseconds power{5'000'000'000};
+  std::chrono::nanoseconds spacing{100'000'000};  // 1 / max commands per second
+};
+
+// What to run next and when. Jobs: the layer list, the power state, and
+// one per followed layer (by stable name). Time is whatever clock the
+// caller passes, the same one throughout.
+class PollSchedule {
+ public:
+  using Time = std::chrono::steady_clock::time_point;
+  struct Job {
+    enum class Kind : std::uint8_t { list, power, layer } kind;
+    std::string layer;  // stable name, for Kind::layer
+    Time due;
+  };
+
+  PollSchedule(PollIntervals intervals, Time start);
+  // The next job (the earliest due; list before power before layers on a
+  // tie) and when it may run: not before its due time nor within `spacing`
+  // of the previous command's start.
+  Job next() const;
+  Time earliest_start(const Job& job) const;
+  // The job started at `at`. For a layer, `presented`: its poll brought frames.
+  void ran(const Job& job, Time at, bool presented = false);
+  // The layers to follow from now on: new ones are due at once, gone ones dropped.
+  void follow(const std::vector<std::string>& stable_names, Time now);
+  std::size_t layers() const { return layer_due_.size(); }
+
+ private:
+  PollIntervals intervals_;
+  Time list_due_, power_due_;
+  std::optional<Time> last_start_;
+  std::map<std::string, Time> layer_due_;
+};
+
+class SurfacePoller {
+ public:
+  SurfacePoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
+                RunAfter after, HostClock clock);
+  void start(std::chrono::milliseconds first);
+
+ private:
+  void step();
+  void run_job(const PollSchedule::Job& job);
+  void listed(const std::string& output);
+  void count(const char* command, const ingest::ShellResult& r);
+
+  std::shared_ptr<const config::Config> config_;
+  std::string serial_;
+  SharedState& shared_;
+  RunCommand run_;
+  RunAfter after_;
+  HostClock clock_;
+  PollSchedule schedule_;
+  std::map<std::string, parsers::AppLayer, std::less<>> layers_;  // followed, by stable name
+};
+
+PollIntervals poll_intervals(const config::Config& config);
+
+}  // namespace jank::app
