@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/gfxinfo_poller.h"
+#include "app/log.h"
 #include "ingest/protocol.h"
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
@@ -13,6 +14,7 @@ namespace {
 constexpr std::size_t kListOutput = 4 << 20;   // a few hundred layers of up to ~300 bytes
 constexpr std::size_t kLatencyOutput = 1 << 20;  // 127 rows of ~60 bytes
 constexpr std::size_t kPowerOutput = 1 << 20;
+constexpr int kTableFrames = 127;  // FrameTracker's ring, as --latency prints it
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
@@ -48,12 +50,15 @@ PollIntervals poll_intervals(const config::Config& c) {
 PollSchedule::PollSchedule(PollIntervals intervals, Time start)
     : intervals_(intervals), list_due_(start), power_due_(start) {}
 
-PollSchedule::Job PollSchedule::next() const {
+PollSchedule::Job PollSchedule::next(Time now) const {
+  std::optional<Job> layer;
+  for (const auto& [name, due] : layer_due_) {
+    if (!layer || due < layer->due) layer = Job{Job::Kind::layer, name, due};
+  }
+  if (layer && layer->due <= now) return *layer;
   Job job{Job::Kind::list, "", list_due_};
   if (power_due_ < job.due) job = {Job::Kind::power, "", power_due_};
-  for (const auto& [name, due] : layer_due_) {
-    if (due < job.due) job = {Job::Kind::layer, name, due};
-  }
+  if (layer && layer->due < job.due) job = *layer;
   return job;
 }
 
@@ -61,16 +66,24 @@ PollSchedule::Time PollSchedule::earliest_start(const Job& job) const {
   return last_start_ ? std::max(job.due, *last_start_ + intervals_.spacing) : job.due;
 }
 
-void PollSchedule::ran(const Job& job, Time at, bool presented) {
+void PollSchedule::ran(const Job& job, Time at, bool presented, std::optional<std::chrono::nanoseconds> table_span) {
   last_start_ = at;
   switch (job.kind) {
     case Job::Kind::list: list_due_ = at + intervals_.list; break;
     case Job::Kind::power: power_due_ = at + intervals_.power; break;
-    case Job::Kind::layer:
-      if (auto it = layer_due_.find(job.layer); it != layer_due_.end()) {
-        it->second = at + (presented ? intervals_.fast : intervals_.idle);
+    case Job::Kind::layer: {
+      const auto it = layer_due_.find(job.layer);
+      if (it == layer_due_.end()) break;
+      if (presented) layer_presented_[job.layer] = at;
+      const auto p = layer_presented_.find(job.layer);
+      const bool resting = p == layer_presented_.end() || at - p->second >= kRestAfter;
+      auto interval = resting ? intervals_.idle : intervals_.fast;
+      if (table_span && *table_span > std::chrono::nanoseconds::zero()) {
+        interval = std::min(interval, *table_span * 9 / 10);
       }
+      it->second = at + interval;
       break;
+    }
   }
 }
 
@@ -81,6 +94,7 @@ void PollSchedule::follow(const std::vector<std::string>& stable_names, Time now
     next.emplace(name, it == layer_due_.end() ? now : it->second);
   }
   layer_due_ = std::move(next);
+  std::erase_if(layer_presented_, [&](const auto& e) { return !layer_due_.contains(e.first); });
 }
 
 SurfacePoller::SurfacePoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
@@ -98,8 +112,8 @@ void SurfacePoller::start(std::chrono::milliseconds first) {
 }
 
 void SurfacePoller::step() {
-  const auto job = schedule_.next();
   const auto now = clock_.steady_now();
+  const auto job = schedule_.next(now);
   const auto start = schedule_.earliest_start(job);
   if (start > now) {
     // Whole milliseconds, rounded up: never early.
@@ -155,13 +169,37 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
            [this, job, started, layer](ingest::ShellResult r) {
              count("latency", r);
              std::uint64_t added = 0;
+             std::optional<std::chrono::nanoseconds> span;
              if (!r.error) {
                const parsers::SfLatency table = parsers::parse_sf_latency(r.output);
-               std::lock_guard<std::mutex> lock(shared_.mutex);
-               shared_.store.set_host_time(clock_.wall_ns());
-               added = shared_.store.record_layer_latency(shared_.store.device(serial_), layer, table);
+               if (table.refresh_period_ns && *table.refresh_period_ns > 0) {
+                 span = std::chrono::nanoseconds(*table.refresh_period_ns) * kTableFrames;
+               }
+               std::uint64_t overflows_before = 0, overflows_after = 0;
+               std::optional<std::int64_t> anchor;
+               {
+                 std::lock_guard<std::mutex> lock(shared_.mutex);
+                 auto& d = shared_.store.device(serial_);
+                 if (const auto found = d.layers.find(layer.stable_name); found != d.layers.end()) {
+                   overflows_before = found->second.presents.overflows();
+                   anchor = found->second.presents.last_present();
+                 }
+                 shared_.store.set_host_time(clock_.wall_ns());
+                 added = shared_.store.record_layer_latency(d, layer, table);
+                 if (const auto found = d.layers.find(layer.stable_name); found != d.layers.end()) {
+                   overflows_after = found->second.presents.overflows();
+                 }
+               }
+               if (overflows_after > overflows_before) {
+                 const auto since = started - last_poll_[layer.stable_name];
+                 log_debug("device " + serial_ + ": layer " + layer.name + ": frames presented unseen (newest counted " +
+                           std::to_string(anchor.value_or(0)) + " ns is gone from its table; previous poll " +
+                           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(since).count()) +
+                           " ms before this one)");
+               }
              }
-             schedule_.ran(job, started, added > 0);
+             last_poll_[layer.stable_name] = started;
+             schedule_.ran(job, started, added > 0, span);
              step();
            });
       return;

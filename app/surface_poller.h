@@ -52,13 +52,21 @@ class PollSchedule {
   };
 
   PollSchedule(PollIntervals intervals, Time start);
-  // The next job (the earliest due; list before power before layers on a
-  // tie) and when it may run: not before its due time nor within `spacing`
-  // of the previous command's start.
-  Job next() const;
+  // The next job and when it may run: not before its due time nor within
+  // `spacing` of the previous command's start. Layers due by `now` go
+  // first (their tables hold about a second at 120 Hz), oldest due first;
+  // then the power state and the list; when nothing is due, the earliest.
+  Job next(Time now) const;
   Time earliest_start(const Job& job) const;
-  // The job started at `at`. For a layer, `presented`: its poll brought frames.
-  void ran(const Job& job, Time at, bool presented = false);
+  // The job started at `at`. For a layer, `presented`: its poll brought
+  // frames; `table_span`: how long its table lasts (127 refresh periods).
+  // A layer rests once it presented nothing for kRestAfter: until then a
+  // stall is not rest, and it keeps the fast interval. Any interval is
+  // capped at 90 % of the table's span, so that a layer waking from rest
+  // has not filled its table before the next poll.
+  void ran(const Job& job, Time at, bool presented = false,
+           std::optional<std::chrono::nanoseconds> table_span = std::nullopt);
+  static constexpr std::chrono::nanoseconds kRestAfter{1'200'000'000};
   // The layers to follow from now on: new ones are due at once, gone ones dropped.
   void follow(const std::vector<std::string>& stable_names, Time now);
   std::size_t layers() const { return layer_due_.size(); }
@@ -68,6 +76,7 @@ class PollSchedule {
   Time list_due_, power_due_;
   std::optional<Time> last_start_;
   std::map<std::string, Time> layer_due_;
+  std::map<std::string, Time> layer_presented_;  // when a poll last brought frames
 };
 
 class SurfacePoller {
@@ -90,6 +99,7 @@ class SurfacePoller {
   HostClock clock_;
   PollSchedule schedule_;
   std::map<std::string, parsers::AppLayer, std::less<>> layers_;  // followed, by stable name
+  std::map<std::string, std::chrono::steady_clock::time_point> last_poll_;  // by stable name, for the log
 };
 
 PollIntervals poll_intervals(const config::Config& config);

@@ -37,7 +37,13 @@ std::optional<std::string> window_package(std::string_view title) {
   if (slash == std::string_view::npos || slash + 1 >= title.size()) return std::nullopt;
   const std::string_view package = title.substr(0, slash);
   if (!valid_package_name(package) || package.find(':') != std::string_view::npos) return std::nullopt;
-  if (title.find(' ') != std::string_view::npos) return std::nullopt;
+  // The activity is a Java class name: anything else is no app window's
+  // (and never reaches a device command).
+  for (const char c : title.substr(slash + 1)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '$';
+    if (!ok) return std::nullopt;
+  }
   return std::string(package);
 }
 

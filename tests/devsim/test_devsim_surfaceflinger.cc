@@ -30,7 +30,7 @@ DeviceConfig game_config(int sdk, double hz, double hitch_prob = 0.02) {
   AppConfig feed;
   feed.package = "com.example.feed";
   feed.stall_prob = 0.05;
-  feed.bands = {{2, 12, 1}};
+  feed.bands = {{2, 12, 3}, {45, 120, 1}};  // some stalls longer than a poll interval
   c.apps.push_back(feed);
   AppConfig game;
   game.package = "com.example.game";
@@ -134,7 +134,7 @@ TEST_CASE("polling --latency counts exactly what the truth says a perfect reader
   CHECK(dev.app("com.example.game")->game_truth.presented > 1500);
 }
 
-TEST_CASE("a dark screen and an idle app present nothing; polling too slowly overflows", "[devsim][surfaceflinger]") {
+TEST_CASE("a dark screen and an idle app present nothing and polling too slowly overflows", "[devsim][surfaceflinger]") {
   ManualClock clock;
   Device dev(game_config(33, 120), clock);
   CHECK(parsers::parse_power_state(shell(dev, "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='"))
@@ -181,7 +181,7 @@ TEST_CASE("a dark screen and an idle app present nothing; polling too slowly ove
   CHECK(slow.frames() < dev.app("com.example.feed")->window_truth.presented);
 }
 
-TEST_CASE("a recreated activity's layer gets a new name; its table starts empty", "[devsim][surfaceflinger]") {
+TEST_CASE("a recreated activity gets a new layer name and an empty table", "[devsim][surfaceflinger]") {
   ManualClock clock;
   Device dev(game_config(33, 60), clock);
   clock.advance_ms(1000);

@@ -62,6 +62,8 @@ struct DeviceScript {
       "system         900     1 20000000 300000 binder_wait       0 S system_server\n"
       "u0_a55        1005   500 15000000 99000 0                   0 S com.example.feed\n";
   std::string window = "  mCurrentFocus=Window{41b37570 u0 com.example.feed/com.example.feed.Main}\n";
+  // dumpsys SurfaceFlinger --list; --latency of any name prints a period and two frames.
+  std::string layers = "com.example.feed/com.example.feed.Main#7\n";
   // The endless logcat stream; the default holds it open, silent.
   std::function<void(Conn&)> logcat = [](Conn& c) { c.hold(1h); };
   // dumpsys gfxinfo PKG framestats
@@ -104,6 +106,10 @@ inline std::function<void(const std::string&, Conn&)> shell_of(std::shared_ptr<D
         c.write(s->ps);
       } else if (cmd == "dumpsys window displays") {
         c.write(s->window);
+      } else if (cmd == "dumpsys SurfaceFlinger --list") {
+        c.write(s->layers);
+      } else if (cmd.rfind("'dumpsys' 'SurfaceFlinger' '--latency' '", 0) == 0) {
+        c.write("16666667\n1000\t1000\t1000\n2000\t2000\t2000\n\n");
       } else if (cmd.rfind("'dumpsys' 'gfxinfo' '", 0) == 0) {
         const std::size_t p = 21, q = cmd.find('\'', p);
         s->gfxinfo(cmd.substr(p, q - p), c);

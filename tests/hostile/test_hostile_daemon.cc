@@ -52,6 +52,8 @@ bool allowed_service(const std::string& s) {
       "shell:export ANDROID_LOG_TAGS=\"''\"; exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main,system'";
   const std::set<std::string> fixed = {"shell:getprop", "shell:ps -A", "shell:dumpsys display",
                                        "shell:dumpsys SurfaceFlinger", "shell:dumpsys window displays",
+                                       "shell:dumpsys SurfaceFlinger --list",
+                                       "shell:dumpsys power | grep -e mWakefulness= -e 'Display Power: state='",
                                        "shell:echo alive", "shell:'setprop' 'debug.choreographer.skipwarning' '1'",
                                        logcat, logcat + " '-d' '-t' '1'"};
   if (fixed.count(s)) return true;
@@ -72,6 +74,8 @@ bool allowed_service(const std::string& s) {
     return middle.find_first_not_of(chars) == std::string::npos && middle[0] != '-';
   };
   return between(logcat + " '-T' '", "'", "0123456789.") ||
+         between("shell:'dumpsys' 'SurfaceFlinger' '--latency' '", "'",
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._$/#[]() -") ||
          between("shell:'dumpsys' 'gfxinfo' '", "' 'framestats'",
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-");
 }
@@ -99,6 +103,14 @@ TEST_CASE("shell metacharacters in serials and properties and package names neve
       "u0_a6         1006   500 1000 100 0 0 S com.evil'reboot'\n"
       "u0_a7         1007   500 1000 100 0 0 S com.evil>reboot\n";
   evil->window = "  mCurrentFocus=Window{41b37570 u0 com.evil&&reboot/com.evil.Main}\n";
+  // Layer names whose package or activity part a shell would act on.
+  evil->layers =
+      "com.example.feed/com.example.feed.Main#7\n"
+      "com.example.feed/a';reboot;'#8\n"
+      "com.example.feed/$(reboot)#9\n"
+      "SurfaceView[com.example.feed/`reboot`](BLAST)#10\n"
+      "com.evil;reboot/com.evil.Main#11\n"
+      "RequestedLayerState{com.example.feed/x|reboot#12 parentId=1}\n";
   evil->logcat = [](Conn& c) {
     c.write(log_line(900, 'I', "ActivityManager", "Start proc 2001:com.evil|reboot/u0a9 for activity {x/.M}"));
     c.write(log_line(900, 'I', "ActivityManager", "Start proc 2002:com.\xff\xfe\"reboot/u0a9 for activity {x/.M}"));
@@ -141,6 +153,8 @@ TEST_CASE("shell metacharacters in serials and properties and package names neve
     CHECK(s.find("$(") == std::string::npos);
     CHECK(s.find('\n') == std::string::npos);
   }
+  // The one harmless layer name was followed.
+  CHECK(distinct.count("shell:'dumpsys' 'SurfaceFlinger' '--latency' 'com.example.feed/com.example.feed.Main#7'") == 1);
   // The serial only travels in host requests (length-framed, never a shell word).
   for (const auto& r : adb.requests()) {
     if (r.find("evil;") == std::string::npos) continue;

@@ -141,7 +141,7 @@ TEST_CASE("a table from before the newest counted frame is a rebooted device: it
   CHECK(t.frame_time().count() == 5);
 }
 
-TEST_CASE("active spans are the timed gaps; the checkpoint keeps dedup and judging state", "[metrics][present]") {
+TEST_CASE("active spans are the timed gaps and the checkpoint keeps dedup and judging state", "[metrics][present]") {
   PresentTracker t;
   std::vector<jank::metrics::ActiveSpan> spans;
   t.observe(table(presents_after(1'000, {20, 20, 2'000, 20})), &spans);

@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include "app/surface_poller.h"
+
+using namespace jank::app;
+using namespace std::chrono_literals;
+using Kind = PollSchedule::Job::Kind;
+
+namespace {
+
+PollIntervals intervals() {
+  PollIntervals i;
+  i.fast = 500ms;
+  i.idle = 2000ms;
+  i.list = 10s;
+  i.power = 5s;
+  i.spacing = 100ms;
+  return i;
+}
+
+}  // namespace
+
+TEST_CASE("poll schedule: list and power first, then layers by due time, spaced by the budget", "[surface]") {
+  const PollSchedule::Time t0{};
+  PollSchedule s(intervals(), t0);
+  auto job = s.next(t0);
+  CHECK(job.kind == Kind::list);
+  CHECK(s.earliest_start(job) == t0);
+  s.ran(job, t0);
+  s.follow({"a", "b"}, t0);
+  CHECK(s.layers() == 2);
+  // Layers due now go before the power state, which is due too.
+  job = s.next(t0);
+  CHECK(job.kind == Kind::layer);
+  CHECK(job.layer == "a");
+  CHECK(s.earliest_start(job) == t0 + 100ms);  // spacing after the list
+  s.ran(job, t0 + 100ms, true);
+  job = s.next(t0 + 200ms);
+  CHECK(job.layer == "b");
+  s.ran(job, t0 + 200ms, false);
+  job = s.next(t0 + 300ms);
+  CHECK(job.kind == Kind::power);
+  s.ran(job, t0 + 300ms);
+  // Nothing due: the earliest is a's, 500 ms after its start (it presented).
+  job = s.next(t0 + 400ms);
+  CHECK(job.layer == "a");
+  CHECK(job.due == t0 + 600ms);
+}
+
+TEST_CASE("poll schedule: a stall is not rest, rest is slow, and no interval outlasts the table", "[surface]") {
+  const PollSchedule::Time t0{};
+  PollIntervals slow_jobs = intervals();
+  slow_jobs.list = slow_jobs.power = 60s;
+  PollSchedule s(slow_jobs, t0);
+  s.ran({Kind::list, "", t0}, t0);
+  s.ran({Kind::power, "", t0}, t0);
+  s.follow({"game"}, t0);
+  const PollSchedule::Job layer{Kind::layer, "game", t0};
+  // Never presented: resting from the start.
+  s.ran(layer, t0, false);
+  CHECK(s.next(t0).due == t0 + 2000ms);
+  s.ran(layer, t0 + 1s, true);
+  CHECK(s.next(t0).due == t0 + 1500ms);
+  // An empty poll 0.5 s later is a stall, not rest: still fast.
+  s.ran(layer, t0 + 1500ms, false);
+  CHECK(s.next(t0).due == t0 + 2000ms);
+  // 1.2 s without frames: resting.
+  s.ran(layer, t0 + 2200ms, false);
+  CHECK(s.next(t0).due == t0 + 4200ms);
+  // At 120 Hz a table lasts 127 × 8.33 ms ≈ 1.06 s: even a resting layer
+  // is polled again within 90 % of that.
+  s.ran(layer, t0 + 4200ms, false, 127 * 8'333'333ns);
+  CHECK(s.next(t0).due == t0 + 4200ms + 127 * 8'333'333ns * 9 / 10);
+  // A layer no longer listed is no longer polled.
+  s.follow({}, t0 + 5s);
+  CHECK(s.layers() == 0);
+  CHECK(s.next(t0 + 5s).kind == Kind::list);
+}
+
+TEST_CASE("layers to follow: the watched apps' buffer layers, each stable name once, capped", "[surface]") {
+  const std::vector<std::string> listed = {
+      "Task=12#40",
+      "5e6ac22 com.example.game/com.example.game.Main#42",
+      "com.example.game/com.example.game.Main#43",
+      "SurfaceView[com.example.game/com.example.game.Main]#44",
+      "SurfaceView[com.example.game/com.example.game.Main](BLAST)#45",
+      "com.example.game/com.example.game.Main#46",  // a second instance during recreation
+      "com.example.other/com.example.other.Main#50",
+      "com.example.feed/com.example.feed.Main#60",
+  };
+  const std::set<std::string, std::less<>> watched = {"com.example.game", "com.example.feed"};
+  auto names = [](const std::vector<jank::parsers::AppLayer>& layers) {
+    std::vector<std::string> out;
+    for (const auto& l : layers) out.push_back(l.name);
+    return out;
+  };
+  CHECK(names(layers_to_follow(listed, watched, 16)) ==
+        std::vector<std::string>{"com.example.game/com.example.game.Main#43",
+                                 "SurfaceView[com.example.game/com.example.game.Main](BLAST)#45",
+                                 "com.example.feed/com.example.feed.Main#60"});
+  CHECK(names(layers_to_follow(listed, watched, 1)) ==
+        std::vector<std::string>{"com.example.game/com.example.game.Main#43"});
+  CHECK(layers_to_follow(listed, {}, 16).empty());
+}
