@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -52,6 +53,9 @@ struct Options {
   int scrape_seconds = 15;
   int sim_threads = 1;
   int buffer_kib = 1024;
+  // The logcat live path alone by default (the figures docs/performance.md
+  // compares over releases); --surfaceflinger on also polls every layer.
+  bool surfaceflinger = false;
 };
 
 double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
@@ -131,9 +135,11 @@ void run_one(const Options& o, int devices) {
 
   TempDir state("jank-bench-live");
   const std::uint16_t http_port = free_port();
+  const std::string config = state.path() + "/bench.yaml";
+  std::ofstream(config) << "surfaceflinger:\n  enabled: " << (o.surfaceflinger ? "true" : "false") << "\n";
   ChildProcess exporter({JANK_EXPORTER_PROGRAM, "--listen", "127.0.0.1:" + std::to_string(http_port), "--adb",
                          "127.0.0.1:" + std::to_string(adb.port()), "--state-dir", state.path(), "--log-level",
-                         "warning"},
+                         "warning", "--config", config},
                         {}, state.path() + "/exporter.log");
   const auto t_start = steady::now();
   // Followed: every device up with a logcat stream open.
@@ -329,6 +335,8 @@ int main(int argc, char** argv) {
       o.sim_threads = std::max(1, std::atoi(value.c_str()));
     } else if (flag == "--buffer-kib") {
       o.buffer_kib = std::atoi(value.c_str());
+    } else if (flag == "--surfaceflinger") {
+      o.surfaceflinger = value == "on";
     } else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;

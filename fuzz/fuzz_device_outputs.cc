@@ -1,5 +1,6 @@
-// The device-output parsers (display, SurfaceFlinger, ps, getprop, focus,
-// package) on arbitrary text, raw and after UTF-16LE/BOM decoding.
+// The device-output parsers (display, SurfaceFlinger, its layer list, ps,
+// getprop, focus, package, power) on arbitrary text, raw and after
+// UTF-16LE/BOM decoding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,8 +9,10 @@
 #include "parsers/display_info.h"
 #include "parsers/foreground_app.h"
 #include "parsers/package_info.h"
+#include "parsers/power_state.h"
 #include "parsers/process_list.h"
 #include "parsers/properties.h"
+#include "parsers/sf_layers.h"
 #include "parsers/text_input.h"
 
 namespace {
@@ -23,6 +26,8 @@ void run_all(std::string_view text) {
   (void)parse_foreground_app(text);
   (void)parse_package_info(text);
   (void)parse_package_info(text, "com.example.app");
+  (void)parse_power_state(text).screen();
+  for (const auto& name : parse_sf_layer_list(text).names) (void)classify_layer(name);
 }
 
 }  // namespace

@@ -1,11 +1,22 @@
-// dumpsys SurfaceFlinger --latency parser on arbitrary text.
+// dumpsys SurfaceFlinger --latency parser on arbitrary text, and the present
+// tracker fed the table twice (a poll and a repeat of it) and then the input
+// split in two (two polls that overlap or not).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
+#include "metrics/present_tracker.h"
 #include "parsers/sf_latency.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  (void)jank::parsers::parse_sf_latency(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const auto table = jank::parsers::parse_sf_latency(text);
+  jank::metrics::PresentTracker tracker;
+  std::vector<jank::metrics::ActiveSpan> spans;
+  tracker.observe(table, &spans);
+  tracker.observe(table, &spans);
+  tracker.observe(jank::parsers::parse_sf_latency(text.substr(0, size / 2)), &spans);
+  tracker.observe(jank::parsers::parse_sf_latency(text.substr(size / 2)), &spans);
   return 0;
 }
