@@ -14,7 +14,6 @@ namespace {
 constexpr std::size_t kListOutput = 4 << 20;   // a few hundred layers of up to ~300 bytes
 constexpr std::size_t kLatencyOutput = 1 << 20;  // 127 rows of ~60 bytes
 constexpr std::size_t kPowerOutput = 1 << 20;
-constexpr int kTableFrames = 127;  // FrameTracker's ring, as --latency prints it
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
@@ -51,14 +50,14 @@ PollSchedule::PollSchedule(PollIntervals intervals, Time start)
     : intervals_(intervals), list_due_(start), power_due_(start) {}
 
 PollSchedule::Job PollSchedule::next(Time now) const {
-  std::optional<Job> layer;
-  for (const auto& [name, due] : layer_due_) {
-    if (!layer || due < layer->due) layer = Job{Job::Kind::layer, name, due};
+  const Followed* first = nullptr;
+  for (const auto& [name, f] : layers_) {
+    if (first == nullptr || f.due < first->due) first = &f;
   }
-  if (layer && layer->due <= now) return *layer;
-  Job job{Job::Kind::list, "", list_due_};
-  if (power_due_ < job.due) job = {Job::Kind::power, "", power_due_};
-  if (layer && layer->due < job.due) job = *layer;
+  if (first != nullptr && first->due <= now) return {Job::Kind::layer, first->layer, first->due};
+  Job job{Job::Kind::list, {}, list_due_};
+  if (power_due_ < job.due) job = {Job::Kind::power, {}, power_due_};
+  if (first != nullptr && first->due < job.due) job = {Job::Kind::layer, first->layer, first->due};
   return job;
 }
 
@@ -72,29 +71,36 @@ void PollSchedule::ran(const Job& job, Time at, bool presented, std::optional<st
     case Job::Kind::list: list_due_ = at + intervals_.list; break;
     case Job::Kind::power: power_due_ = at + intervals_.power; break;
     case Job::Kind::layer: {
-      const auto it = layer_due_.find(job.layer);
-      if (it == layer_due_.end()) break;
-      if (presented) layer_presented_[job.layer] = at;
-      const auto p = layer_presented_.find(job.layer);
-      const bool resting = p == layer_presented_.end() || at - p->second >= kRestAfter;
+      const auto it = layers_.find(job.layer.stable_name);
+      if (it == layers_.end()) break;  // no longer listed
+      Followed& f = it->second;
+      f.last_ran = at;
+      if (presented) f.presented = at;
+      const bool resting = !f.presented || at - *f.presented >= kRestAfter;
       auto interval = resting ? intervals_.idle : intervals_.fast;
       if (table_span && *table_span > std::chrono::nanoseconds::zero()) {
         interval = std::min(interval, *table_span * 9 / 10);
       }
-      it->second = at + interval;
+      f.due = at + interval;
       break;
     }
   }
 }
 
-void PollSchedule::follow(const std::vector<std::string>& stable_names, Time now) {
-  std::map<std::string, Time> next;
-  for (const auto& name : stable_names) {
-    const auto it = layer_due_.find(name);
-    next.emplace(name, it == layer_due_.end() ? now : it->second);
+void PollSchedule::follow(const std::vector<parsers::AppLayer>& layers, Time now) {
+  std::map<std::string, Followed> next;
+  for (const auto& layer : layers) {
+    const auto it = layers_.find(layer.stable_name);
+    Followed f = it == layers_.end() ? Followed{layer, now, std::nullopt, std::nullopt} : it->second;
+    f.layer = layer;
+    next.emplace(layer.stable_name, std::move(f));
   }
-  layer_due_ = std::move(next);
-  std::erase_if(layer_presented_, [&](const auto& e) { return !layer_due_.contains(e.first); });
+  layers_ = std::move(next);
+}
+
+std::optional<PollSchedule::Time> PollSchedule::last_ran(const std::string& stable_name) const {
+  const auto it = layers_.find(stable_name);
+  return it == layers_.end() ? std::nullopt : it->second.last_ran;
 }
 
 SurfacePoller::SurfacePoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
@@ -124,10 +130,14 @@ void SurfacePoller::step() {
   run_job(job);
 }
 
-void SurfacePoller::count(const char* command, const ingest::ShellResult& r) {
-  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-    ++d.live.surfaceflinger_polls[{command, std::string(ingest::shell_result_name(r))}];
-  });
+template <typename F>
+void SurfacePoller::record(const char* command, const ingest::ShellResult& r, F apply) {
+  std::lock_guard<std::mutex> lock(shared_.mutex);
+  auto& d = shared_.store.device(serial_);
+  ++d.live.surfaceflinger_polls[{command, std::string(ingest::shell_result_name(r))}];
+  if (r.error) return;
+  shared_.store.set_host_time(clock_.wall_ns());
+  apply(d);
 }
 
 void SurfacePoller::run_job(const PollSchedule::Job& job) {
@@ -135,95 +145,57 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
   switch (job.kind) {
     case PollSchedule::Job::Kind::list:
       run_("dumpsys SurfaceFlinger --list", kListOutput, [this, job, started](ingest::ShellResult r) {
-        count("list", r);
         schedule_.ran(job, started);
-        if (!r.error) listed(r.output);
+        const parsers::SfLayerList list = parsers::parse_sf_layer_list(r.output);
+        std::set<std::string, std::less<>> watched;
+        record("list", r, [&](metrics::DeviceMetrics& d) {
+          shared_.store.record_layer_list(d, list);
+          for (auto& p : packages_to_poll(*config_, d, d.live.foreground)) watched.insert(std::move(p));
+        });
+        // A failed list leaves the followed layers as they were.
+        if (!r.error) {
+          schedule_.follow(layers_to_follow(list.names, watched, config_->surfaceflinger_max_layers),
+                           clock_.steady_now());
+        }
         step();
       });
       return;
     case PollSchedule::Job::Kind::power:
       run_(kPowerCommand, kPowerOutput, [this, job, started](ingest::ShellResult r) {
-        count("power", r);
         schedule_.ran(job, started);
         // An answer without either line (grep found none) is an unknown
         // state; only a failed command leaves the state as it was.
-        if (!r.error) {
-          const auto lines = static_cast<std::uint64_t>(std::count(r.output.begin(), r.output.end(), '\n'));
-          const auto power = parsers::parse_power_state(r.output);
-          shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-            shared_.store.record_power_state(d, power, lines);
-          });
-        }
+        const auto lines = static_cast<std::uint64_t>(std::count(r.output.begin(), r.output.end(), '\n'));
+        const auto power = parsers::parse_power_state(r.output);
+        record("power", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_power_state(d, power, lines); });
         step();
       });
       return;
-    case PollSchedule::Job::Kind::layer: {
-      const auto it = layers_.find(job.layer);
-      if (it == layers_.end()) {  // cannot happen: the schedule follows layers_
-        schedule_.follow({}, started);
-        after_(std::chrono::milliseconds(100), [this] { step(); });
-        return;
-      }
-      const parsers::AppLayer layer = it->second;
-      run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", layer.name}), kLatencyOutput,
-           [this, job, started, layer](ingest::ShellResult r) {
-             count("latency", r);
-             std::uint64_t added = 0;
-             std::optional<std::chrono::nanoseconds> span;
-             if (!r.error) {
-               const parsers::SfLatency table = parsers::parse_sf_latency(r.output);
-               if (table.refresh_period_ns && *table.refresh_period_ns > 0) {
-                 span = std::chrono::nanoseconds(*table.refresh_period_ns) * kTableFrames;
-               }
-               std::uint64_t overflows_before = 0, overflows_after = 0;
-               std::optional<std::int64_t> anchor;
-               {
-                 std::lock_guard<std::mutex> lock(shared_.mutex);
-                 auto& d = shared_.store.device(serial_);
-                 if (const auto found = d.layers.find(layer.stable_name); found != d.layers.end()) {
-                   overflows_before = found->second.presents.overflows();
-                   anchor = found->second.presents.last_present();
-                 }
-                 shared_.store.set_host_time(clock_.wall_ns());
-                 added = shared_.store.record_layer_latency(d, layer, table);
-                 if (const auto found = d.layers.find(layer.stable_name); found != d.layers.end()) {
-                   overflows_after = found->second.presents.overflows();
-                 }
-               }
-               if (overflows_after > overflows_before) {
-                 const auto since = started - last_poll_[layer.stable_name];
-                 log_debug("device " + serial_ + ": layer " + layer.name + ": frames presented unseen (newest counted " +
-                           std::to_string(anchor.value_or(0)) + " ns is gone from its table; previous poll " +
-                           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(since).count()) +
-                           " ms before this one)");
-               }
+    case PollSchedule::Job::Kind::layer:
+      run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", job.layer.name}), kLatencyOutput,
+           [this, job, started](ingest::ShellResult r) {
+             const parsers::SfLatency table = parsers::parse_sf_latency(r.output);
+             metrics::LayerPoll poll;
+             record("latency", r,
+                    [&](metrics::DeviceMetrics& d) { poll = shared_.store.record_layer_latency(d, job.layer, table); });
+             if (poll.overflow) {
+               const auto previous = schedule_.last_ran(job.layer.stable_name);
+               log_debug("device " + serial_ + ": layer " + job.layer.name + ": frames presented unseen (newest counted " +
+                         std::to_string(poll.newest_before.value_or(0)) + " ns is gone from its table; previous poll " +
+                         (previous ? std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                        started - *previous).count()) + " ms"
+                                   : std::string("unknown")) +
+                         " before this one)");
              }
-             last_poll_[layer.stable_name] = started;
-             schedule_.ran(job, started, added > 0, span);
+             std::optional<std::chrono::nanoseconds> span;
+             if (!r.error && table.refresh_period_ns && *table.refresh_period_ns > 0) {
+               span = std::chrono::nanoseconds(*table.refresh_period_ns) * parsers::kSfLatencyRows;
+             }
+             schedule_.ran(job, started, poll.frames > 0, span);
              step();
            });
       return;
-    }
   }
-}
-
-void SurfacePoller::listed(const std::string& output) {
-  const parsers::SfLayerList list = parsers::parse_sf_layer_list(output);
-  std::set<std::string, std::less<>> watched;
-  {
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    auto& d = shared_.store.device(serial_);
-    shared_.store.record_layer_list(d, list);
-    for (auto& p : packages_to_poll(*config_, d, d.live.foreground)) watched.insert(std::move(p));
-  }
-  const auto follow = layers_to_follow(list.names, watched, config_->surfaceflinger_max_layers);
-  layers_.clear();
-  std::vector<std::string> names;
-  for (const auto& layer : follow) {
-    names.push_back(layer.stable_name);
-    layers_.emplace(layer.stable_name, layer);
-  }
-  schedule_.follow(names, clock_.steady_now());
 }
 
 }  // namespace jank::app

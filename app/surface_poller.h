@@ -47,7 +47,7 @@ class PollSchedule {
   using Time = std::chrono::steady_clock::time_point;
   struct Job {
     enum class Kind : std::uint8_t { list, power, layer } kind;
-    std::string layer;  // stable name, for Kind::layer
+    parsers::AppLayer layer;  // for Kind::layer
     Time due;
   };
 
@@ -67,16 +67,24 @@ class PollSchedule {
   void ran(const Job& job, Time at, bool presented = false,
            std::optional<std::chrono::nanoseconds> table_span = std::nullopt);
   static constexpr std::chrono::nanoseconds kRestAfter{1'200'000'000};
-  // The layers to follow from now on: new ones are due at once, gone ones dropped.
-  void follow(const std::vector<std::string>& stable_names, Time now);
-  std::size_t layers() const { return layer_due_.size(); }
+  // The layers to follow from now on (their exact names may have changed):
+  // new ones are due at once, gone ones dropped.
+  void follow(const std::vector<parsers::AppLayer>& layers, Time now);
+  std::size_t layers() const { return layers_.size(); }
+  // When the layer's previous poll started, if it had one.
+  std::optional<Time> last_ran(const std::string& stable_name) const;
 
  private:
+  struct Followed {
+    parsers::AppLayer layer;
+    Time due;
+    std::optional<Time> last_ran;
+    std::optional<Time> presented;  // when a poll last brought frames
+  };
   PollIntervals intervals_;
   Time list_due_, power_due_;
   std::optional<Time> last_start_;
-  std::map<std::string, Time> layer_due_;
-  std::map<std::string, Time> layer_presented_;  // when a poll last brought frames
+  std::map<std::string, Followed> layers_;  // by stable name
 };
 
 class SurfacePoller {
@@ -88,8 +96,10 @@ class SurfacePoller {
  private:
   void step();
   void run_job(const PollSchedule::Job& job);
-  void listed(const std::string& output);
-  void count(const char* command, const ingest::ShellResult& r);
+  // Counts the command's result and, when it answered, applies `apply` to
+  // the device under the store's lock at the host's time.
+  template <typename F>
+  void record(const char* command, const ingest::ShellResult& r, F apply);
 
   std::shared_ptr<const config::Config> config_;
   std::string serial_;
@@ -98,8 +108,6 @@ class SurfacePoller {
   RunAfter after_;
   HostClock clock_;
   PollSchedule schedule_;
-  std::map<std::string, parsers::AppLayer, std::less<>> layers_;  // followed, by stable name
-  std::map<std::string, std::chrono::steady_clock::time_point> last_poll_;  // by stable name, for the log
 };
 
 PollIntervals poll_intervals(const config::Config& config);

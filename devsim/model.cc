@@ -510,6 +510,58 @@ void Device::new_layers(AppState& a) {
   }
 }
 
+namespace {
+
+// The frame time `ft` judged as a perfect reader of the layer's presents
+// would: PerfDog's Jank/BigJank (over twice the mean of the previous three,
+// and over two, or three, frames of a 24 fps film) and the refresh-aware
+// jank (two or more periods beyond the expected count).
+void judge(LayerTruth& t, std::int64_t ft, std::int64_t period_ns) {
+  const double f = static_cast<double>(ft);
+  double mean = 0;
+  for (const std::int64_t r : t.recent) mean += static_cast<double>(r);
+  if (!t.recent.empty()) mean /= static_cast<double>(t.recent.size());
+  if (t.recent.size() == 3 && f > 2 * mean && f > 2e9 / 24) {
+    ++t.jank;
+    t.jank_ns += ft;
+    if (f > 3e9 / 24) ++t.big_jank;
+  }
+  const double period = static_cast<double>(period_ns);
+  const double expected = t.recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
+  if (std::round(f / period) >= expected + 2) ++t.refresh_jank;
+  t.active_ns += ft;
+  t.recent.push_back(ft);
+  if (t.recent.size() > 3) t.recent.pop_front();
+}
+
+// Adds [begin, end] to the app's active time: the union of its layers'
+// spans, each instant once (spans older than a minute are forgotten).
+void add_active(AppState& a, std::int64_t begin, std::int64_t end) {
+  std::int64_t b = begin, e = end, covered = 0;
+  auto it = a.active_spans.upper_bound(b);
+  if (it != a.active_spans.begin() && std::prev(it)->second >= b) --it;
+  while (it != a.active_spans.end() && it->first <= e) {
+    covered += std::max<std::int64_t>(0, std::min(end, it->second) - std::max(begin, it->first));
+    b = std::min(b, it->first);
+    e = std::max(e, it->second);
+    it = a.active_spans.erase(it);
+  }
+  a.active_spans.emplace(b, e);
+  a.active_ns += (end - begin) - covered;
+  while (a.active_spans.size() > 1 && a.active_spans.begin()->second < end - 60'000'000'000) {
+    a.active_spans.erase(a.active_spans.begin());
+  }
+}
+
+// An app that drew nothing for a while (dark screen, static screen) draws
+// again from `now`.
+void draw_from(AppState& a, std::int64_t now) {
+  a.next_frame = std::max(a.next_frame, now);
+  a.next_game = std::max(a.next_game, now);
+}
+
+}  // namespace
+
 void Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present) {
   SimLayer& layer = game ? a.game_layer : a.window_layer;
   // One buffer per vsync at most: a frame that is ready early waits its turn.
@@ -523,39 +575,8 @@ void Device::queue_present(AppState& a, bool game, std::int64_t desired, std::in
     if (ft > 1'200'000'000) {
       t.recent.clear();  // the layer rested
     } else {
-      const double f = static_cast<double>(ft);
-      double mean = 0;
-      for (const std::int64_t r : t.recent) mean += static_cast<double>(r);
-      if (!t.recent.empty()) mean /= static_cast<double>(t.recent.size());
-      // PerfDog: over twice the mean of the previous three, and over two
-      // (BigJank: three) frames of a 24 fps film.
-      if (t.recent.size() == 3 && f > 2 * mean && f > 2e9 / 24) {
-        ++t.jank;
-        t.jank_ns += ft;
-        if (f > 3e9 / 24) ++t.big_jank;
-      }
-      const double period = static_cast<double>(interval_ns());
-      const double expected = t.recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
-      if (std::round(f / period) >= expected + 2) ++t.refresh_jank;
-      t.active_ns += ft;
-      t.recent.push_back(ft);
-      if (t.recent.size() > 3) t.recent.pop_front();
-      // The app's active time: the union of its layers' spans.
-      std::int64_t b = t.last_present, e = present;
-      std::int64_t covered = 0;
-      auto it = a.active_spans.upper_bound(b);
-      if (it != a.active_spans.begin() && std::prev(it)->second >= b) --it;
-      while (it != a.active_spans.end() && it->first <= e) {
-        covered += std::max<std::int64_t>(0, std::min(present, it->second) - std::max(t.last_present, it->first));
-        b = std::min(b, it->first);
-        e = std::max(e, it->second);
-        it = a.active_spans.erase(it);
-      }
-      a.active_spans.emplace(b, e);
-      a.active_ns += (present - t.last_present) - covered;
-      while (a.active_spans.size() > 1 && a.active_spans.begin()->second < present - 60'000'000'000) {
-        a.active_spans.erase(a.active_spans.begin());
-      }
+      judge(t, ft, interval_ns());
+      add_active(a, t.last_present, present);
     }
   }
   t.last_present = present;
@@ -579,12 +600,7 @@ void Device::set_screen(Screen screen) {
   const bool was_on = screen_ == Screen::on;
   screen_ = screen;
   if (!was_on && screen == Screen::on) {
-    // Nothing was drawn while dark: apps draw again from now.
-    const std::int64_t now = now_mono();
-    for (auto& a : apps_) {
-      a.next_frame = std::max(a.next_frame, now);
-      a.next_game = std::max(a.next_game, now);
-    }
+    for (auto& a : apps_) draw_from(a, now_mono());
   }
 }
 
@@ -592,11 +608,7 @@ bool Device::set_idle(std::string_view pkg, bool idle) {
   advance();
   for (auto& a : apps_) {
     if (a.cfg.package != pkg) continue;
-    if (a.idle && !idle) {
-      const std::int64_t now = now_mono();
-      a.next_frame = std::max(a.next_frame, now);
-      a.next_game = std::max(a.next_game, now);
-    }
+    if (a.idle && !idle) draw_from(a, now_mono());
     a.idle = idle;
     return true;
   }
@@ -874,14 +886,13 @@ std::string Device::truth_json() const {
              ",\"reader_lost_davey\":%" PRIu64 ",\"reader_unknown_skip_lines\":%" PRIu64
              ",\"reader_unknown_skipped_frames\":%" PRIu64 ",\"reader_unknown_davey\":%" PRIu64
              ",\"reader_history_skip_lines\":%" PRIu64 ",\"reader_history_skipped_frames\":%" PRIu64
-             ",\"reader_history_davey\":%" PRIu64 ",\"gfx_frames_dumped\":%" PRIu64 "}",
+             ",\"reader_history_davey\":%" PRIu64 ",\"gfx_frames_dumped\":%" PRIu64,
              t.reader_lost_skip_lines, t.reader_lost_skipped_frames, t.reader_lost_davey,
              t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).
-    s.pop_back();
     s += fmt(",\"active_ns\":%" PRId64 ",\"layers\":[", a.active_ns);
     for (const bool game : {false, true}) {
       if (game && a.cfg.game_fps <= 0) continue;

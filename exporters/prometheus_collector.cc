@@ -1,8 +1,8 @@
 #include "exporters/prometheus_collector.h"
 
-#include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -295,11 +295,14 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
 }
 
+bool screen_dark(const metrics::DeviceMetrics& d) {
+  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
+}
+
 // What the device's screen and layers say about activity (docs/metrics.md,
 // "Idle, active, off"): nullopt until the panel's state or a layer is known.
 std::optional<std::string_view> activity_state(const metrics::DeviceMetrics& d) {
-  using parsers::ScreenPower;
-  if (d.screen && (*d.screen == ScreenPower::off || *d.screen == ScreenPower::doze)) return "off";
+  if (screen_dark(d)) return "off";
   if (!d.screen && d.layers.empty()) return std::nullopt;
   for (const auto& [name, l] : d.layers) {
     if (l.presenting) return "active";
@@ -307,24 +310,28 @@ std::optional<std::string_view> activity_state(const metrics::DeviceMetrics& d) 
   return "idle";
 }
 
+// An app's followed layers, summed up once per device.
+struct AppLayers {
+  bool presenting = false;  // one of them brought frames in its newest poll
+  bool replayed = false;    // one of them has no host time (replay)
+};
+std::map<std::string_view, AppLayers> layers_by_app(const metrics::DeviceMetrics& d) {
+  std::map<std::string_view, AppLayers> out;
+  for (const auto& [name, l] : d.layers) {
+    AppLayers& a = out[l.package];
+    a.presenting = a.presenting || l.presenting;
+    a.replayed = a.replayed || l.last_seen_ns == 0;
+  }
+  return out;
+}
+
 // SM is judged over active time only: a dark screen has no SM (not 60), nor
 // does an app whose layers are followed and that neither presented nor
 // skipped within the window (a static screen). Replays, which know no host
 // time, always have one.
-bool screen_dark(const metrics::DeviceMetrics& d) {
-  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
-}
-
-bool app_idle(const metrics::DeviceMetrics& d, const std::string& package, const metrics::PackageMetrics& p,
-              std::int64_t now, std::int64_t window_s) {
-  if (p.window.frames(now) > 0) return false;
-  bool followed = false;
-  for (const auto& [name, l] : d.layers) {
-    if (l.package != package) continue;
-    if (l.last_seen_ns == 0) return false;
-    followed = true;
-  }
-  return followed && now - p.last_active_ns > window_s * 1'000'000'000;
+bool app_idle(const AppLayers* layers, const metrics::PackageMetrics& p, std::int64_t now, std::int64_t window_s) {
+  if (layers == nullptr || layers->replayed || p.window.frames(now) > 0) return false;
+  return now - p.last_active_ns > window_s * 1'000'000'000;
 }
 
 void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
@@ -409,13 +416,16 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_surface(f, d, dev);
 
+  const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {
     const LabelSet pkg({{"serial", d.serial}, {"package", name}});
+    const auto found = app_layers.find(name);
+    const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
     if (p.skip_events > 0) {
       f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames));
       f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
       f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
-      if (!screen_dark(d) && !app_idle(d, name, p, now, window_s)) {
+      if (!screen_dark(d) && !app_idle(layers, p, now, window_s)) {
         f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
       }
       f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
@@ -457,12 +467,8 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                     s.stage_duration()[st]);
       }
     }
-    const bool has_layers =
-        std::any_of(d.layers.begin(), d.layers.end(), [&](const auto& l) { return l.second.package == name; });
-    if (has_layers || p.active.total_ns() > 0) {
-      bool presenting = false;
-      for (const auto& [stable, l] : d.layers) presenting = presenting || (l.package == name && l.presenting);
-      f.sample(F::android_app_active, pkg, presenting ? 1 : 0);
+    if (layers != nullptr || p.active.total_ns() > 0) {
+      f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
     }
   }

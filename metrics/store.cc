@@ -98,8 +98,8 @@ void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList&
   device.surface_input.list_malformed += list.malformed_lines;
 }
 
-std::uint64_t Store::record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
-                                          const parsers::SfLatency& table) {
+LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
+                                      const parsers::SfLatency& table) {
   auto& in = device.surface_input;
   in.latency_lines += table.rows.size() + table.malformed_lines + (table.refresh_period_ns ? 1 : 0);
   in.latency_malformed += table.malformed_lines;
@@ -107,7 +107,7 @@ std::uint64_t Store::record_layer_latency(DeviceMetrics& device, const parsers::
   if (it == device.layers.end()) {
     if (device.layers.size() >= options_.max_layers_per_device) {
       ++device.layers_not_followed;
-      return 0;
+      return {};
     }
     it = device.layers.try_emplace(layer.stable_name).first;
   }
@@ -117,19 +117,23 @@ std::uint64_t Store::record_layer_latency(DeviceMetrics& device, const parsers::
   l.name = layer.name;
   if (table.refresh_period_ns) l.refresh_period_ns = table.refresh_period_ns;
   l.last_seen_ns = host_now_ns_;
+  LayerPoll poll;
+  poll.newest_before = l.presents.last_present();
+  const std::uint64_t overflows = l.presents.overflows();
   std::vector<ActiveSpan> spans;
-  const std::uint64_t added = l.presents.observe(table, &spans);
-  l.presenting = added > 0;
-  if (added > 0) {
+  poll.frames = l.presents.observe(table, &spans);
+  poll.overflow = l.presents.overflows() > overflows;
+  l.presenting = poll.frames > 0;
+  if (poll.frames > 0) {
     PackageMetrics& pkg = package(device, layer.package);
     if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
-    if (!spans.empty()) pkg.last_active_ns = host_now_ns_ != 0 ? host_now_ns_ : 1;
+    if (!spans.empty()) pkg.last_active_ns = host_now_ns_;
     for (const auto& span : spans) {
       pkg.active.add(span);
       device.active.add(span);
     }
   }
-  return added;
+  return poll;
 }
 
 void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines) {

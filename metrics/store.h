@@ -67,6 +67,13 @@ struct PackageMetrics {
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
 };
 
+// What one --latency poll did to its layer.
+struct LayerPoll {
+  std::uint64_t frames = 0;  // presents added
+  bool overflow = false;     // the newest frame counted before was gone from the table
+  std::optional<std::int64_t> newest_before;  // that frame's present time
+};
+
 // One app layer's presented frames (dumpsys SurfaceFlinger --latency), kept
 // under the name that survives the activity's recreation (AppLayer::stable_name).
 struct LayerMetrics {
@@ -185,10 +192,10 @@ class Store {
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
   // A --list answer: only its lines are counted (the poller picks layers).
   void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
-  // One --latency poll of an app layer. Returns the frames it added; 0 and
-  // layers_not_followed counted when the device is at its layer cap.
-  std::uint64_t record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
-                                     const parsers::SfLatency& table);
+  // One --latency poll of an app layer. Nothing added, and
+  // layers_not_followed counted, when the device is at its layer cap.
+  LayerPoll record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
+                                 const parsers::SfLatency& table);
   // A dumpsys power answer (`lines`: lines received).
   void record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);

@@ -3,12 +3,17 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 namespace jank::parsers {
+
+// Rows SurfaceFlinger prints: its FrameTracker ring of 128 records less the
+// one being filled.
+inline constexpr std::size_t kSfLatencyRows = 127;
 
 struct SfLatency {
   std::optional<std::int64_t> refresh_period_ns;

@@ -18,6 +18,14 @@ PollIntervals intervals() {
   return i;
 }
 
+// A followed layer named `stable` (its exact name with a suffix).
+jank::parsers::AppLayer layer(const std::string& stable) {
+  jank::parsers::AppLayer l;
+  l.name = stable + "#1";
+  l.stable_name = stable;
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("poll schedule: list and power first, then layers by due time, spaced by the budget", "[surface]") {
@@ -27,23 +35,23 @@ TEST_CASE("poll schedule: list and power first, then layers by due time, spaced 
   CHECK(job.kind == Kind::list);
   CHECK(s.earliest_start(job) == t0);
   s.ran(job, t0);
-  s.follow({"a", "b"}, t0);
+  s.follow({layer("a"), layer("b")}, t0);
   CHECK(s.layers() == 2);
   // Layers due now go before the power state, which is due too.
   job = s.next(t0);
   CHECK(job.kind == Kind::layer);
-  CHECK(job.layer == "a");
+  CHECK(job.layer.stable_name == "a");
   CHECK(s.earliest_start(job) == t0 + 100ms);  // spacing after the list
   s.ran(job, t0 + 100ms, true);
   job = s.next(t0 + 200ms);
-  CHECK(job.layer == "b");
+  CHECK(job.layer.stable_name == "b");
   s.ran(job, t0 + 200ms, false);
   job = s.next(t0 + 300ms);
   CHECK(job.kind == Kind::power);
   s.ran(job, t0 + 300ms);
   // Nothing due: the earliest is a's, 500 ms after its start (it presented).
   job = s.next(t0 + 400ms);
-  CHECK(job.layer == "a");
+  CHECK(job.layer.stable_name == "a");
   CHECK(job.due == t0 + 600ms);
 }
 
@@ -52,24 +60,24 @@ TEST_CASE("poll schedule: a stall is not rest, rest is slow, and no interval out
   PollIntervals slow_jobs = intervals();
   slow_jobs.list = slow_jobs.power = 60s;
   PollSchedule s(slow_jobs, t0);
-  s.ran({Kind::list, "", t0}, t0);
-  s.ran({Kind::power, "", t0}, t0);
-  s.follow({"game"}, t0);
-  const PollSchedule::Job layer{Kind::layer, "game", t0};
+  s.ran({Kind::list, {}, t0}, t0);
+  s.ran({Kind::power, {}, t0}, t0);
+  s.follow({layer("game")}, t0);
+  const PollSchedule::Job game{Kind::layer, layer("game"), t0};
   // Never presented: resting from the start.
-  s.ran(layer, t0, false);
+  s.ran(game, t0, false);
   CHECK(s.next(t0).due == t0 + 2000ms);
-  s.ran(layer, t0 + 1s, true);
+  s.ran(game, t0 + 1s, true);
   CHECK(s.next(t0).due == t0 + 1500ms);
   // An empty poll 0.5 s later is a stall, not rest: still fast.
-  s.ran(layer, t0 + 1500ms, false);
+  s.ran(game, t0 + 1500ms, false);
   CHECK(s.next(t0).due == t0 + 2000ms);
   // 1.2 s without frames: resting.
-  s.ran(layer, t0 + 2200ms, false);
+  s.ran(game, t0 + 2200ms, false);
   CHECK(s.next(t0).due == t0 + 4200ms);
   // At 120 Hz a table lasts 127 × 8.33 ms ≈ 1.06 s: even a resting layer
   // is polled again within 90 % of that.
-  s.ran(layer, t0 + 4200ms, false, 127 * 8'333'333ns);
+  s.ran(game, t0 + 4200ms, false, 127 * 8'333'333ns);
   CHECK(s.next(t0).due == t0 + 4200ms + 127 * 8'333'333ns * 9 / 10);
   // A layer no longer listed is no longer polled.
   s.follow({}, t0 + 5s);
