@@ -20,7 +20,9 @@
 #include "parsers/gfxinfo.h"
 #include "parsers/input_kind.h"
 #include "parsers/logcat_stream.h"
+#include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
+#include "parsers/sf_layers.h"
 #include "parsers/text_input.h"
 
 namespace jank::app {
@@ -39,6 +41,7 @@ struct Options {
   double refresh_hz = 60;
   std::int64_t window_seconds = 60;
   int year = 0;
+  std::string layer;  // for --latency captures that do not name theirs
   std::vector<std::string> files;
 };
 
@@ -76,6 +79,9 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
     } else if (a == "--window-seconds") {
       if (!value(v) || !parse_number(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
         return "--window-seconds needs a whole number of seconds from 1 to 86400";
+    } else if (a == "--layer") {
+      if (!value(v) || v.empty()) return "--layer needs the layer's exact name";
+      o.layer = v;
     } else if (a == "--threads") {
       if (!value(v) || !parse_number(v, o.threads) || o.threads < 1 || o.threads > 64)
         return "--threads needs a number from 1 to 64";
@@ -214,9 +220,43 @@ bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
   return true;
 }
 
+std::uint64_t count_lines(std::string_view text) {
+  const auto newlines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// One or more --latency outputs of app layers, each under the layer its
+// command line names (else the previous one's, else --layer), counted as the
+// daemon counts its polls. Returns an error message or "".
+std::string replay_latency(const std::string& name, std::string_view text, metrics::Store& store,
+                           metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
+  for (const auto& section : parsers::split_sf_latency_capture(text)) {
+    if (!section.layer.empty()) layer_name = section.layer;
+    const parsers::SfLatency table = parsers::parse_sf_latency(section.text);
+    if (table.refresh_period_ns && *table.refresh_period_ns > 0) {
+      device.refresh_hz = 1e9 / static_cast<double>(*table.refresh_period_ns);
+      device.refresh_is_fallback = false;
+    }
+    if (layer_name.empty()) {
+      if (table.rows.empty()) continue;  // a period alone: only the refresh rate
+      return "SurfaceFlinger --latency rows without a layer name: keep the command line "
+             "(... --latency NAME) in the capture or give --layer NAME";
+    }
+    const auto layer = parsers::classify_layer(layer_name);
+    if (!layer) {
+      err << "jank_exporter replay: " << name << ": layer \"" << layer_name
+          << "\" is not an app window or SurfaceView layer; its " << table.rows.size()
+          << " rows are not counted (the daemon does not follow it either)\n";
+      continue;
+    }
+    store.record_layer_latency(device, *layer, table);
+  }
+  return "";
+}
+
 // Runs one input through the pipeline. Returns an error message or "".
 std::string replay_one(const std::string& name, Input& in, const Options& o, metrics::Store& store,
-                       metrics::DeviceMetrics& device) {
+                       metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
   std::string head;
   while (head.size() < kProbeBytes) {
     long n = in.read(head, kProbeBytes - head.size());
@@ -257,14 +297,20 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     if (n == 0) break;
   }
   const std::string text = parsers::decode_to_utf8(all);
-  if (kind == parsers::InputKind::gfxinfo) {
-    store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
-  } else {
-    const parsers::SfLatency latency = parsers::parse_sf_latency(text);
-    if (latency.refresh_period_ns && *latency.refresh_period_ns > 0) {
-      device.refresh_hz = 1e9 / static_cast<double>(*latency.refresh_period_ns);
-      device.refresh_is_fallback = false;
-    }
+  switch (kind) {
+    case parsers::InputKind::gfxinfo:
+      store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
+      return "";
+    case parsers::InputKind::power_state:
+      store.record_power_state(device, parsers::parse_power_state(text), count_lines(text));
+      return "";
+    case parsers::InputKind::sf_layer_list:
+      store.record_layer_list(device, parsers::parse_sf_layer_list(text));
+      return "";
+    case parsers::InputKind::sf_latency:
+      return replay_latency(name, text, store, device, layer_name, err);
+    case parsers::InputKind::logcat:
+      break;
   }
   return "";
 }
@@ -278,8 +324,10 @@ void print_replay_help(std::ostream& out) {
          "the Prometheus exposition the daemon would serve for them. Each input's kind\n"
          "is detected: a logcat capture (any `logcat -v` layout, Android Studio or\n"
          "`flutter run` output; UTF-8 or UTF-16LE), a `dumpsys gfxinfo [framestats]`\n"
-         "output, or `dumpsys SurfaceFlinger --latency` output (its refresh period\n"
-         "sets the refresh rate). All inputs belong to one device, in the order given.\n"
+         "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
+         "several polls in a row; its refresh period sets the refresh rate), or\n"
+         "`dumpsys power` output (the screen state). All inputs belong to one device,\n"
+         "in the order given; polls of a layer are counted once each frame, as live.\n"
          "\n"
          "Options:\n"
          "  --serial NAME          serial label of the device (default: replay)\n"
@@ -287,6 +335,9 @@ void print_replay_help(std::ostream& out) {
          "  --window-seconds S     window of the SM and worst-skip gauges, ending at the\n"
          "                         newest timestamp of the input (default: 60)\n"
          "  --year YYYY            year for timestamps printed without one (default: this year)\n"
+         "  --layer NAME           layer of --latency captures that do not name it; a\n"
+         "                         command line (... --latency NAME) kept in a capture\n"
+         "                         names the polls after it\n"
          "  --threads N            threads scanning large files (default: one per core)\n"
          "  -h, --help             this text\n"
          "\n"
@@ -312,6 +363,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   store_options.window_seconds = o.window_seconds;
   metrics::Store store(store_options);
   metrics::DeviceMetrics& device = store.device(o.serial);
+  std::string layer_name = o.layer;
 
   for (const std::string& name : o.files) {
     std::FILE* f = name == "-" ? stdin_file : std::fopen(name.c_str(), "rb");
@@ -320,7 +372,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
       return kExitNoInput;
     }
     Input in(f, name != "-");
-    if (std::string e = replay_one(name, in, o, store, device); !e.empty()) {
+    if (std::string e = replay_one(name, in, o, store, device, layer_name, err); !e.empty()) {
       err << "jank_exporter replay: " << name << ": " << e << "\n";
       return kExitNoInput;
     }

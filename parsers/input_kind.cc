@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "parsers/sf_layers.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -26,6 +27,12 @@ int count_int_tokens(std::string_view line) {
   return count;
 }
 
+// The head of an input may end inside a line: judge complete lines only.
+std::string_view complete_lines(std::string_view text) {
+  const std::size_t nl = text.rfind('\n');
+  return nl == std::string_view::npos ? text : text.substr(0, nl + 1);
+}
+
 bool looks_like_sf_latency(std::string_view text) {
   scan::Lines lines(text);
   std::string_view raw;
@@ -35,17 +42,45 @@ bool looks_like_sf_latency(std::string_view text) {
     std::string_view line = scan::trim(raw);
     if (line.empty()) continue;
     int n = count_int_tokens(line);
-    if (!have_period) {
-      if (n == 1) {
-        have_period = true;
-      } else if (++preamble > kMaxPreambleLines) {
-        return false;
-      }
+    if (n == 1) {
+      have_period = true;  // the first output's, or the next one's
+    } else if (n == 3 && have_period) {
       continue;
+    } else if (n < 0 && line.find("--latency") != std::string_view::npos) {
+      continue;  // the command of the output that follows
+    } else if (have_period || ++preamble > kMaxPreambleLines) {
+      return false;
     }
-    if (n != 3) return false;
   }
   return have_period;
+}
+
+bool looks_like_sf_layer_list(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  int preamble = 0;
+  bool have_layer = false;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.empty()) continue;
+    if ((line.starts_with("RequestedLayerState{") && line.ends_with("}")) || strip_layer_suffix(line).size() < line.size()) {
+      have_layer = true;
+    } else if (have_layer || ++preamble > kMaxPreambleLines) {
+      return false;
+    }
+  }
+  return have_layer;
+}
+
+bool looks_like_power_state(std::string_view text) {
+  if (text.find("POWER MANAGER (dumpsys power)") != std::string_view::npos) return true;
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.starts_with("mWakefulness=") || line.starts_with("Display Power: state=")) return true;
+  }
+  return false;
 }
 
 bool looks_like_gfxinfo(std::string_view text) {
@@ -74,14 +109,20 @@ std::string_view input_kind_name(InputKind kind) {
       return "gfxinfo";
     case InputKind::sf_latency:
       return "sf_latency";
+    case InputKind::sf_layer_list:
+      return "sf_layer_list";
+    case InputKind::power_state:
+      return "power_state";
   }
   return "unknown";
 }
 
 InputKind detect_input_kind(std::string_view text) {
-  text = scan::strip_utf8_bom(text);
+  text = complete_lines(scan::strip_utf8_bom(text));
   if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;
+  if (looks_like_power_state(text)) return InputKind::power_state;
   if (looks_like_sf_latency(text)) return InputKind::sf_latency;
+  if (looks_like_sf_layer_list(text)) return InputKind::sf_layer_list;
   return InputKind::logcat;
 }
 

@@ -31,7 +31,48 @@ int split_ints(std::string_view line, std::array<std::int64_t, N>& out) {
   return static_cast<int>(count);
 }
 
+// `C:\>adb shell dumpsys SurfaceFlinger --latency \"Name#0\"` gives Name#0.
+std::string layer_of_command(std::string_view line) {
+  std::string_view name = scan::trim(line.substr(line.find("--latency") + 9));
+  auto is_quote = [](char c) { return c == '"' || c == '\'' || c == '\\'; };
+  while (!name.empty() && is_quote(name.front())) name.remove_prefix(1);
+  while (!name.empty() && is_quote(name.back())) name.remove_suffix(1);
+  return std::string(name);
+}
+
 }  // namespace
+
+std::vector<SfLatencySection> split_sf_latency_capture(std::string_view text) {
+  text = scan::strip_utf8_bom(text);
+  std::vector<SfLatencySection> out;
+  std::size_t start = 0;
+  std::string layer;
+  bool has_data = false;  // the current section has its period or rows
+  auto close = [&](std::size_t end) {
+    if (end > start || !layer.empty()) out.push_back({layer, text.substr(start, end - start)});
+  };
+  scan::Lines lines(text);
+  std::string_view raw;
+  std::array<std::int64_t, 3> cells{};
+  for (std::size_t at = 0; lines.next(raw); at = lines.offset()) {
+    const std::string_view line = scan::trim(raw);
+    if (line.empty()) continue;
+    const int n = split_ints(line, cells);
+    if (n < 0 && line.find("--latency") != std::string_view::npos) {
+      close(at);
+      layer = layer_of_command(line);
+      start = lines.offset();
+      has_data = false;
+    } else if (n == 1 && has_data) {
+      close(at);
+      start = at;
+    } else if (n == 1 || n == 3) {
+      has_data = true;
+    }
+  }
+  close(text.size());
+  return out;
+}
 
 SfLatency parse_sf_latency(std::string_view text) {
   SfLatency out;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,5 +25,17 @@ struct SfLatency {
 };
 
 SfLatency parse_sf_latency(std::string_view text);
+
+// One output inside a capture of several in a row (a shell loop's output
+// saved to a file), for replay.
+struct SfLatencySection {
+  std::string layer;      // named by a command line before it ("... --latency NAME"), else ""
+  std::string_view text;  // the output alone, for parse_sf_latency
+};
+
+// Splits a capture at command lines containing "--latency" (the layer name is
+// what follows, quotes removed) and at period lines (a lone integer) that
+// follow rows or another period line. Lines before the first output stay in it.
+std::vector<SfLatencySection> split_sf_latency_capture(std::string_view text);
 
 }  // namespace jank::parsers

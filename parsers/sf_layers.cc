@@ -73,11 +73,14 @@ SfLayerList parse_sf_layer_list(std::string_view text) {
   return out;
 }
 
+std::string_view strip_layer_suffix(std::string_view name) {
+  const std::size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || !all_digits(name.substr(hash + 1))) return name;
+  return name.substr(0, hash);
+}
+
 std::optional<AppLayer> classify_layer(std::string_view name) {
-  std::string_view base = name;
-  if (const std::size_t hash = base.rfind('#'); hash != std::string_view::npos && all_digits(base.substr(hash + 1))) {
-    base = base.substr(0, hash);
-  }
+  const std::string_view base = strip_layer_suffix(name);
   AppLayer layer;
   layer.name = std::string(name);
   layer.stable_name = std::string(base);

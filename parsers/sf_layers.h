@@ -41,4 +41,8 @@ SfLayerList parse_sf_layer_list(std::string_view text);
 // The app layer `name` is, or nullopt.
 std::optional<AppLayer> classify_layer(std::string_view name);
 
+// The name without SurfaceFlinger's unique suffix "#<n>" (every layer has one
+// from Android 9), or the name itself when it has none.
+std::string_view strip_layer_suffix(std::string_view name);
+
 }  // namespace jank::parsers

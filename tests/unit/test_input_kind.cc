@@ -12,6 +12,8 @@ TEST_CASE("input_kind: names", "[input_kind]") {
   CHECK(input_kind_name(InputKind::logcat) == "logcat");
   CHECK(input_kind_name(InputKind::gfxinfo) == "gfxinfo");
   CHECK(input_kind_name(InputKind::sf_latency) == "sf_latency");
+  CHECK(input_kind_name(InputKind::sf_layer_list) == "sf_layer_list");
+  CHECK(input_kind_name(InputKind::power_state) == "power_state");
 }
 
 TEST_CASE("input_kind: gfxinfo markers", "[input_kind]") {
@@ -31,6 +33,38 @@ TEST_CASE("input_kind: SurfaceFlinger --latency", "[input_kind]") {
   CHECK(detect_input_kind("16666667\n0\t0\t0\n1\t2\t3\n") == InputKind::sf_latency);
   CHECK(detect_input_kind("C:\\Users\\me>adb shell dumpsys SurfaceFlinger --latency x\n"
                           "16666667\n10 20 30\n") == InputKind::sf_latency);
+}
+
+TEST_CASE("input_kind: several --latency polls in a row", "[input_kind]") {
+  const std::string poll = "16666667\n0\t0\t0\n10\t20\t30\n\n";
+  CHECK(detect_input_kind(poll + poll + poll) == InputKind::sf_latency);
+  CHECK(detect_input_kind("$ adb shell dumpsys SurfaceFlinger --latency 'a/a.B#3'\n" + poll +
+                          "$ adb shell dumpsys SurfaceFlinger --latency 'a/a.B#3'\n" + poll) == InputKind::sf_latency);
+  // The head of a long capture cut inside a row is judged on its whole lines.
+  CHECK(detect_input_kind(poll + poll + "10\t2") == InputKind::sf_latency);
+  // Anything else between polls makes it another input.
+  CHECK(detect_input_kind(poll + "some text\n" + poll) == InputKind::logcat);
+}
+
+TEST_CASE("input_kind: SurfaceFlinger --list", "[input_kind]") {
+  CHECK(detect_input_kind("Display 0 name=\"Built-in Screen\"#2\nTask=5#40\ncom.a/com.a.Main#43\nStatusBar#75\n") ==
+        InputKind::sf_layer_list);
+  CHECK(detect_input_kind("com.a/com.a.Main#0\nSurfaceView - com.a/com.a.Main#0\n") == InputKind::sf_layer_list);
+  CHECK(detect_input_kind("RequestedLayerState{com.a/com.a.Main#43 parentId=42}\n"
+                          "RequestedLayerState{StatusBar#75 parentId=2}\n") == InputKind::sf_layer_list);
+  CHECK(detect_input_kind("$ adb shell dumpsys SurfaceFlinger --list\ncom.a/com.a.Main#0\n") ==
+        InputKind::sf_layer_list);
+  // A line without the unique suffix is no layer list.
+  CHECK(detect_input_kind("com.a/com.a.Main#0\nhello\n") == InputKind::logcat);
+}
+
+TEST_CASE("input_kind: dumpsys power", "[input_kind]") {
+  CHECK(detect_input_kind("  mWakefulness=Awake\nDisplay Power: state=ON\n") == InputKind::power_state);
+  CHECK(detect_input_kind("POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n") ==
+        InputKind::power_state);
+  CHECK(detect_input_kind("Display Power: state=OFF\r\n") == InputKind::power_state);
+  // A logcat message with the key inside is logcat.
+  CHECK(detect_input_kind("01-02 03:04:05.678  1  1 I tag: mWakefulness=Awake\n") == InputKind::logcat);
 }
 
 TEST_CASE("input_kind: logcat and everything else", "[input_kind]") {

@@ -87,3 +87,37 @@ TEST_CASE("sf_latency: rows are capped", "[sf_latency]") {
   CHECK(s.rows.size() == 4096);
   CHECK(s.malformed_lines == 5000 - 4096);
 }
+
+TEST_CASE("sf_latency: a capture of several polls splits at command and period lines", "[sf_latency]") {
+  using jank::parsers::split_sf_latency_capture;
+  const std::string poll = "16666667\n0\t0\t0\n10\t20\t30\n\n";
+  // Period lines alone: three outputs, no names.
+  const std::string three = poll + poll + "16666667\n";
+  auto s = split_sf_latency_capture(three);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].text == poll);
+  CHECK(s[1].text == poll);
+  CHECK(s[2].text == "16666667\n");
+  CHECK(s[0].layer.empty());
+  // Command lines name what follows, quotes of any shell removed; a period
+  // line after rows under the same command keeps the name.
+  const std::string named = "C:\\>adb shell dumpsys SurfaceFlinger --latency \\\"SurfaceView[a/a.B](BLAST)#0\\\"\n" +
+                            poll + "$ adb shell dumpsys SurfaceFlinger --latency 'a/a.B#7'\n" + poll + poll;
+  s = split_sf_latency_capture(named);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].layer == "SurfaceView[a/a.B](BLAST)#0");
+  CHECK(s[0].text == poll);
+  CHECK(s[1].layer == "a/a.B#7");
+  CHECK(s[2].layer == "a/a.B#7");
+  CHECK(parse_sf_latency(s[2].text).rows.size() == 2);
+  // A period line followed by another: two period-only outputs.
+  s = split_sf_latency_capture("8333333\n8333333\n");
+  REQUIRE(s.size() == 2);
+  CHECK(parse_sf_latency(s[1].text).refresh_period_ns == 8333333);
+  // Nothing but a command: one empty output under that name.
+  s = split_sf_latency_capture("adb shell dumpsys SurfaceFlinger --latency x#1\n");
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].layer == "x#1");
+  CHECK(s[0].text.empty());
+  CHECK(split_sf_latency_capture("").empty());
+}
