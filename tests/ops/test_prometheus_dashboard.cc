@@ -266,9 +266,10 @@ TEST_CASE("the Grafana dashboard is importable and laid out without overlaps") {
 
 TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule against the live exporter") {
   AdbServer adb;
-  // Janky apps with long stalls (Davey frames), 60 and 120 Hz.
+  // Janky apps with long stalls (Davey frames), 60 and 120 Hz; the app under
+  // test also draws a game's SurfaceView with hitches (Jank, BigJank).
   DevSim sim({"--devices", "2", "--stall-prob", "0.05", "--skip-bands", "3-20:1,30-90:1", "--log-rate", "20",
-              "--refresh", "60,120"});
+              "--refresh", "60,120", "--games", "com.example.feed:60"});
   for (const auto& d : sim.devices()) adb.emulator(d.port);
   for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
   TempDir state, conf_dir;
@@ -288,7 +289,8 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
            has(series("android_choreographer_skipped_frames_total", serial, package)) &&
            has(series("android_gfxinfo_frames_rendered_total", serial, package)) &&
            has(series("android_framestats_frames_total", serial, package)) &&
-           has(series("android_hwui_davey_frames_total", serial, package));
+           has(series("android_hwui_davey_frames_total", serial, package)) &&
+           has(series("android_app_active_seconds_total", serial, package));
   }, 30000ms, 250ms));
 
   Prometheus prom(ex.port());
@@ -374,6 +376,8 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     }
     CHECK(panels.count("Skip size distribution") == 1);
     CHECK(panels.count("Frame time quantiles (gfxinfo)") == 1);
+    CHECK(panels.count("FPS over active time") == 1);
+    CHECK(panels.count("Display state") == 1);
   }
 
   {  // no query or rule reads a metric the exporter does not serve
