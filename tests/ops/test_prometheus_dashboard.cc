@@ -266,10 +266,10 @@ TEST_CASE("the Grafana dashboard is importable and laid out without overlaps") {
 
 TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule against the live exporter") {
   AdbServer adb;
-  // Janky apps with long stalls (Davey frames), 60 and 120 Hz; the app under
-  // test also draws a game's SurfaceView with hitches (Jank, BigJank).
+  // Janky apps with long stalls (Davey frames), 60 and 120 Hz, and beside them
+  // a game drawing through a SurfaceView with hitches (Jank, BigJank).
   DevSim sim({"--devices", "2", "--stall-prob", "0.05", "--skip-bands", "3-20:1,30-90:1", "--log-rate", "20",
-              "--refresh", "60,120", "--games", "com.example.feed:60"});
+              "--refresh", "60,120", "--games", "com.example.game:60"});
   for (const auto& d : sim.devices()) adb.emulator(d.port);
   for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
   TempDir state, conf_dir;
