@@ -4,10 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
 #include "app/replay.h"
+#include "parsers/input_kind.h"
+#include "parsers/text_input.h"
 
 namespace fs = std::filesystem;
 
@@ -60,4 +64,35 @@ TEST_CASE("a real --latency capture replays into the layer's frames", "[corpus][
   CHECK_THAT(text, Catch::Contains("android_layer_frame_time_seconds_sum" + labels + " 0.99347"));
   CHECK_THAT(text, Catch::Contains(
                        "jank_exporter_surfaceflinger_lines_total{serial=\"c\",source=\"latency\",result=\"parsed\"} 26\n"));
+}
+
+TEST_CASE("every corpus file is recognised as the input it is", "[corpus][replay][input_kind]") {
+  using jank::parsers::InputKind;
+  const fs::path corpus = JANK_CORPUS_DIR;
+  if (!fs::exists(corpus / "SOURCES.md")) {
+    WARN("corpus not found at " << corpus << ": skipped");
+    return;
+  }
+  std::map<InputKind, int> kinds;
+  for (const auto& entry : fs::recursive_directory_iterator(corpus)) {
+    if (!entry.is_regular_file() || entry.path().filename() == "SOURCES.md") continue;
+    const std::string rel = fs::relative(entry.path(), corpus).string();
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const InputKind kind = jank::parsers::detect_input_kind(jank::parsers::decode_to_utf8(head));
+    ++kinds[kind];
+    // What replay should take each for: dumps by their folder, the one --list
+    // excerpt, and logcat for the rest (other device outputs have no replay
+    // kind and read as logcat without a metric line).
+    InputKind expected = InputKind::logcat;
+    if (rel.starts_with("gfxinfo/") || rel.starts_with("framestats/")) expected = InputKind::gfxinfo;
+    if (rel.starts_with("surfaceflinger/")) expected = InputKind::sf_latency;
+    if (rel.find("_sf_list_") != std::string::npos) expected = InputKind::sf_layer_list;
+    INFO(rel);
+    CHECK(jank::parsers::input_kind_name(kind) == jank::parsers::input_kind_name(expected));
+  }
+  CHECK(kinds[InputKind::sf_layer_list] == 1);
+  CHECK(kinds[InputKind::sf_latency] == 3);
 }
