@@ -20,25 +20,20 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "tests/daemon/exporter_process.h"
+#include "bench/live_rig.h"
 #include "tests/rig/json.h"
-#include "tests/rig/rig.h"
 
-using namespace jank::rig;
+using namespace jank::bench;
 using jank::daemon_test::http_get;
 using jank::daemon_test::parse_samples;
-using steady = std::chrono::steady_clock;
 
 namespace {
 
@@ -58,30 +53,10 @@ struct Options {
   bool surfaceflinger = false;
 };
 
-double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
-
 std::string body_of(const std::string& response) {
   const auto at = response.find("\r\n\r\n");
   return at == std::string::npos ? std::string() : response.substr(at + 4);
 }
-
-// Sum of every sample whose series starts with `prefix`.
-double sum_of(const std::map<std::string, double>& samples, const std::string& prefix) {
-  double total = 0;
-  for (auto it = samples.lower_bound(prefix); it != samples.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    total += it->second;
-  }
-  return total;
-}
-
-std::string emulator_serial(std::uint16_t port) { return "emulator-" + std::to_string(port - 1); }
 
 std::string skipped_series(const std::string& serial) {
   return "android_choreographer_skipped_frames_total{serial=\"" + serial + "\",package=\"" + kPackage + "\"}";
@@ -122,43 +97,16 @@ void run_one(const Options& o, int devices) {
       }
     }
   }
-  const auto t_attach = steady::now();
-  for (const auto& d : sim.devices()) adb.emulator(d.port);
-  const bool attached = wait_until(
-      [&] {
-        int online = 0;
-        for (const auto& [serial, state] : adb.devices()) online += state == "device";
-        return online == devices;
-      },
-      300000ms, 500ms);
-  const double attach_s = seconds_since(t_attach);
+  const Step attached = attach_all(adb, sim);
 
   TempDir state("jank-bench-live");
-  const std::uint16_t http_port = free_port();
-  const std::string config = state.path() + "/bench.yaml";
-  std::ofstream(config) << "surfaceflinger:\n  enabled: " << (o.surfaceflinger ? "true" : "false") << "\n";
-  ChildProcess exporter({JANK_EXPORTER_PROGRAM, "--listen", "127.0.0.1:" + std::to_string(http_port), "--adb",
-                         "127.0.0.1:" + std::to_string(adb.port()), "--state-dir", state.path(), "--log-level",
-                         "warning", "--config", config},
-                        {}, state.path() + "/exporter.log");
-  const auto t_start = steady::now();
-  // Followed: every device up with a logcat stream open.
-  const bool followed = wait_until(
-      [&] {
-        const auto s = parse_samples(body_of(http_get(http_port, "/metrics", 10000ms)));
-        int up = 0;
-        for (const auto& d : sim.devices()) {
-          const std::string serial = emulator_serial(d.port);
-          const auto u = s.find("android_device_up{serial=\"" + serial + "\"}");
-          const auto st = s.find("jank_exporter_logcat_streams_total{serial=\"" + serial + "\"}");
-          up += u != s.end() && u->second == 1 && st != s.end() && st->second >= 1;
-        }
-        return up == devices;
-      },
-      300000ms, 1000ms);
-  const double follow_s = seconds_since(t_start);
+  Exporter exporter = start_exporter(
+      adb, state, std::string("surfaceflinger:\n  enabled: ") + (o.surfaceflinger ? "true" : "false") + "\n");
+  const std::uint16_t http_port = exporter.port();
+  const Step followed = wait_followed(exporter, sim);
   std::printf("== %d devices x %.0f lines/s (attach %.1f s%s, all followed %.1f s after start%s)\n", devices, o.rate,
-              attach_s, attached ? "" : " INCOMPLETE", follow_s, followed ? "" : " INCOMPLETE");
+              attached.seconds, attached.done ? "" : " INCOMPLETE", followed.seconds,
+              followed.done ? "" : " INCOMPLETE");
   std::fflush(stdout);
   sim.control("resume");
   std::this_thread::sleep_for(15s);  // warm-up: first gfxinfo polls, catch-up of the backlog
@@ -175,8 +123,8 @@ void run_one(const Options& o, int devices) {
     return n;
   };
   const double entries0 = entries_written();
-  const auto e0 = process_usage(exporter.pid()), a0 = process_usage(adb.pid()), s0 = process_usage(sim.pid());
-  const auto w0 = steady::now();
+  const Usage u0 = usage_now(exporter.pid(), adb.pid(), sim.pid());
+  const auto w0 = u0.at;
   double lines0 = -1, lines1 = 0;
   steady::time_point first_scrape, last_scrape;
   for (auto next = w0;; next += std::chrono::seconds(o.scrape_seconds)) {
@@ -196,8 +144,7 @@ void run_one(const Options& o, int devices) {
     rss_max = std::max(rss_max, process_usage(exporter.pid()).rss_kib);
     if (std::chrono::duration<double>(next - w0).count() + o.scrape_seconds > o.seconds) break;
   }
-  const double window = seconds_since(w0);
-  const auto e1 = process_usage(exporter.pid()), a1 = process_usage(adb.pid()), s1 = process_usage(sim.pid());
+  const Usage u1 = usage_now(exporter.pid(), adb.pid(), sim.pid());
   const double entries_rate = (entries_written() - entries0) / seconds_since(w0);
   const double lines_rate =
       (lines1 - lines0) / std::max(1e-9, std::chrono::duration<double>(last_scrape - first_scrape).count());
@@ -283,17 +230,10 @@ void run_one(const Options& o, int devices) {
   }
   const double exported_lost = sum_of(final_samples, "jank_exporter_logcat_lost_lines_total{");
 
-  const double cpu = 100.0 * (e1.cpu_seconds - e0.cpu_seconds) / window;
-  std::printf("   exporter:   CPU %.1f%% of one core, RSS %.1f MiB (max sampled %.1f MiB, peak %.1f MiB)\n", cpu,
-              static_cast<double>(e1.rss_kib) / 1024, static_cast<double>(rss_max) / 1024,
-              static_cast<double>(e1.hwm_kib) / 1024);
+  print_usage(u0, u1, rss_max);
   std::printf("   lines:      devices logged %.0f entries/s (%.1f per device); the exporter received %.0f lines/s "
               "(entries plus logcat's buffer dividers)\n",
               entries_rate, entries_rate / devices, lines_rate);
-  std::printf("   adb server: CPU %.1f%% of one core, RSS %.1f MiB\n",
-              100.0 * (a1.cpu_seconds - a0.cpu_seconds) / window, static_cast<double>(a1.rss_kib) / 1024);
-  std::printf("   devsim:     CPU %.1f%% of one core, RSS %.1f MiB\n",
-              100.0 * (s1.cpu_seconds - s0.cpu_seconds) / window, static_cast<double>(s1.rss_kib) / 1024);
   std::printf("   /metrics:   %zu scrapes every %d s, median %.1f ms, max %.1f ms, %.2f MB\n", scrape_ms.size(),
               o.scrape_seconds, percentile(scrape_ms, 50), percentile(scrape_ms, 100),
               static_cast<double>(scrape_bytes) / 1e6);
@@ -305,14 +245,7 @@ void run_one(const Options& o, int devices) {
               exact, expected.size(), static_cast<unsigned long long>(lines_written),
               static_cast<unsigned long long>(lost_to_ring), exported_lost);
   std::fflush(stdout);
-  exporter.stop(20000ms);
-}
-
-std::vector<int> int_list(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  for (std::string x; std::getline(in, x, ',');) out.push_back(std::atoi(x.c_str()));
-  return out;
+  exporter.terminate();
 }
 
 }  // namespace
