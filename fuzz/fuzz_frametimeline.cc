@@ -1,0 +1,26 @@
+// dumpsys SurfaceFlinger --frametimeline parser on arbitrary text, and the
+// tracker fed the dump, a repeat of it and its two halves: every frame it
+// reports has a token, and a repeat reports nothing new.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "metrics/frametimeline_tracker.h"
+#include "parsers/frametimeline.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const auto dump = jank::parsers::parse_frametimeline(text);
+  jank::metrics::FrameTimelineTracker tracker;
+  for (const auto& f : tracker.observe(dump)) {
+    if (f.token < 0) std::abort();
+  }
+  // Final frames of a dump seen twice are never reported twice.
+  for (const auto& f : tracker.observe(dump)) {
+    if (f.classified) std::abort();
+  }
+  tracker.observe(jank::parsers::parse_frametimeline(text.substr(0, size / 2)));
+  tracker.observe(jank::parsers::parse_frametimeline(text.substr(size / 2)));
+  return 0;
+}

@@ -1,0 +1,97 @@
+#include "metrics/frametimeline_tracker.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace jank::metrics {
+
+namespace {
+
+// SurfaceFlinger has judged the frame: dropped at latch, or presented and
+// classified (a valid prediction gets a present verdict; frames without one
+// are never classified further, so their first presented state is final).
+bool is_final(const parsers::SurfaceFrame& sf) {
+  if (sf.present == parsers::FtPresentState::dropped) return true;
+  if (sf.present != parsers::FtPresentState::presented) return false;
+  return sf.prediction != parsers::FtPrediction::valid || sf.present_timing != parsers::FtPresentTiming::unknown ||
+         sf.jank != 0;
+}
+
+FtFrame frame_of(const parsers::SurfaceFrame& sf) {
+  FtFrame f;
+  f.layer = sf.layer;
+  f.token = sf.token;
+  f.layer_id = sf.layer_id;
+  f.owner_pid = sf.owner_pid;
+  f.jank = sf.jank;
+  // Before Android 15 a dropped frame's jank type is None; name it the same everywhere.
+  if (sf.present == parsers::FtPresentState::dropped) f.jank |= parsers::kJankDropped;
+  return f;
+}
+
+}  // namespace
+
+std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineDump& dump) {
+  std::vector<FtFrame> out;
+  std::int64_t min_token = std::numeric_limits<std::int64_t>::max(), max_token = -1;
+  bool overlap = false;
+  for (const auto& df : dump.display_frames) {
+    for (const auto& sf : df.surface_frames) {
+      if (sf.token < 0) continue;  // frames without a vsync id cannot be told apart
+      min_token = std::min(min_token, sf.token);
+      max_token = std::max(max_token, sf.token);
+      // A frame seen before: the windows overlap, nothing went by unseen.
+      const Key key{sf.token, sf.layer_id};
+      overlap = overlap || counted_.count(key) != 0 || pending_.count(key) != 0;
+    }
+  }
+  if (max_token < 0) return out;  // nothing identifiable: nothing learnt, nothing forgotten
+
+  if (newest_token_ >= 0 && !overlap) {
+    if (max_token < newest_token_) {
+      // Tokens started again (SurfaceFlinger or the device restarted): what
+      // was pending is gone unjudged.
+      ++restarts_;
+      for (auto& [key, frame] : pending_) {
+        frame.classified = false;
+        out.push_back(std::move(frame));
+      }
+      pending_.clear();
+      counted_.clear();
+      newest_token_ = -1;
+    } else if (std::max(static_cast<std::int64_t>(dump.display_frames.size()), dump.display_frame_count.value_or(0)) >=
+               static_cast<std::int64_t>(kFrameTimelineDisplayFrames)) {
+      ++overflows_;  // a full window without any frame seen before
+    }
+  }
+
+  for (const auto& df : dump.display_frames) {
+    for (const auto& sf : df.surface_frames) {
+      if (sf.token < 0) continue;
+      const Key key{sf.token, sf.layer_id};
+      if (counted_.count(key) != 0) continue;
+      if (is_final(sf)) {
+        pending_.erase(key);
+        counted_.insert(key);
+        out.push_back(frame_of(sf));
+      } else {
+        pending_[key] = frame_of(sf);
+      }
+    }
+  }
+  // Frames older than the window's oldest have left it for good.
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->first.token < min_token) {
+      it->second.classified = false;
+      out.push_back(std::move(it->second));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(counted_, [&](const Key& k) { return k.token < min_token; });
+  newest_token_ = std::max(newest_token_, max_token);
+  return out;
+}
+
+}  // namespace jank::metrics

@@ -1,0 +1,65 @@
+// Turns successive FrameTimeline dumps of one device into app frames, each
+// counted once with its final verdict.
+//
+// A dump holds SurfaceFlinger's newest 64 display frames; polls overlap, and
+// times are relative to each dump's oldest frame, so a frame is known by its
+// Token (the app's vsync id, growing) and Layer ID. A frame is final once it
+// is dropped or presented and classified; one still waiting for its present
+// fence is kept pending and counted when a later dump shows its verdict (or,
+// unclassified, when it has left the window). A full dump that holds no frame
+// seen before means frames went by unseen: an overflow. Tokens that start
+// again below the newest seen mean SurfaceFlinger restarted.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "parsers/frametimeline.h"
+
+namespace jank::metrics {
+
+// Display frames FrameTimeline keeps (FrameTimeline.h kDefaultMaxDisplayFrames).
+inline constexpr std::size_t kFrameTimelineDisplayFrames = 64;
+
+struct FtFrame {
+  std::string layer;
+  std::int64_t token = -1;
+  std::int64_t layer_id = -1;
+  std::int64_t owner_pid = -1;
+  std::uint32_t jank = 0;  // parsers::JankBit set; a dropped frame has kJankDropped on every version
+  bool classified = true;  // false: left the window before SurfaceFlinger judged it
+};
+
+class FrameTimelineTracker {
+ public:
+  // The frames this dump made final (in dump order), then those that left the
+  // window, or went with a restart, before SurfaceFlinger judged them.
+  std::vector<FtFrame> observe(const parsers::FrameTimelineDump& dump);
+
+  std::uint64_t overflows() const { return overflows_; }
+  std::uint64_t restarts() const { return restarts_; }
+  std::size_t pending() const { return pending_.size(); }
+
+ private:
+  struct Key {
+    std::int64_t token, layer_id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::int64_t>()(k.token) * 31u + std::hash<std::int64_t>()(k.layer_id);
+    }
+  };
+
+  std::unordered_set<Key, KeyHash> counted_;  // final frames still inside the window
+  std::unordered_map<Key, FtFrame, KeyHash> pending_;
+  std::int64_t newest_token_ = -1;  // newest token seen (any state)
+  std::uint64_t overflows_ = 0;
+  std::uint64_t restarts_ = 0;
+};
+
+}  // namespace jank::metrics
