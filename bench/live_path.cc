@@ -14,7 +14,7 @@
 //     the probes) minus what its ring lost before the exporter read it.
 //
 //   jank_bench_live [--devices N[,N…]] [--rate R] [--seconds S] [--probes P]
-//                   [--scrape-seconds S] [--sim-threads T] [--buffer-kib K]
+//                   [--scrape-seconds S] [--sim-threads T] [--buffer-kib K] [--surfaceflinger on|off]
 //   e.g. the burst case: --devices 50 --rate 2000 --buffer-kib 4096
 #include <unistd.h>
 
@@ -63,9 +63,8 @@ std::string skipped_series(const std::string& serial) {
 }
 
 double skipped_now(std::uint16_t http_port, const std::string& serial) {
-  const auto samples = parse_samples(body_of(http_get(http_port, "/metrics?serial=" + serial, 2000ms)));
-  const auto it = samples.find(skipped_series(serial));
-  return it == samples.end() ? 0 : it->second;
+  const std::string body = body_of(http_get(http_port, "/metrics?serial=" + serial, 2000ms));
+  return value_of(parse_samples(body), skipped_series(serial));
 }
 
 void run_one(const Options& o, int devices) {
