@@ -230,6 +230,7 @@ std::uint64_t count_lines(std::string_view text) {
 // daemon counts its polls. Returns an error message or "".
 std::string replay_latency(const std::string& name, std::string_view text, metrics::Store& store,
                            metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
+  std::string skipped;
   for (const auto& section : parsers::split_sf_latency_capture(text)) {
     if (!section.layer.empty()) layer_name = section.layer;
     const parsers::SfLatency table = parsers::parse_sf_latency(section.text);
@@ -244,9 +245,12 @@ std::string replay_latency(const std::string& name, std::string_view text, metri
     }
     const auto layer = parsers::classify_layer(layer_name);
     if (!layer) {
-      err << "jank_exporter replay: " << name << ": layer \"" << layer_name
-          << "\" is not an app window or SurfaceView layer; its " << table.rows.size()
-          << " rows are not counted (the daemon does not follow it either)\n";
+      if (layer_name != skipped) {  // once per run of polls of the same layer
+        err << "jank_exporter replay: " << name << ": layer \"" << layer_name
+            << "\" is not an app window or SurfaceView layer; its " << table.rows.size()
+            << " rows are not counted (the daemon does not follow it either)\n";
+        skipped = layer_name;
+      }
       continue;
     }
     store.record_layer_latency(device, *layer, table);

@@ -163,6 +163,19 @@ TEST_CASE("replay: --latency rows with no layer name fail and a dark screen show
   CHECK(jank::app::run_replay({rows}, stdin, out, err) == jank::app::kExitNoInput);
   CHECK(err.str().find("--layer NAME") != std::string::npos);
 
+  // Polls of a container layer (it never presents): one notice, nothing counted.
+  const std::string container = dir.path + "/container.txt";
+  {
+    std::ofstream f(container);
+    for (int i = 0; i < 3; ++i) f << "$ adb shell dumpsys SurfaceFlinger --latency 'SurfaceView[a.b/a.b.C]#0'\n16666667\n0\t0\t0\n";
+  }
+  std::ostringstream c_out, c_err;
+  CHECK(jank::app::run_replay({container}, stdin, c_out, c_err) == jank::app::kExitOk);
+  const std::string notices = c_err.str();
+  CHECK(notices.find("is not an app window or SurfaceView layer") != std::string::npos);
+  CHECK(notices.find("is not an app window", notices.find("is not an app window") + 1) == std::string::npos);
+  CHECK(c_out.str().find("android_layer_frames_presented_total{") == std::string::npos);
+
   const auto m = samples(replay({"--serial", "s", power}));
   CHECK(m.at("android_display_power_state{serial=\"s\",state=\"off\"}") == 1);
   CHECK(m.at("android_device_activity_state{serial=\"s\",state=\"off\"}") == 1);
