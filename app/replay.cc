@@ -220,11 +220,6 @@ bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
   return true;
 }
 
-std::uint64_t count_lines(std::string_view text) {
-  const auto newlines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
-  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
-}
-
 // One or more --latency outputs of app layers, each under the layer its
 // command line names (else the previous one's, else --layer), counted as the
 // daemon counts its polls. Returns an error message or "".
@@ -306,7 +301,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
       return "";
     case parsers::InputKind::power_state:
-      store.record_power_state(device, parsers::parse_power_state(text), count_lines(text));
+      store.record_power_state(device, parsers::parse_power_state(text));
       return "";
     case parsers::InputKind::sf_layer_list:
       store.record_layer_list(device, parsers::parse_sf_layer_list(text));

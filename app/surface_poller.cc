@@ -165,9 +165,8 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         schedule_.ran(job, started);
         // An answer without either line (grep found none) is an unknown
         // state; only a failed command leaves the state as it was.
-        const auto lines = static_cast<std::uint64_t>(std::count(r.output.begin(), r.output.end(), '\n'));
         const auto power = parsers::parse_power_state(r.output);
-        record("power", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_power_state(d, power, lines); });
+        record("power", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_power_state(d, power); });
         step();
       });
       return;

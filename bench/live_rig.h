@@ -43,7 +43,6 @@ inline std::vector<int> int_list(const std::string& text) {
 }
 
 // The adb serial of a device attached with host:emulator:PORT.
-inline std::string emulator_serial(std::uint16_t port) { return "emulator-" + std::to_string(port - 1); }
 
 // Sum of every sample whose series starts with `prefix`.
 inline double sum_of(const std::map<std::string, double>& samples, const std::string& prefix) {

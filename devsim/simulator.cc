@@ -152,23 +152,16 @@ void Simulator::start() {
     c.tz_offset_s = opts_.tz_offset_min * 60;
     c.seed = opts_.seed * 1000003u + static_cast<std::uint64_t>(i);
     c.initial_uptime_ns = (3600 + 97LL * i) * 1'000'000'000LL;
-    for (const auto& p : opts_.packages) {
-      AppConfig a;
-      a.package = p;
-      a.stall_prob = opts_.stall_prob;
-      a.bands = opts_.bands;
-      a.crash_per_min = opts_.crash_per_min;
-      c.apps.push_back(a);
-    }
-    for (const auto& [package, fps] : opts_.games) {
-      AppConfig a;
+    auto app = [&](const std::string& package) -> AppConfig& {
+      AppConfig& a = c.apps.emplace_back();
       a.package = package;
       a.stall_prob = opts_.stall_prob;
       a.bands = opts_.bands;
       a.crash_per_min = opts_.crash_per_min;
-      a.game_fps = fps;
-      c.apps.push_back(a);
-    }
+      return a;
+    };
+    for (const auto& p : opts_.packages) app(p);
+    for (const auto& [package, fps] : opts_.games) app(package).game_fps = fps;
     c.sdk = opts_.sdk[static_cast<std::size_t>(i) % opts_.sdk.size()];
     c.release = release_of(c.sdk);
     TransportOptions t;

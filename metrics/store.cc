@@ -136,9 +136,9 @@ LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppL
   return poll;
 }
 
-void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines) {
-  device.surface_input.power_lines += lines;
-  device.surface_input.power_malformed += std::min(power.malformed_lines, lines);
+void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power) {
+  device.surface_input.power_lines += power.lines;
+  device.surface_input.power_malformed += power.malformed_lines;
   device.screen = power.screen();
 }
 

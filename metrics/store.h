@@ -196,8 +196,8 @@ class Store {
   // layers_not_followed counted, when the device is at its layer cap.
   LayerPoll record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
                                  const parsers::SfLatency& table);
-  // A dumpsys power answer (`lines`: lines received).
-  void record_power_state(DeviceMetrics& device, const parsers::PowerState& power, std::uint64_t lines);
+  // A dumpsys power answer.
+  void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that

@@ -53,6 +53,7 @@ PowerState parse_power_state(std::string_view text) {
   scan::Lines lines(scan::strip_utf8_bom(text));
   std::string_view raw;
   while (lines.next(raw)) {
+    ++out.lines;
     const std::string_view line = scan::trim(dev::strip_cr(raw));
     // Only the first of each counts: a whole dump repeats neither, and a
     // later section quoting one (a wake lock's history) must not override it.

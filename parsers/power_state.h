@@ -18,6 +18,7 @@ enum class ScreenPower : std::uint8_t { on, off, doze, unknown };
 struct PowerState {
   std::optional<Wakefulness> wakefulness;
   std::optional<ScreenPower> display;  // from "Display Power: state="
+  std::uint64_t lines = 0;             // lines read (received = parsed + discarded)
   std::uint64_t malformed_lines = 0;   // one of those keys with a value no Android prints
   // The display line when present (it is what the panel does), else what
   // wakefulness implies (Awake and Dreaming light it, Dozing is doze, Asleep

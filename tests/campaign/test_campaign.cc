@@ -39,8 +39,6 @@ std::uint64_t env_u64(const char* name, std::uint64_t dflt) {
   return v && *v ? std::strtoull(v, nullptr, 10) : dflt;
 }
 
-std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
-
 // What the exporter must show for one device, from the truth.
 struct Expected {
   std::map<std::string, double> skipped, events, davey, gfx;  // by package

@@ -28,8 +28,6 @@ std::vector<std::string> janky(int devices) {
           "--log-rate", "20"};
 }
 
-std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
-
 bool ok(const std::string& reply) { return reply.rfind("OK", 0) == 0; }
 
 std::string tail(const std::string& s, std::size_t n = 12000) { return s.size() <= n ? s : s.substr(s.size() - n); }

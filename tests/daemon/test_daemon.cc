@@ -22,8 +22,6 @@ std::vector<std::string> janky(int devices) {
           "--log-rate", "20"};
 }
 
-std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
-
 void attach_emulators(const AdbServer& adb, const DevSim& sim) {
   for (const auto& d : sim.devices()) adb.emulator(d.port);
   for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));

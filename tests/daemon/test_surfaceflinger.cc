@@ -17,8 +17,6 @@ namespace {
 const std::string kFeed = "com.example.feed";
 const std::string kGame = "com.example.game";
 
-std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
-
 struct LayerId {
   std::string package, layer, kind;
   auto operator<=>(const LayerId&) const = default;

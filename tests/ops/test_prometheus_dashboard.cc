@@ -156,8 +156,6 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-std::string emulator_serial(const SimDeviceInfo& d) { return "emulator-" + std::to_string(d.port - 1); }
-
 // Sample names the exporter serves right now (histograms as _bucket/_sum/_count).
 std::set<std::string> served_names(const Exporter& ex) {
   std::set<std::string> out;

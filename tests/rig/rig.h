@@ -131,6 +131,11 @@ struct SimDeviceInfo {
   std::string model;
 };
 
+// The serial the adb server gives a device attached as an emulator on its
+// adb port (the console port, one below).
+inline std::string emulator_serial(std::uint16_t port) { return "emulator-" + std::to_string(port - 1); }
+inline std::string emulator_serial(const SimDeviceInfo& d) { return emulator_serial(d.port); }
+
 class DevSim {
  public:
   explicit DevSim(const std::vector<std::string>& args);  // waits for the ready file

@@ -54,7 +54,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   store.record_gfxinfo(d, dump);
 
   d.live.surfaceflinger_polls[{"latency", "ok"}] = 1;
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"), 2);
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
   store.record_layer_list(d, parsers::parse_sf_layer_list("p/p.Main#7\n"));
   parsers::SfLatency latency;
   latency.refresh_period_ns = 15'625'000;  // 64 Hz: prints exactly in every format

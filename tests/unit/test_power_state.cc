@@ -10,6 +10,7 @@ TEST_CASE("dumpsys power: the display line decides, wakefulness when it is missi
   CHECK(awake.wakefulness == Wakefulness::awake);
   CHECK(awake.screen() == ScreenPower::on);
   CHECK(awake.malformed_lines == 0);
+  CHECK(awake.lines == 2);
 
   // Always-on display: wakefulness Dozing, the panel in DOZE_SUSPEND.
   const PowerState aod = parse_power_state("  mWakefulness=Dozing\nDisplay Power: state=DOZE_SUSPEND\n");
