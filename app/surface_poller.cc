@@ -49,15 +49,14 @@ PollIntervals poll_intervals(const config::Config& c) {
 PollSchedule::PollSchedule(PollIntervals intervals, Time start)
     : intervals_(intervals), list_due_(start), power_due_(start) {}
 
-PollSchedule::Job PollSchedule::next(Time now) const {
+PollSchedule::Job PollSchedule::next() const {
   const Followed* first = nullptr;
   for (const auto& [name, f] : layers_) {
     if (first == nullptr || f.due < first->due) first = &f;
   }
-  if (first != nullptr && first->due <= now) return {Job::Kind::layer, first->layer, first->due};
   Job job{Job::Kind::list, {}, list_due_};
   if (power_due_ < job.due) job = {Job::Kind::power, {}, power_due_};
-  if (first != nullptr && first->due < job.due) job = {Job::Kind::layer, first->layer, first->due};
+  if (first != nullptr && first->due <= job.due) job = {Job::Kind::layer, first->layer, first->due};
   return job;
 }
 
@@ -119,7 +118,7 @@ void SurfacePoller::start(std::chrono::milliseconds first) {
 
 void SurfacePoller::step() {
   const auto now = clock_.steady_now();
-  const auto job = schedule_.next(now);
+  const auto job = schedule_.next();
   const auto start = schedule_.earliest_start(job);
   if (start > now) {
     // Whole milliseconds, rounded up: never early.

@@ -52,11 +52,13 @@ class PollSchedule {
   };
 
   PollSchedule(PollIntervals intervals, Time start);
-  // The next job and when it may run: not before its due time nor within
-  // `spacing` of the previous command's start. Layers due by `now` go
-  // first (their tables hold about a second at 120 Hz), oldest due first;
-  // then the power state and the list; when nothing is due, the earliest.
-  Job next(Time now) const;
+  // The next job: the one due earliest, a layer winning a tie (its table
+  // holds about a second at 120 Hz). Earliest due first, so that when the
+  // budget is too small for every layer's interval the list and the power
+  // state still take their turn instead of waiting behind layers that are
+  // always due. It may run not before its due time nor within `spacing` of
+  // the previous command's start (earliest_start).
+  Job next() const;
   Time earliest_start(const Job& job) const;
   // The job started at `at`. For a layer, `presented`: its poll brought
   // frames; `table_span`: how long its table lasts (127 refresh periods).

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
+
 #include "app/surface_poller.h"
 
 using namespace jank::app;
@@ -31,28 +34,49 @@ jank::parsers::AppLayer layer(const std::string& stable) {
 TEST_CASE("poll schedule: list and power first, then layers by due time, spaced by the budget", "[surface]") {
   const PollSchedule::Time t0{};
   PollSchedule s(intervals(), t0);
-  auto job = s.next(t0);
+  auto job = s.next();
   CHECK(job.kind == Kind::list);
   CHECK(s.earliest_start(job) == t0);
   s.ran(job, t0);
   s.follow({layer("a"), layer("b")}, t0);
   CHECK(s.layers() == 2);
   // Layers due now go before the power state, which is due too.
-  job = s.next(t0);
+  job = s.next();
   CHECK(job.kind == Kind::layer);
   CHECK(job.layer.stable_name == "a");
   CHECK(s.earliest_start(job) == t0 + 100ms);  // spacing after the list
   s.ran(job, t0 + 100ms, true);
-  job = s.next(t0 + 200ms);
+  job = s.next();
   CHECK(job.layer.stable_name == "b");
   s.ran(job, t0 + 200ms, false);
-  job = s.next(t0 + 300ms);
+  job = s.next();
   CHECK(job.kind == Kind::power);
   s.ran(job, t0 + 300ms);
   // Nothing due: the earliest is a's, 500 ms after its start (it presented).
-  job = s.next(t0 + 400ms);
+  job = s.next();
   CHECK(job.layer.stable_name == "a");
   CHECK(job.due == t0 + 600ms);
+}
+
+TEST_CASE("poll schedule: a budget too small for the layers still runs the list and the power state", "[surface]") {
+  // One command a second, two presenting layers wanting one every 0.5 s:
+  // the layers are always due, yet the power state (every 5 s) and the list
+  // (every 10 s) wait at most one turn of the four jobs (3 s) past their due.
+  PollIntervals tight = intervals();
+  tight.spacing = 1s;
+  const PollSchedule::Time t0{};
+  PollSchedule s(tight, t0);
+  s.follow({layer("a"), layer("b")}, t0);
+  std::map<Kind, int> runs;
+  for (PollSchedule::Time now = t0; now < t0 + 60s;) {
+    const auto job = s.next();
+    now = std::max(now, s.earliest_start(job));
+    s.ran(job, now, job.kind == Kind::layer);
+    ++runs[job.kind];
+  }
+  CHECK(runs[Kind::power] >= 60 / 8);
+  CHECK(runs[Kind::list] >= 60 / 13);
+  CHECK(runs[Kind::layer] >= 60 - 60 / 8 - 60 / 13 - 2);
 }
 
 TEST_CASE("poll schedule: a stall is not rest, rest is slow, and no interval outlasts the table", "[surface]") {
@@ -66,23 +90,23 @@ TEST_CASE("poll schedule: a stall is not rest, rest is slow, and no interval out
   const PollSchedule::Job game{Kind::layer, layer("game"), t0};
   // Never presented: resting from the start.
   s.ran(game, t0, false);
-  CHECK(s.next(t0).due == t0 + 2000ms);
+  CHECK(s.next().due == t0 + 2000ms);
   s.ran(game, t0 + 1s, true);
-  CHECK(s.next(t0).due == t0 + 1500ms);
+  CHECK(s.next().due == t0 + 1500ms);
   // An empty poll 0.5 s later is a stall, not rest: still fast.
   s.ran(game, t0 + 1500ms, false);
-  CHECK(s.next(t0).due == t0 + 2000ms);
+  CHECK(s.next().due == t0 + 2000ms);
   // 1.2 s without frames: resting.
   s.ran(game, t0 + 2200ms, false);
-  CHECK(s.next(t0).due == t0 + 4200ms);
+  CHECK(s.next().due == t0 + 4200ms);
   // At 120 Hz a table lasts 127 × 8.33 ms ≈ 1.06 s: even a resting layer
   // is polled again within 90 % of that.
   s.ran(game, t0 + 4200ms, false, 127 * 8'333'333ns);
-  CHECK(s.next(t0).due == t0 + 4200ms + 127 * 8'333'333ns * 9 / 10);
+  CHECK(s.next().due == t0 + 4200ms + 127 * 8'333'333ns * 9 / 10);
   // A layer no longer listed is no longer polled.
   s.follow({}, t0 + 5s);
   CHECK(s.layers() == 0);
-  CHECK(s.next(t0 + 5s).kind == Kind::list);
+  CHECK(s.next().kind == Kind::list);
 }
 
 TEST_CASE("layers to follow: the watched apps' buffer layers, each stable name once, capped", "[surface]") {
