@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
+#include <system_error>
 #include <utility>
 
 #include "parsers/text_scan.h"
@@ -120,12 +123,108 @@ bool is_view_root_line(std::string_view line) {
          line.find("(visibility=") != std::string_view::npos;
 }
 
+// Fields of a line split on tabs and spaces, at most N + 1 of them (one more
+// than any caller accepts, so a hostile line costs no more than a short one).
+template <std::size_t N>
+std::size_t split_fields(std::string_view line, std::array<std::string_view, N + 1>& out) {
+  std::size_t n = 0;
+  std::size_t i = 0;
+  while (i < line.size() && n < out.size()) {
+    while (i < line.size() && scan::is_blank(line[i])) ++i;
+    if (i >= line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && !scan::is_blank(line[i])) ++i;
+    out[n++] = line.substr(start, i - start);
+  }
+  return n;
+}
+
+// "Draw Process Execute" (Android 4.x) → 3, "Draw Prepare Process Execute"
+// (5+) → 4, anything else → 0.
+std::size_t profile_header_columns(std::string_view line) {
+  if (!line.starts_with("Draw")) return 0;
+  std::array<std::string_view, 5> f;
+  const std::size_t n = split_fields<4>(line, f);
+  if (n == 3 && f[0] == "Draw" && f[1] == "Process" && f[2] == "Execute") return 3;
+  if (n == 4 && f[0] == "Draw" && f[1] == "Prepare" && f[2] == "Process" && f[3] == "Execute") return 4;
+  return 0;
+}
+
+// A cell as "%3.2f" prints it: digits with an optional fraction. Android 4.x
+// formats with Java's printf in the app's locale, hence a decimal comma is
+// accepted too. No sign other than a leading '-', no exponent, no inf/nan.
+std::optional<double> parse_ms(std::string_view v) {
+  // 64 chars hold any float "%3.2f" can print (FLT_MAX has 39 digits).
+  std::array<char, 64> buf{};
+  if (v.empty() || v.size() > buf.size()) return std::nullopt;
+  std::size_t i = v.front() == '-' ? 1 : 0;
+  std::size_t digits = 0, frac_digits = 0;
+  bool point = false;
+  for (std::size_t k = i; k < v.size(); ++k) {
+    const char c = v[k];
+    if (is_digit(c)) {
+      (point ? frac_digits : digits) += 1;
+    } else if ((c == '.' || c == ',') && !point) {
+      point = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (digits == 0 || (point && frac_digits == 0)) return std::nullopt;
+  for (std::size_t k = 0; k < v.size(); ++k) buf[k] = v[k] == ',' ? '.' : v[k];
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(buf.data(), buf.data() + v.size(), out, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != buf.data() + v.size() || !std::isfinite(out)) return std::nullopt;
+  return out;
+}
+
+// One table row with `columns` cells (3 or 4), or nullopt when malformed.
+std::optional<GfxProfileRow> parse_profile_row(std::string_view line, std::size_t columns) {
+  std::array<std::string_view, 5> f;
+  if (split_fields<4>(line, f) != columns) return std::nullopt;
+  std::array<double, 4> v{};
+  for (std::size_t c = 0; c < columns; ++c) {
+    auto ms = parse_ms(f[c]);
+    if (!ms) return std::nullopt;
+    // 4.x resets a printed slot to -1 and only overwrites the stages the
+    // next frame runs, so -1 in Process/Execute means "stage not run".
+    if (columns == 3 && c > 0 && *ms == -1.0) ms = 0.0;
+    if (*ms < 0) return std::nullopt;
+    v[c] = *ms == 0 ? 0.0 : *ms;  // "-0.00" (a tiny negative rounded) is zero
+  }
+  GfxProfileRow row;
+  row.draw_ms = v[0];
+  if (columns == 4) {
+    row.prepare_ms = v[1];
+    row.process_ms = v[2];
+    row.execute_ms = v[3];
+  } else {
+    row.process_ms = v[1];
+    row.execute_ms = v[2];
+  }
+  return row;
+}
+
+GfxWindow make_window(std::string name) {
+  GfxWindow w;
+  w.name = std::move(name);
+  return w;
+}
+
 // Lines that can never be inside a PROFILEDATA block: an unclosed block ends
 // before them (and the search for its closing marker stops there).
 bool is_hard_stop(std::string_view line) {
   return line.starts_with(kSectionPrefix) || line.starts_with(kDumpBanner) ||
          line.starts_with(kWindowKey) || line.starts_with(kViewHierarchy) ||
          line.starts_with(kProfileDataInMs) || line.starts_with("Stats since:");
+}
+
+// Where a profile table stops: devices end it with a blank line; anything the
+// main loop must see (a view root, a marker, a key with ':' or '=') also ends
+// it. Every other line is a row, well-formed or not.
+bool ends_profile_table(std::string_view line) {
+  return line.empty() || is_hard_stop(line) || line == kProfileDataMarker || is_view_root_line(line) ||
+         profile_header_columns(line) != 0 || line.find_first_of(":=") != std::string_view::npos;
 }
 
 // A line of prose (starts with a letter or '*', no comma) ends an unclosed
@@ -158,6 +257,8 @@ class Parser {
  private:
   void handle(std::string_view line, scan::Lines& lines) {
     if (line.empty()) return;
+    // Only the first line after a table may adopt its window (blank lines skipped above).
+    const bool after_table = std::exchange(table_window_open_, false);
     if (line.starts_with(kSectionPrefix)) return start_section(line);
     if (line.starts_with(kDumpBanner)) {
       // A new dump begins: what follows belongs to its own sections.
@@ -167,12 +268,20 @@ class Parser {
     }
     if (line == kProfileDataMarker) return read_profiledata(lines);
     if (line.starts_with(kWindowKey)) {
-      windows().push_back(GfxWindow{std::string(scan::trim(line.substr(kWindowKey.size()))), {}, {}});
+      std::string name(scan::trim(line.substr(kWindowKey.size())));
+      if (after_table && !windows().empty()) {
+        // Android 12+: the renderer of one view root prints its profile table,
+        // then its "Window:" block; they describe the same window.
+        windows().back().name = std::move(name);
+      } else {
+        windows().push_back(make_window(std::move(name)));
+      }
       enter(Mode::window);
       return;
     }
     if (line.starts_with(kProfileDataInMs)) return enter(Mode::profile_data);
     if (line.starts_with(kViewHierarchy)) return enter(Mode::tail);
+    if (std::size_t columns = profile_header_columns(line)) return read_profile_table(columns, lines);
     if ((mode_ == Mode::profile_data || mode_ == Mode::window) && is_view_root_line(line)) {
       enter(Mode::profile_data);
       pending_view_root_ = std::string(view_root_name(line));
@@ -214,7 +323,7 @@ class Parser {
     if (mode_ == Mode::profile_data) {
       // Android 6 repeats the block under the view root: it is that window's,
       // never the process's.
-      windows().push_back(GfxWindow{pending_view_root_.value_or(""), {}, {}});
+      windows().push_back(make_window(pending_view_root_.value_or("")));
       enter(Mode::window);
     }
     if (mode_ == Mode::window && !windows().empty()) {
@@ -304,7 +413,7 @@ class Parser {
   void store_table(FramestatsTable table) {
     if (mode_ == Mode::profile_data && pending_view_root_) {
       // Android 7-11: the CSV follows the view root line directly.
-      windows().push_back(GfxWindow{*pending_view_root_, {}, {}});
+      windows().push_back(make_window(*pending_view_root_));
       enter(Mode::window);
     }
     if (mode_ == Mode::window && !windows().empty()) {
@@ -316,10 +425,46 @@ class Parser {
     }
   }
 
+  // Called after a "Draw\t…" header: reads rows up to the line that ends the
+  // table, which the main loop then handles. The table belongs to the view
+  // root named just before it (a new window, as for an Android 6 stats block);
+  // a header with no view root before it gets an unnamed window, unless the
+  // current window has no table yet.
+  void read_profile_table(std::size_t columns, scan::Lines& lines) {
+    bool created = false;
+    if (mode_ != Mode::window || windows().empty() || windows().back().has_profile_table) {
+      std::string name = mode_ == Mode::profile_data ? pending_view_root_.value_or("") : "";
+      windows().push_back(make_window(std::move(name)));
+      enter(Mode::window);
+      created = true;
+    }
+    GfxWindow& w = windows().back();
+    w.has_profile_table = true;
+    std::string_view raw;
+    while (true) {
+      const std::size_t line_start = lines.offset();
+      if (!lines.next(raw)) break;
+      const std::string_view row = scan::trim(raw);
+      if (ends_profile_table(row)) {
+        lines.seek(line_start);
+        break;
+      }
+      if (w.profile_rows.size() >= kMaxProfileRowsPerWindow) {
+        ++dump_.profile_rows_discarded;
+      } else if (auto r = parse_profile_row(row, columns)) {
+        w.profile_rows.push_back(*r);
+      } else {
+        ++dump_.profile_rows_malformed;
+      }
+    }
+    table_window_open_ = created;
+  }
+
   GfxinfoDump dump_;
   std::optional<std::size_t> proc_;  // index into dump_.processes (stable across push_back)
   Mode mode_ = Mode::process;
   std::optional<std::string> pending_view_root_;
+  bool table_window_open_ = false;  // the last window was just made by a profile table
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // missing sections and decimal commas.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,21 +38,43 @@ struct GfxStats {
   std::vector<HistogramBin> gpu_histogram;  // "GPU HISTOGRAM:" in printed order
 };
 
+// One row of a per-view-root "Profile data in ms:" table (debug.hwui.profile
+// set on the device): one frame's stage times in milliseconds, as printed.
+// Android 4.x prints Draw/Process/Execute, 5+ Draw/Prepare/Process/Execute;
+// Android 6+ clamps every cell to [0, 50]. Kept rows are finite and >= 0,
+// except that 4.x marks a Process or Execute stage the frame did not run
+// (e.g. no swap) with -1.00, which is kept as 0.
+struct GfxProfileRow {
+  double draw_ms = 0;                     // UI thread: record display lists (6+: vsync to sync start)
+  std::optional<double> prepare_ms;       // sync / prepare tree; absent in 3-column tables
+  double process_ms = 0;                  // issue draw commands
+  double execute_ms = 0;                  // swap buffers (6+: until the frame completed)
+};
+
+// Rows kept per window: above every ring a device prints (128 on 4.x by
+// default, at most 4096 on 5.x, 120 on 6+); rows past it are counted in
+// GfxinfoDump::profile_rows_discarded.
+inline constexpr std::size_t kMaxProfileRowsPerWindow = 4096;
+
 // A "Window: <name>" block (Android 12+), or a view root named in the
-// "Profile data in ms:" section when a stats block (Android 6) or a
-// PROFILEDATA block (Android 7-11) follows it directly: then `name` is that
-// line without its " (visibility=N)" suffix ("" when the dump names none).
+// "Profile data in ms:" section when a profile table, a stats block
+// (Android 6) or a PROFILEDATA block (Android 7-11) follows it directly: then
+// `name` is that line without its " (visibility=N)" suffix ("" when the dump
+// names none). On Android 12+ a view root's table is followed by its own
+// "Window:" block, and both make one GfxWindow with the Window: name.
 struct GfxWindow {
   std::string name;                       // text after "Window: " (may be empty)
   std::optional<GfxStats> stats;
   std::optional<FramestatsTable> framestats;
+  bool has_profile_table = false;         // a "Draw\t…" header was seen, even with no rows
+  std::vector<GfxProfileRow> profile_rows;  // in printed order; only frames new since the previous dump
 };
 
 struct GfxProcess {
   std::int32_t pid = -1;
   std::string package;                    // text inside [ ] of the section header
   std::optional<GfxStats> stats;          // process-level block
-  std::vector<GfxWindow> windows;         // "Window:" blocks and M-era per-view-root blocks
+  std::vector<GfxWindow> windows;         // "Window:" blocks and per-view-root blocks / profile tables
   std::optional<FramestatsTable> framestats;  // ---PROFILEDATA--- outside any Window:
 };
 
@@ -64,6 +87,10 @@ struct GfxinfoDump {
   std::vector<GfxWindow> orphan_windows;
   std::uint64_t lines = 0;                // lines read
   std::uint64_t malformed_lines = 0;      // recognised keys whose value did not parse
+  // Profile table rows: every row line read is kept, malformed or discarded
+  // (rows are not counted in malformed_lines).
+  std::uint64_t profile_rows_malformed = 0;  // wrong cell count, not a plain decimal, negative
+  std::uint64_t profile_rows_discarded = 0;  // past kMaxProfileRowsPerWindow
 };
 
 GfxinfoDump parse_gfxinfo(std::string_view text);

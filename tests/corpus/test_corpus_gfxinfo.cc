@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -73,13 +74,16 @@ const std::vector<GfxFileFacts>& gfx_files() {
       {"gfxinfo/flashlight_GfxInfoSample_processconfig.txt", 1, 2599, "com.example", {},
        {{21, 4, 16, 19, 57, 57, 200, 1, 35, 4, 1, 1, 4, 3, 4, 5, 9, 9, 558712350232182, 21, 154, 21, 26}},
        {}},
-      {"gfxinfo/flashlight_reactnativefeed_android9.txt", 1, 14824, "com.reactnativefeed", {},
+      // A view root with a profile table is a window named after its line.
+      {"gfxinfo/flashlight_reactnativefeed_android9.txt", 1, 14824, "com.reactnativefeed",
+       {"com.reactnativefeed/com.reactnativefeed.MainActivity/android.view.ViewRootImpl@654e274"},
        {{35360, 23595, -1, 28, 48, 53, 57, 4838, 12547, 5842, 3, 11523, 12149, -1, -1, -1, -1, -1, 27089945586046, 35360, 154, -1, -1}},
        {}},
       {"gfxinfo/frontendnative_android14plus_gralloc.txt", 1, 7871, "com.tungdzai123.Frontend", {},
        {{139, 9, 91, 25, 34, 34, 65, 0, 256, 5, 0, 5, 9, 9, 16, 20, 22, 4950, 714728958534, 139, 154, 139, 26}},
        {}},
-      {"gfxinfo/nuviotv_com.nuvio.tv_profiledata.txt", 1, 2062, "com.nuvio.tv", {},
+      {"gfxinfo/nuviotv_com.nuvio.tv_profiledata.txt", 1, 2062, "com.nuvio.tv",
+       {"com.nuvio.tv/com.nuvio.tv.MainActivity/android.view.ViewRootImpl@6e5075b"},
        {{2903, 772, -1, 9, 73, 109, 150, 279, 1857, 414, 0, 32, 422, -1, 7, 11, 12, 14, 89732159635559, 2903, 154, 2900, 26}},
        {}},
       {"gfxinfo/solox249_empty_window_zero_frames_excerpt.txt", 0, 0, "", {""},
@@ -91,8 +95,12 @@ const std::vector<GfxFileFacts>& gfx_files() {
       {"gfxinfo/toster_instagram_skia.txt", 1, 31185, "com.instagram.android", {},
        {{51, 9, 13, 7, 48, 109, 300, 7, 83, 9, 0, 2, 9, 9, 5, 7, 8, 8, 314435469478872, 51, 154, 51, 26}},
        {}},
+      // The first two dumps (no framestats) have a profile table under the
+      // view root only; in the third the table joins the Window: block.
       {"framestats/anavmode_android14_report_excerpt.txt", 3, 31520, "de.codevoid.aNavMode",
-       {"de.codevoid.aNavMode/de.codevoid.aNavMode.MainActivity"},
+       {"de.codevoid.aNavMode/de.codevoid.aNavMode.MainActivity/android.view.ViewRootImpl@11a8704",
+        "de.codevoid.aNavMode/de.codevoid.aNavMode.MainActivity/android.view.ViewRootImpl@11a8704",
+        "de.codevoid.aNavMode/de.codevoid.aNavMode.MainActivity"},
        {{375, 60, 162, 18, 150, 150, 200, 47, 595, 58, 2, 1, 60, 68, 5, 6, 6, 8, 27289200609394, 375, 154, 375, 26},
         {377, 62, 164, 18, 150, 150, 200, 49, 595, 60, 2, 1, 62, 70, 5, 6, 6, 8, 27289200609394, 377, 154, 377, 26},
         {2, 2, 2, 150, 150, 150, 150, 2, 0, 2, 0, 0, 2, 2, 5, 5, 5, 5, 27302369582703, 2, 154, 2, 26},
@@ -156,6 +164,34 @@ const std::vector<BlockFacts> kAllProcsBlocks = {
     {"ScreenDecorOverlayBottom", 0, 0, 0, 0, -1, kAbsent, true},
     {"NotificationShade", 120, 105, 58, 2, 186.942, kAbsent, true},
     {"StatusBar", 120, 119, 72, 0, 118.351, kAbsent, true},
+};
+
+// "Profile data: N `Draw\tPrepare\tProcess\tExecute` header(s), M tab-separated
+// 4-column rows" of SOURCES.md; a capture whose entry lists no such line has
+// no table.
+struct ProfileFacts {
+  std::string_view path;
+  std::int64_t tables, rows;
+};
+const std::vector<ProfileFacts> kProfileFiles = {
+    {"gfxinfo/droidmonitor_api18ish_chrome_kk.txt", 0, 0},
+    {"gfxinfo/droidmonitor_api21_chrome.txt", 0, 0},
+    {"gfxinfo/droidmonitor_api23_chrome.txt", 0, 0},
+    {"gfxinfo/droidmonitor_api24_settings.txt", 0, 0},
+    {"gfxinfo/droidmonitor_api28_chrome.txt", 0, 0},
+    {"gfxinfo/flashlight_GfxInfoSample_processconfig.txt", 0, 0},
+    {"gfxinfo/flashlight_reactnativefeed_android9.txt", 1, 120},
+    {"gfxinfo/frontendnative_android14plus_gralloc.txt", 0, 0},
+    {"gfxinfo/nuviotv_com.nuvio.tv_profiledata.txt", 1, 120},
+    {"gfxinfo/solox249_empty_window_zero_frames_excerpt.txt", 0, 0},
+    {"gfxinfo/solox_doc_rrmj_partial_android7or8.txt", 0, 0},
+    {"gfxinfo/toster_instagram_skia.txt", 0, 0},
+    {"framestats/anavmode_allprocs_framestats.txt", 13, 3},
+    {"framestats/anavmode_android14_report_excerpt.txt", 3, 124},
+    {"framestats/solox249_android12plus_profiledata_excerpt.txt", 0, 0},
+    {"framestats/soundvis_120hz_framestats.txt", 0, 0},
+    {"framestats/soundvis_120hz_framestats_stay.txt", 0, 0},
+    {"framestats/yuvaupdate_utf16le_bom_framestats.txt", 0, 0},
 };
 
 struct SfFacts {
@@ -366,6 +402,37 @@ TEST_CASE("corpus: all-process framestats dump (47 sections)", "[framestats][cor
   }
   CHECK(rows == 1091);
   CHECK(flags0 == 768);
+}
+
+TEST_CASE("corpus: profile data tables yield the SOURCES.md row counts", "[gfxinfo][profile][corpus]") {
+  if (corpus_missing()) return;
+  for (const auto& file : kProfileFiles) {
+    SECTION(std::string(file.path)) {
+      GfxinfoDump d = parse_gfxinfo(read_decoded(file.path));
+      CHECK(d.profile_rows_malformed == 0);
+      CHECK(d.profile_rows_discarded == 0);
+      Flat flat = flatten(d);
+      std::int64_t tables = 0, rows = 0;
+      for (const GfxWindow* w : flat.windows) {
+        if (!w->has_profile_table) {
+          CHECK(w->profile_rows.empty());
+          continue;
+        }
+        ++tables;
+        rows += static_cast<std::int64_t>(w->profile_rows.size());
+        for (const auto& r : w->profile_rows) {
+          CHECK(r.prepare_ms.has_value());  // 4-column tables only
+          // Android 6+ clamps each cell to [0, 50] ms (FrameInfoVisualizer).
+          for (double v : {r.draw_ms, r.prepare_ms.value_or(0), r.process_ms, r.execute_ms}) {
+            CHECK(v >= 0);
+            CHECK(v <= 50);
+          }
+        }
+      }
+      CHECK(tables == file.tables);
+      CHECK(rows == file.rows);
+    }
+  }
 }
 
 TEST_CASE("corpus: SurfaceFlinger --latency captures", "[sf_latency][corpus]") {

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -736,4 +737,367 @@ TEST_CASE("gfxinfo: shuffled and cut fixtures never crash", "[gfxinfo]") {
     GfxinfoDump d = parse_gfxinfo(text);
     CHECK(d.lines <= lines.size());
   }
+}
+
+// ---- "Profile data in ms:" tables (debug.hwui.profile=true on the device) ----
+
+namespace {
+
+using jank::parsers::GfxProfileRow;
+using jank::parsers::GfxWindow;
+using jank::parsers::kMaxProfileRowsPerWindow;
+
+// Android 4.4: the view root line has no visibility suffix and Java's printf
+// formats the rows in the app's locale (here one with a decimal comma).
+constexpr std::string_view kAndroid4Profile = R"(Applications Graphics Acceleration Info:
+Uptime: 1 Realtime: 1
+
+** Graphics info for pid 29541 [com.example.kk] **
+
+Profile data in ms:
+
+	com.example.kk/com.example.kk.Main/android.view.ViewRootImpl@41fc59c8
+	Draw	Process	Execute
+	5.12	3.40	1.05
+	20,51	0,49	7,13
+	4.00	-1.00	-1.00
+
+View hierarchy:
+
+  com.example.kk/com.example.kk.Main/android.view.ViewRootImpl@41fc59c8
+  41 views, 1.36 kB of display lists, 191 frames rendered
+
+Total ViewRootImpl: 1
+)";
+
+// Android 5: four columns, no stats block.
+constexpr std::string_view kAndroid5Profile = R"(** Graphics info for pid 26834 [com.example.l] **
+Profile data in ms:
+
+	com.example.l/com.example.l.Main/android.view.ViewRootImpl@27de7df5 (visibility=0)
+	Draw	Prepare	Process	Execute
+	2.01	0.35	1.20	0.80
+	16.70	0.00	4.05	3.33
+
+View hierarchy:
+)";
+
+}  // namespace
+
+TEST_CASE("gfxinfo profile: Android 4.x three-column table with decimal commas",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(kAndroid4Profile);
+  REQUIRE(d.processes.size() == 1);
+  const auto& p = d.processes[0];
+  CHECK_FALSE(p.stats.has_value());
+  REQUIRE(p.windows.size() == 1);
+  const GfxWindow& w = p.windows[0];
+  CHECK(w.name == "com.example.kk/com.example.kk.Main/android.view.ViewRootImpl@41fc59c8");
+  CHECK_FALSE(w.stats.has_value());
+  CHECK_FALSE(w.framestats.has_value());
+  CHECK(w.has_profile_table);
+  REQUIRE(w.profile_rows.size() == 3);
+  CHECK(w.profile_rows[0].draw_ms == Approx(5.12));
+  CHECK_FALSE(w.profile_rows[0].prepare_ms.has_value());
+  CHECK(w.profile_rows[0].process_ms == Approx(3.40));
+  CHECK(w.profile_rows[0].execute_ms == Approx(1.05));
+  CHECK(w.profile_rows[1].draw_ms == Approx(20.51));
+  CHECK(w.profile_rows[1].process_ms == Approx(0.49));
+  CHECK(w.profile_rows[1].execute_ms == Approx(7.13));
+  // -1.00 is the 4.x "stage not run" marker (no swap this frame): kept as 0.
+  CHECK(w.profile_rows[2].draw_ms == Approx(4.00));
+  CHECK(w.profile_rows[2].process_ms == 0.0);
+  CHECK(w.profile_rows[2].execute_ms == 0.0);
+  CHECK(d.profile_rows_malformed == 0);
+  CHECK(d.profile_rows_discarded == 0);
+  CHECK(d.malformed_lines == 0);
+}
+
+TEST_CASE("gfxinfo profile: Android 5 four-column table makes a view-root window",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(kAndroid5Profile);
+  REQUIRE(d.processes.size() == 1);
+  REQUIRE(d.processes[0].windows.size() == 1);
+  const GfxWindow& w = d.processes[0].windows[0];
+  CHECK(w.name == "com.example.l/com.example.l.Main/android.view.ViewRootImpl@27de7df5");
+  CHECK(w.has_profile_table);
+  REQUIRE(w.profile_rows.size() == 2);
+  CHECK(w.profile_rows[0].draw_ms == Approx(2.01));
+  REQUIRE(w.profile_rows[0].prepare_ms.has_value());
+  CHECK(*w.profile_rows[0].prepare_ms == Approx(0.35));
+  CHECK(w.profile_rows[0].process_ms == Approx(1.20));
+  CHECK(w.profile_rows[0].execute_ms == Approx(0.80));
+  CHECK(w.profile_rows[1].draw_ms == Approx(16.70));
+  CHECK(*w.profile_rows[1].prepare_ms == 0.0);
+  CHECK(w.profile_rows[1].execute_ms == Approx(3.33));
+  CHECK(d.profile_rows_malformed == 0);
+}
+
+TEST_CASE("gfxinfo profile: without a table a view root stays no window", "[gfxinfo][profile]") {
+  // debug.hwui.profile off: the section lists only names (Android 5 and 7 fixtures).
+  CHECK(parse_gfxinfo(kAndroid5).processes[0].windows.empty());
+  CHECK(parse_gfxinfo(kAndroid7).processes[0].windows.empty());
+}
+
+TEST_CASE("gfxinfo profile: Android 6 table and the stats block after it share the window",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(R"(** Graphics info for pid 9702 [com.example.m] **
+Stats since: 1111ns
+Total frames rendered: 30
+Profile data in ms:
+
+	com.example.m/com.example.m.Main/android.view.ViewRootImpl@6b40547 (visibility=0)
+	Draw	Prepare	Process	Execute
+	12.00	1.00	2.00	3.00
+
+Stats since: 2222ns
+Total frames rendered: 7
+View hierarchy:
+)");
+  REQUIRE(d.processes.size() == 1);
+  const auto& p = d.processes[0];
+  CHECK(p.stats->total_frames == 30u);
+  REQUIRE(p.windows.size() == 1);
+  CHECK(p.windows[0].name == "com.example.m/com.example.m.Main/android.view.ViewRootImpl@6b40547");
+  REQUIRE(p.windows[0].stats.has_value());
+  CHECK(p.windows[0].stats->total_frames == 7u);
+  REQUIRE(p.windows[0].profile_rows.size() == 1);
+  CHECK(p.windows[0].profile_rows[0].execute_ms == Approx(3.0));
+}
+
+TEST_CASE("gfxinfo profile: Android 7-11 table then PROFILEDATA share the window",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(R"(** Graphics info for pid 7 [com.example.r] **
+Profile data in ms:
+
+	com.example.r/com.example.r.Main/android.view.ViewRootImpl@1 (visibility=0)
+	Draw	Prepare	Process	Execute
+	3.00	0.50	2.00	1.00
+	4.00	0.60	2.10	1.10
+
+
+---PROFILEDATA---
+Flags,IntendedVsync,FrameCompleted,
+0,1,2,
+---PROFILEDATA---
+
+View hierarchy:
+)");
+  REQUIRE(d.processes.size() == 1);
+  const auto& p = d.processes[0];
+  CHECK_FALSE(p.framestats.has_value());
+  REQUIRE(p.windows.size() == 1);
+  CHECK(p.windows[0].name == "com.example.r/com.example.r.Main/android.view.ViewRootImpl@1");
+  CHECK(p.windows[0].profile_rows.size() == 2);
+  REQUIRE(p.windows[0].framestats.has_value());
+  CHECK(p.windows[0].framestats->rows.size() == 1);
+}
+
+TEST_CASE("gfxinfo profile: Android 12+ table joins the Window block that follows it",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(kAndroid14);
+  REQUIRE(d.processes.size() == 1);
+  const auto& ws = d.processes[0].windows;
+  REQUIRE(ws.size() == 2);  // no extra window for the view root line
+  CHECK(ws[0].name == "com.example.u/com.example.u.Main");
+  CHECK(ws[0].has_profile_table);
+  REQUIRE(ws[0].profile_rows.size() == 2);
+  CHECK(ws[0].profile_rows[0].draw_ms == Approx(50.0));
+  CHECK(*ws[0].profile_rows[0].prepare_ms == Approx(1.2));
+  CHECK(ws[0].profile_rows[0].process_ms == Approx(3.4));
+  CHECK(ws[0].profile_rows[0].execute_ms == Approx(5.6));
+  CHECK(ws[0].stats->total_frames == 4u);
+  CHECK(ws[0].framestats->rows.size() == 3);
+  CHECK(ws[1].name == "PopupWindow:2c1");
+  CHECK_FALSE(ws[1].has_profile_table);
+  CHECK(ws[1].profile_rows.empty());
+}
+
+TEST_CASE("gfxinfo profile: only the first line after a table adopts it as a Window block",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(R"(** Graphics info for pid 5 [a] **
+Profile data in ms:
+
+	a/a.Main/android.view.ViewRootImpl@1 (visibility=0)
+	Draw	Prepare	Process	Execute
+	1.00	1.00	1.00	1.00
+
+	a/a.Other/android.view.ViewRootImpl@2 (visibility=0)
+
+Window: a/a.Other
+Total frames rendered: 3
+)");
+  REQUIRE(d.processes.size() == 1);
+  const auto& ws = d.processes[0].windows;
+  REQUIRE(ws.size() == 2);
+  CHECK(ws[0].name == "a/a.Main/android.view.ViewRootImpl@1");
+  CHECK(ws[0].profile_rows.size() == 1);
+  CHECK_FALSE(ws[0].stats.has_value());
+  CHECK(ws[1].name == "a/a.Other");
+  CHECK_FALSE(ws[1].has_profile_table);
+  CHECK(ws[1].stats->total_frames == 3u);
+}
+
+TEST_CASE("gfxinfo profile: several view roots keep their own tables in order",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(R"(** Graphics info for pid 31185 [com.example.v] **
+Total frames rendered: 51
+Profile data in ms:
+
+	com.example.v/com.example.v.Main/android.view.ViewRootImpl@a (visibility=0)
+	Draw	Prepare	Process	Execute
+	1.00	0.10	2.00	3.00
+	1.50	0.20	2.50	3.50
+
+	PopupWindow:1/android.view.ViewRootImpl@b (visibility=0)
+	Draw	Prepare	Process	Execute
+	7.00	0.70	8.00	9.00
+
+	com.example.v/com.example.v.Dialog/android.view.ViewRootImpl@c (visibility=8)
+	Draw	Prepare	Process	Execute
+
+	com.example.v/com.example.v.Soft/android.view.ViewRootImpl@d (visibility=0)
+View hierarchy:
+)");
+  REQUIRE(d.processes.size() == 1);
+  const auto& p = d.processes[0];
+  CHECK(p.stats->total_frames == 51u);
+  REQUIRE(p.windows.size() == 3);  // the last view root (no renderer table) is no window
+  CHECK(p.windows[0].name == "com.example.v/com.example.v.Main/android.view.ViewRootImpl@a");
+  CHECK(p.windows[0].profile_rows.size() == 2);
+  CHECK(p.windows[1].name == "PopupWindow:1/android.view.ViewRootImpl@b");
+  REQUIRE(p.windows[1].profile_rows.size() == 1);
+  CHECK(p.windows[1].profile_rows[0].draw_ms == Approx(7.0));
+  // A header with no row: profiling is on and no frame is new since the last dump.
+  CHECK(p.windows[2].name == "com.example.v/com.example.v.Dialog/android.view.ViewRootImpl@c");
+  CHECK(p.windows[2].has_profile_table);
+  CHECK(p.windows[2].profile_rows.empty());
+  for (const auto& w : p.windows) CHECK_FALSE(w.stats.has_value());
+  CHECK(d.profile_rows_malformed == 0);
+}
+
+TEST_CASE("gfxinfo profile: garbage rows are counted and skipped", "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(
+      "** Graphics info for pid 3 [g] **\n"
+      "Profile data in ms:\n"
+      "\tg/g.Main/android.view.ViewRootImpl@1 (visibility=0)\n"
+      "\tDraw\tPrepare\tProcess\tExecute\n"
+      "\t1.00\t2.00\t3.00\n"               // three cells under four columns
+      "\t1.00\t2.00\t3.00\t4.00\t5.00\n"   // five cells
+      "\tabc\t2.00\t3.00\t4.00\n"          // not a number
+      "\t1.0.0\t2.00\t3.00\t4.00\n"        // two points
+      "\tnan\t2.00\t3.00\t4.00\n"          // non-finite
+      "\tinf\t2.00\t3.00\t4.00\n"          // non-finite
+      "\t1e3\t2.00\t3.00\t4.00\n"          // exponent: never printed by %3.2f
+      "\t+1.00\t2.00\t3.00\t4.00\n"        // explicit plus sign
+      "\t-2.50\t2.00\t3.00\t4.00\n"        // negative
+      "\t1.00\t-1.00\t3.00\t4.00\n"        // -1 is only the 4.x marker
+      "\t12.\t2.00\t3.00\t4.00\n"          // point without fraction
+      "\t-0.00\t2\t3.5\t4.25\n"            // negative zero and integers: kept
+      "\t9.99\t0.01\t0.02\t0.03\n"
+      "\n"
+      "View hierarchy:\n");
+  REQUIRE(d.processes.size() == 1);
+  REQUIRE(d.processes[0].windows.size() == 1);
+  const auto& rows = d.processes[0].windows[0].profile_rows;
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].draw_ms == 0.0);
+  CHECK_FALSE(std::signbit(rows[0].draw_ms));
+  CHECK(*rows[0].prepare_ms == 2.0);
+  CHECK(rows[0].process_ms == 3.5);
+  CHECK(rows[0].execute_ms == 4.25);
+  CHECK(rows[1].draw_ms == Approx(9.99));
+  CHECK(d.profile_rows_malformed == 11);
+  CHECK(d.profile_rows_discarded == 0);
+  CHECK(d.malformed_lines == 0);  // rows have their own counter
+}
+
+TEST_CASE("gfxinfo profile: a table ends at a blank line or a line the dump needs",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(
+      "** Graphics info for pid 4 [e] **\n"
+      "Profile data in ms:\n"
+      "\te/e.A/android.view.ViewRootImpl@1 (visibility=0)\n"
+      "\tDraw\tPrepare\tProcess\tExecute\n"
+      "\t1.00\t1.00\t1.00\t1.00\n"
+      "\te/e.B/android.view.ViewRootImpl@2 (visibility=0)\n"  // no blank line before it
+      "\tDraw\tPrepare\tProcess\tExecute\n"
+      "\t2.00\t2.00\t2.00\t2.00\n"
+      "Stats since: 5ns\n"                                      // ends the table too
+      "Total frames rendered: 1\n"
+      "View hierarchy:\n"
+      "\t3.00\t3.00\t3.00\t3.00\n");                            // not under a header: ignored
+  REQUIRE(d.processes.size() == 1);
+  const auto& ws = d.processes[0].windows;
+  REQUIRE(ws.size() == 2);
+  CHECK(ws[0].name == "e/e.A/android.view.ViewRootImpl@1");
+  CHECK(ws[0].profile_rows.size() == 1);
+  CHECK(ws[1].name == "e/e.B/android.view.ViewRootImpl@2");
+  CHECK(ws[1].profile_rows.size() == 1);
+  REQUIRE(ws[1].stats.has_value());
+  CHECK(ws[1].stats->total_frames == 1u);
+  CHECK(d.profile_rows_malformed == 0);
+}
+
+TEST_CASE("gfxinfo profile: indented CRLF dump and a table with no section header",
+          "[gfxinfo][profile]") {
+  GfxinfoDump d = parse_gfxinfo(
+      "  \tDraw\tPrepare\tProcess\tExecute\r\n"
+      "  \t1.25\t0.50\t2.75\t3.00\r\n"
+      "\r\n"
+      "  ** Graphics info for pid 8 [i] **\r\n"
+      "  Profile data in ms:\r\n"
+      "  \ti/i.Main/android.view.ViewRootImpl@9 (visibility=0)\r\n"
+      "  \tDraw\tPrepare\tProcess\tExecute\r\n"
+      "  \t4.00\t0.25\t1.00\t2.00");  // no final newline
+  REQUIRE(d.orphan_windows.size() == 1);
+  CHECK(d.orphan_windows[0].name.empty());
+  REQUIRE(d.orphan_windows[0].profile_rows.size() == 1);
+  CHECK(d.orphan_windows[0].profile_rows[0].execute_ms == Approx(3.0));
+  REQUIRE(d.processes.size() == 1);
+  REQUIRE(d.processes[0].windows.size() == 1);
+  CHECK(d.processes[0].windows[0].name == "i/i.Main/android.view.ViewRootImpl@9");
+  REQUIRE(d.processes[0].windows[0].profile_rows.size() == 1);
+  CHECK(d.processes[0].windows[0].profile_rows[0].draw_ms == Approx(4.0));
+  CHECK(d.profile_rows_malformed == 0);
+}
+
+TEST_CASE("gfxinfo profile: rows past the cap are discarded and counted", "[gfxinfo][profile]") {
+  std::string text =
+      "** Graphics info for pid 6 [h] **\nProfile data in ms:\n"
+      "\th/h.Main/android.view.ViewRootImpl@1 (visibility=0)\n\tDraw\tPrepare\tProcess\tExecute\n";
+  const std::size_t extra = 25;
+  for (std::size_t i = 0; i < kMaxProfileRowsPerWindow + extra; ++i) text += "\t1.00\t0.10\t2.00\t3.00\n";
+  text += "\tjunk\n";  // past the cap: discarded, not parsed
+  text += "\n\th/h.Other/android.view.ViewRootImpl@2 (visibility=0)\n\tDraw\tPrepare\tProcess\tExecute\n";
+  text += "\t5.00\t0.50\t6.00\t7.00\n";
+  GfxinfoDump d = parse_gfxinfo(text);
+  REQUIRE(d.processes.size() == 1);
+  const auto& ws = d.processes[0].windows;
+  REQUIRE(ws.size() == 2);
+  CHECK(ws[0].profile_rows.size() == kMaxProfileRowsPerWindow);
+  CHECK(ws[1].profile_rows.size() == 1);  // the cap is per window
+  CHECK(d.profile_rows_discarded == extra + 1);
+  CHECK(d.profile_rows_malformed == 0);
+}
+
+TEST_CASE("gfxinfo profile: two polls in one input keep each dump's rows apart",
+          "[gfxinfo][profile]") {
+  // Each dump prints only frames new since the previous one, so the two
+  // sections hold different rows for the same view root.
+  std::string text;
+  for (const char* row : {"\t1.00\t0.10\t2.00\t3.00\n\t1.10\t0.10\t2.00\t3.00\n", "\t9.00\t0.90\t8.00\t7.00\n"}) {
+    text += "Applications Graphics Acceleration Info:\n** Graphics info for pid 2 [t] **\n"
+            "Profile data in ms:\n\n\tt/t.Main/android.view.ViewRootImpl@1 (visibility=0)\n"
+            "\tDraw\tPrepare\tProcess\tExecute\n";
+    text += row;
+    text += "\nView hierarchy:\n";
+  }
+  GfxinfoDump d = parse_gfxinfo(text);
+  REQUIRE(d.processes.size() == 2);
+  REQUIRE(d.processes[0].windows.size() == 1);
+  REQUIRE(d.processes[1].windows.size() == 1);
+  CHECK(d.processes[0].windows[0].profile_rows.size() == 2);
+  REQUIRE(d.processes[1].windows[0].profile_rows.size() == 1);
+  CHECK(d.processes[1].windows[0].profile_rows[0].draw_ms == Approx(9.0));
 }
