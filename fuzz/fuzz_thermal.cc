@@ -1,0 +1,58 @@
+// dumpsys thermalservice parser on arbitrary text: whatever comes back is
+// within the ranges Android prints (status 0..6, finite values, one entry
+// per name), never more entries than lines, nothing without a recognised
+// dump, and the same text with CRLF line ends reads the same.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "parsers/thermal.h"
+
+namespace {
+
+void check(const jank::parsers::ThermalDump& d) {
+  using jank::parsers::ThermalSource;
+  if (d.status && (*d.status < 0 || *d.status > 6)) std::abort();
+  if (d.malformed_lines > d.lines) std::abort();
+  if (d.temperatures.size() + d.cooling_devices.size() + d.malformed_lines > d.lines) std::abort();
+  if (!d.recognised && (d.status || d.status_override || d.hal_ready || !d.temperatures.empty() ||
+                        !d.cooling_devices.empty() || d.malformed_lines != 0)) {
+    std::abort();
+  }
+  if (d.temperatures.empty() != (d.source == ThermalSource::none)) std::abort();
+  std::set<std::string> names;
+  for (const auto& t : d.temperatures) {
+    if (t.name.empty() || !std::isfinite(t.value) || t.status < 0 || t.status > 6) std::abort();
+    if (!names.insert(t.name).second) std::abort();
+    if (jank::parsers::thermal_type_name(t.type).empty()) std::abort();
+  }
+  for (const auto& c : d.cooling_devices) {
+    if (c.name.empty()) std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const auto lf = jank::parsers::parse_thermalservice(text);
+  check(lf);
+
+  std::string crlf;
+  crlf.reserve(size + size / 8);
+  for (const char c : text) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  const auto cr = jank::parsers::parse_thermalservice(crlf);
+  check(cr);
+  if (cr.lines != lf.lines || cr.status != lf.status || cr.temperatures.size() != lf.temperatures.size() ||
+      cr.malformed_lines != lf.malformed_lines || cr.recognised != lf.recognised) {
+    std::abort();
+  }
+  return 0;
+}
