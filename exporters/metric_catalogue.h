@@ -60,6 +60,8 @@ enum class Family : std::uint16_t {
   android_device_active_seconds_total,
   jank_exporter_surfaceflinger_lines_total,
   jank_exporter_layers_not_followed_total,
+  jank_exporter_frametimeline_overflows_total,
+  jank_exporter_frametimeline_restarts_total,
   // Per package.
   android_choreographer_skipped_frames_total,
   android_choreographer_skip_events_total,
@@ -85,6 +87,12 @@ enum class Family : std::uint16_t {
   android_framestats_window_overflows_total,
   android_framestats_frame_duration_seconds,
   android_framestats_stage_duration_seconds,
+  android_frametimeline_frames_total,
+  android_frametimeline_janky_frames_total,
+  android_frametimeline_jank_frames_total,
+  android_frametimeline_unjudged_frames_total,
+  android_frametimeline_joined_frames_total,
+  android_frametimeline_stage_duration_seconds,
   android_app_active,
   android_app_active_seconds_total,
   // Per SurfaceFlinger layer.

@@ -355,6 +355,28 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
   }
 }
 
+void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const std::string& package,
+                           const LabelSet& pkg, const metrics::FrameTimelineCounts& ft) {
+  f.sample(F::android_frametimeline_frames_total, pkg, count(ft.frames));
+  f.sample(F::android_frametimeline_janky_frames_total, pkg, count(ft.janky));
+  f.sample(F::android_frametimeline_unjudged_frames_total, pkg, count(ft.unjudged));
+  f.sample(F::android_frametimeline_joined_frames_total, pkg, count(ft.joined));
+  // Every type once a frame of the app was judged, so that rates of each exist from the start.
+  for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
+    f.sample(F::android_frametimeline_jank_frames_total, pkg, Extra{"jank_type", metrics::jank_label(label)},
+             count(ft.by_label[label]));
+  }
+  // Stage histograms only for the types joined frames had (sparse: 11 types x 6 stages otherwise).
+  for (const auto& [label, hists] : ft.stages) {
+    const LabelSet typed(
+        {{"serial", d.serial}, {"package", package}, {"jank_type", std::string(metrics::jank_label(label))}});
+    for (std::size_t st = 0; st < metrics::kFrameStages && st < hists.size(); ++st) {
+      f.histogram(F::android_frametimeline_stage_duration_seconds, typed,
+                  Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))}, hists[st]);
+    }
+  }
+}
+
 void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
   if (d.screen) {
     for (const auto p : {parsers::ScreenPower::on, parsers::ScreenPower::off, parsers::ScreenPower::doze,
@@ -369,6 +391,15 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
     }
   }
   const auto& in = d.surface_input;
+  if (in.frametimeline_lines > 0) {
+    const LabelSet labels({{"serial", d.serial}, {"source", "frametimeline"}});
+    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
+             count(in.frametimeline_lines - in.frametimeline_malformed));
+    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"},
+             count(in.frametimeline_malformed));
+    f.sample(F::jank_exporter_frametimeline_overflows_total, dev, count(d.frametimeline.overflows()));
+    f.sample(F::jank_exporter_frametimeline_restarts_total, dev, count(d.frametimeline.restarts()));
+  }
   if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && in.power_lines == 0) return;
   f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
   const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
@@ -467,6 +498,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                     s.stage_duration()[st]);
       }
     }
+    if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline);
     if (layers != nullptr || p.active.total_ns() > 0) {
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);

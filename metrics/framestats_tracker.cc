@@ -64,7 +64,7 @@ FramestatsTracker::FramestatsTracker()
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds())} {}
 
 void FramestatsTracker::apply(std::string_view window, const parsers::FramestatsTable& table,
-                              std::int64_t frame_interval_ns) {
+                              std::int64_t frame_interval_ns, std::vector<TimedFrame>* timed) {
   Columns c;
   c.flags = table.column("Flags");
   c.intended = table.column("IntendedVsync");
@@ -76,6 +76,7 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
   c.sync_queued = table.column("SyncQueued");
   c.sync = table.column("SyncStart");
   c.issue = table.column("IssueDrawCommandsStart");
+  const auto token_column = table.column("FrameTimelineVsyncId");
   if (!c.flags || !c.intended || !c.completed) {
     if (!table.rows.empty()) ++unusable_;
     return;
@@ -112,11 +113,18 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     if (frame_interval_ns > 0 && duration > frame_interval_ns) ++janky_;
     frame_duration_.observe(static_cast<double>(duration) / 1e9);
 
+    TimedFrame frame;
+    if (token_column) frame.token = row[*token_column];
+    auto record = [&](FrameStage s, std::int64_t ns) {
+      const double seconds = static_cast<double>(ns) / 1e9;
+      stages_[static_cast<std::size_t>(s)].observe(seconds);
+      frame.stage_seconds[static_cast<std::size_t>(s)] = seconds;
+    };
     auto stage = [&](FrameStage s, std::optional<std::size_t> from, std::optional<std::size_t> to) {
       if (!from || !to) return;
       const std::int64_t a = row[*from], b = row[*to];
       if (a <= 0 || b < a || b - a >= kMaxFrameNs) return;
-      stages_[static_cast<std::size_t>(s)].observe(static_cast<double>(b - a) / 1e9);
+      record(s, b - a);
     };
     stage(FrameStage::input, c.input, c.animation);
     stage(FrameStage::animation, c.animation, c.traversals);
@@ -126,10 +134,9 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     // GPU issue: from command issue to frame completion.
     if (c.issue) {
       const std::int64_t a = row[*c.issue];
-      if (a > 0 && completed >= a && completed - a < kMaxFrameNs) {
-        stages_[static_cast<std::size_t>(FrameStage::gpu)].observe(static_cast<double>(completed - a) / 1e9);
-      }
+      if (a > 0 && completed >= a && completed - a < kMaxFrameNs) record(FrameStage::gpu, completed - a);
     }
+    if (timed != nullptr) timed->push_back(frame);
   }
   newest = newest_here;
 }

@@ -7,8 +7,10 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/histogram.h"
 #include "parsers/framestats.h"
@@ -19,12 +21,22 @@ enum class FrameStage : std::uint8_t { input, animation, layout, draw, sync, gpu
 inline constexpr std::size_t kFrameStages = static_cast<std::size_t>(FrameStage::count_);
 std::string_view frame_stage_name(FrameStage stage);
 
+// A frame this poll timed for the first time: its vsync id (the
+// FrameTimelineVsyncId column, -1 where the table has none) and the stages it
+// could time, for the FrameTimeline join.
+struct TimedFrame {
+  std::int64_t token = -1;
+  std::array<std::optional<double>, kFrameStages> stage_seconds;
+};
+
 class FramestatsTracker {
  public:
   FramestatsTracker();
 
   // `frame_interval_ns` (1/refresh rate) decides which frames are janky.
-  void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns);
+  // The frames timed for the first time are appended to `timed` when given.
+  void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns,
+             std::vector<TimedFrame>* timed = nullptr);
 
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
   std::uint64_t janky_frames() const { return janky_; }       // of those, longer than one frame interval

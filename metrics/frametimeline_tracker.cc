@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "metrics/state_io.h"
+
 namespace jank::metrics {
 
 namespace {
@@ -92,6 +94,56 @@ std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineD
   std::erase_if(counted_, [&](const Key& k) { return k.token < min_token; });
   newest_token_ = std::max(newest_token_, max_token);
   return out;
+}
+
+void FrameTimelineTracker::save(StateWriter& w) const {
+  // Sorted so that equal trackers give equal files.
+  std::vector<std::pair<std::int64_t, std::int64_t>> counted;
+  for (const Key& k : counted_) counted.emplace_back(k.token, k.layer_id);
+  std::sort(counted.begin(), counted.end());
+  w.tag("ft_tracker").i64(newest_token_).u64(overflows_).u64(restarts_).u64(counted.size());
+  for (const auto& [token, layer_id] : counted) w.i64(token).i64(layer_id);
+  std::vector<const FtFrame*> pending;
+  for (const auto& [k, f] : pending_) pending.push_back(&f);
+  std::sort(pending.begin(), pending.end(), [](const FtFrame* a, const FtFrame* b) {
+    return std::pair(a->token, a->layer_id) < std::pair(b->token, b->layer_id);
+  });
+  w.u64(pending.size());
+  for (const FtFrame* f : pending) w.str(f->layer).i64(f->token).i64(f->layer_id).i64(f->owner_pid).u64(f->jank);
+}
+
+bool FrameTimelineTracker::load(StateReader& r) {
+  const std::uint64_t rejected = r.rejected();
+  r.expect("ft_tracker");
+  newest_token_ = r.i64();
+  overflows_ = r.u64();
+  restarts_ = r.u64();
+  counted_.clear();
+  pending_.clear();
+  bool ok = newest_token_ >= -1;
+  const std::uint64_t counted = r.count(kMaxSavedFrames);
+  for (std::uint64_t k = 0; k < counted && !r.fail(); ++k) {
+    const std::int64_t token = r.i64(), layer_id = r.i64();
+    ok = ok && token >= 0 && token <= newest_token_;
+    counted_.insert(Key{token, layer_id});
+  }
+  const std::uint64_t pending = r.count(kMaxSavedFrames);
+  for (std::uint64_t k = 0; k < pending && !r.fail(); ++k) {
+    FtFrame f;
+    f.layer = r.str();
+    f.token = r.i64();
+    f.layer_id = r.i64();
+    f.owner_pid = r.i64();
+    const std::uint64_t jank = r.u64();
+    ok = ok && f.token >= 0 && f.token <= newest_token_ && jank < (std::uint64_t{1} << parsers::kJankBitCount);
+    f.jank = static_cast<std::uint32_t>(jank);
+    pending_.insert_or_assign(Key{f.token, f.layer_id}, std::move(f));
+  }
+  if (!ok || r.rejected() != rejected) {
+    *this = FrameTimelineTracker();
+    return false;
+  }
+  return true;
 }
 
 }  // namespace jank::metrics

@@ -44,6 +44,12 @@ class FrameTimelineTracker {
   std::uint64_t restarts() const { return restarts_; }
   std::size_t pending() const { return pending_.size(); }
 
+  // The frames seen inside the window and the counts, for the checkpoint: a
+  // restarted exporter does not count again what the window still holds.
+  void save(class StateWriter& w) const;
+  bool load(class StateReader& r);
+  static constexpr std::size_t kMaxSavedFrames = 16384;
+
  private:
   struct Key {
     std::int64_t token, layer_id;

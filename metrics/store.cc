@@ -136,6 +136,46 @@ LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppL
   return poll;
 }
 
+FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump) {
+  auto& in = device.surface_input;
+  in.frametimeline_lines += dump.lines;
+  in.frametimeline_malformed += dump.malformed_lines;
+  FrameTimelinePoll poll;
+  for (auto it = dump.display_frames.rbegin(); it != dump.display_frames.rend(); ++it) {
+    if (it->vsync_period_ms) {
+      poll.vsync_period_ms = it->vsync_period_ms;
+      break;
+    }
+  }
+  const std::uint64_t overflows = device.frametimeline.overflows();
+  for (const FtFrame& f : device.frametimeline.observe(dump)) {
+    ++poll.frames;
+    // The join key: the window title HWUI prints for the same activity.
+    // SurfaceView layers hold frames HWUI never drew: they join nothing.
+    std::string window;
+    bool joinable = true;
+    std::string name;
+    if (const auto layer = parsers::classify_layer(f.layer)) {
+      name = layer->package;
+      joinable = layer->kind == parsers::LayerKind::app_window;
+      window = layer->stable_name;
+    } else {
+      const auto pid = f.owner_pid >= 0 && f.owner_pid <= INT32_MAX ? static_cast<std::int32_t>(f.owner_pid) : -1;
+      name = package_label(device, pid, "");
+      window = std::string(parsers::strip_layer_suffix(f.layer));
+    }
+    PackageMetrics& pkg = package(device, name);
+    if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
+    pkg.has_frametimeline = true;
+    pkg.frametimeline.count(f.jank, f.classified);
+    if (f.classified && joinable) {
+      if (const auto match = pkg.frame_join.verdict(f.token, window, f.jank)) pkg.frametimeline.join(*match);
+    }
+  }
+  poll.overflow = device.frametimeline.overflows() > overflows;
+  return poll;
+}
+
 void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power) {
   device.surface_input.power_lines += power.lines;
   device.surface_input.power_malformed += power.malformed_lines;
@@ -225,6 +265,15 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
   for (const auto& window : dump.orphan_windows) count_rows(window.framestats);
   const std::int64_t interval_ns =
       device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
+  std::vector<TimedFrame> timed;
+  auto apply_framestats = [&](PackageMetrics& pkg, std::string_view window, const parsers::FramestatsTable& table) {
+    timed.clear();
+    pkg.framestats.apply(window, table, interval_ns, &timed);
+    pkg.has_framestats = true;
+    for (const TimedFrame& frame : timed) {
+      if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
+    }
+  };
   for (const auto& process : dump.processes) {
     std::string name = process.package.empty() ? package_label(device, process.pid, "") : process.package;
     const bool has_frames_data = process.stats || process.framestats ||
@@ -237,13 +286,11 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       pkg.has_gfxinfo = true;
     }
     if (process.framestats) {
-      pkg.framestats.apply("", *process.framestats, interval_ns);
-      pkg.has_framestats = true;
+      apply_framestats(pkg, "", *process.framestats);
     }
     for (const auto& window : process.windows) {
       if (!window.framestats) continue;
-      pkg.framestats.apply(window.name, *window.framestats, interval_ns);
-      pkg.has_framestats = true;
+      apply_framestats(pkg, window.name, *window.framestats);
     }
   }
   const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(),
@@ -255,13 +302,11 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       pkg.has_gfxinfo = true;
     }
     for (const auto& table : dump.orphan_framestats) {
-      pkg.framestats.apply("", table, interval_ns);
-      pkg.has_framestats = true;
+      apply_framestats(pkg, "", table);
     }
     for (const auto& window : dump.orphan_windows) {
       if (!window.framestats) continue;
-      pkg.framestats.apply(window.name, *window.framestats, interval_ns);
-      pkg.has_framestats = true;
+      apply_framestats(pkg, window.name, *window.framestats);
     }
   }
 }
@@ -286,6 +331,11 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   p.gfxinfo.save(w);
   w.newline().boolean(p.has_framestats);
   p.framestats.save(w);
+  // Absent from files written before FrameTimeline was read, and for apps without it.
+  if (p.has_frametimeline) {
+    w.newline();
+    p.frametimeline.save(w);
+  }
   w.newline();
 }
 
@@ -321,6 +371,10 @@ void load_package(StateReader& r, PackageMetrics& p) {
   p.gfxinfo.load(r);
   p.has_framestats = r.boolean();
   p.framestats.load(r);
+  if (r.peek("frametimeline")) {
+    p.has_frametimeline = true;
+    if (!p.frametimeline.load(r)) r.reject();
+  }
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
@@ -459,6 +513,11 @@ std::string Store::save() const {
         d->surface_input.power_lines > 0) {
       save_surface(w, *d);
     }
+    if (d->surface_input.frametimeline_lines > 0) {
+      w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
+      d->frametimeline.save(w);
+      w.newline();
+    }
   }
   w.tag("end").newline();
   return w.text();
@@ -593,6 +652,20 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     if (r.peek("surface")) load_surface(r, *d, [&](const std::string& record, const std::string& why) {
       reject(serial, record, why);
     });
+    // Absent from files written before FrameTimeline was read.
+    if (r.peek("ft_device")) {
+      r.expect("ft_device");
+      before = r.rejected();
+      const std::uint64_t lines = r.u64(), malformed = r.u64();
+      const bool tracker_ok = d->frametimeline.load(r);
+      if (r.rejected() != before || !tracker_ok || malformed > lines) {
+        d->frametimeline = FrameTimelineTracker();
+        reject(serial, "frametimeline", "a value that cannot be true; the window is read afresh");
+      } else {
+        d->surface_input.frametimeline_lines = lines;
+        d->surface_input.frametimeline_malformed = malformed;
+      }
+    }
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
   r.expect("end");

@@ -15,11 +15,14 @@
 #include "metrics/active_time.h"
 #include "metrics/device_clock.h"
 #include "metrics/framestats_tracker.h"
+#include "metrics/frametimeline_metrics.h"
+#include "metrics/frametimeline_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
+#include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
@@ -62,9 +65,22 @@ struct PackageMetrics {
   bool has_gfxinfo = false;
   FramestatsTracker framestats;
   bool has_framestats = false;
+  // SurfaceFlinger's verdicts on its frames (dumpsys SurfaceFlinger
+  // --frametimeline), and the join of those verdicts with framestats rows
+  // (in memory only: a restart loses the halves waiting for their match).
+  FrameTimelineCounts frametimeline;
+  bool has_frametimeline = false;
+  FrameJoin frame_join;
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
+};
+
+// What one --frametimeline poll brought.
+struct FrameTimelinePoll {
+  std::uint64_t frames = 0;  // app frames made final (judged, or gone unjudged)
+  bool overflow = false;     // a full window held no frame seen before
+  std::optional<double> vsync_period_ms;  // the newest display frame's
 };
 
 // What one --latency poll did to its layer.
@@ -140,7 +156,10 @@ struct DeviceMetrics {
     std::uint64_t list_lines = 0, list_malformed = 0;        // --list
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
     std::uint64_t power_lines = 0, power_malformed = 0;      // dumpsys power (the lines read)
+    std::uint64_t frametimeline_lines = 0, frametimeline_malformed = 0;  // --frametimeline
   } surface_input;
+  // The device's FrameTimeline window: frames counted once across polls.
+  FrameTimelineTracker frametimeline;
   // What gfxinfo dumps brought (every one, whatever package): received =
   // parsed + discarded for lines and for framestats rows.
   struct DumpInput {
@@ -196,6 +215,9 @@ class Store {
   // layers_not_followed counted, when the device is at its layer cap.
   LayerPoll record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
                                  const parsers::SfLatency& table);
+  // One --frametimeline -all poll: each app frame counted once, under the
+  // package its layer names (else its owner pid's), and offered to the join.
+  FrameTimelinePoll record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
   // A dumpsys power answer.
   void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);

@@ -46,8 +46,8 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   stats.gpu_histogram = {{1, 2}};
   proc.stats = stats;
   parsers::FramestatsTable table;
-  table.columns = {"Flags", "IntendedVsync", "FrameCompleted"};
-  table.rows = {{0, 1'000'000, 9'000'000}};  // 8 ms
+  table.columns = {"Flags", "FrameTimelineVsyncId", "IntendedVsync", "FrameCompleted"};
+  table.rows = {{0, 77, 1'000'000, 9'000'000}};  // 8 ms, token 77 (joined with FrameTimeline below)
   table.malformed_rows = 2;
   proc.framestats = table;
   dump.processes.push_back(proc);
@@ -60,6 +60,23 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   latency.refresh_period_ns = 15'625'000;  // 64 Hz: prints exactly in every format
   for (const std::int64_t at : {1'000'000'000LL, 1'250'000'000LL, 1'500'000'000LL}) latency.rows.push_back({at, at, at});
   store.record_layer_latency(d, *parsers::classify_layer("p/p.Main#7"), latency);
+  // One app frame judged App Deadline Missed, whose framestats row (token 77) is above.
+  parsers::FrameTimelineDump ft;
+  ft.lines = 20;
+  ft.malformed_lines = 1;
+  parsers::DisplayFrame df;
+  parsers::SurfaceFrame sf;
+  sf.layer = "p/p.Main#7";
+  sf.token = 77;
+  sf.layer_id = 7;
+  sf.owner_pid = 1;
+  sf.present = parsers::FtPresentState::presented;
+  sf.prediction = parsers::FtPrediction::valid;
+  sf.present_timing = parsers::FtPresentTiming::late;
+  sf.jank = parsers::kJankAppDeadlineMissed;
+  df.surface_frames.push_back(sf);
+  ft.display_frames.push_back(df);
+  store.record_frametimeline(d, ft);
 
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];

@@ -1,0 +1,139 @@
+#include "metrics/frametimeline_metrics.h"
+
+#include <algorithm>
+
+#include "metrics/state_io.h"
+
+namespace jank::metrics {
+
+std::string_view jank_label(std::size_t index) {
+  if (index == 0) return "none";
+  if (index > static_cast<std::size_t>(parsers::kJankBitCount)) return "unknown";
+  return parsers::jank_bit_name(std::uint32_t{1} << (index - 1));
+}
+
+std::vector<std::size_t> jank_labels_of(std::uint32_t jank) {
+  std::vector<std::size_t> out;
+  for (int bit = 0; bit < parsers::kJankBitCount; ++bit) {
+    if ((jank & (std::uint32_t{1} << bit)) != 0) out.push_back(static_cast<std::size_t>(bit) + 1);
+  }
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+template <typename T>
+void FrameJoin::Waiting<T>::add(std::int64_t token, T value) {
+  by_age_.emplace(next_, std::make_pair(token, std::move(value)));
+  by_token_.emplace(token, next_);
+  ++next_;
+  while (by_age_.size() > kMaxWaiting) {
+    const auto oldest = by_age_.begin();
+    auto [b, e] = by_token_.equal_range(oldest->second.first);
+    for (auto it = b; it != e; ++it) {
+      if (it->second == oldest->first) {
+        by_token_.erase(it);
+        break;
+      }
+    }
+    by_age_.erase(oldest);
+  }
+}
+
+template <typename T>
+template <typename Fits>
+std::optional<T> FrameJoin::Waiting<T>::take(std::int64_t token, Fits fits) {
+  auto [b, e] = by_token_.equal_range(token);
+  for (auto it = b; it != e; ++it) {
+    auto half = by_age_.find(it->second);
+    if (half == by_age_.end() || !fits(half->second.second)) continue;
+    T value = std::move(half->second.second);
+    by_age_.erase(half);
+    by_token_.erase(it);
+    return value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+bool same_window(std::string_view a, std::string_view b) { return a.empty() || b.empty() || a == b; }
+
+}  // namespace
+
+std::optional<FrameJoin::Match> FrameJoin::verdict(std::int64_t token, std::string_view window, std::uint32_t jank) {
+  if (token < 0) return std::nullopt;
+  if (auto t = timings_.take(token, [&](const Timing& w) { return same_window(w.window, window); })) {
+    return Match{jank, t->frame};
+  }
+  verdicts_.add(token, Verdict{std::string(window), jank});
+  return std::nullopt;
+}
+
+std::optional<FrameJoin::Match> FrameJoin::timing(std::string_view window, const TimedFrame& frame) {
+  if (frame.token < 0) return std::nullopt;
+  if (auto v = verdicts_.take(frame.token, [&](const Verdict& w) { return same_window(w.window, window); })) {
+    return Match{v->jank, frame};
+  }
+  timings_.add(frame.token, Timing{std::string(window), frame});
+  return std::nullopt;
+}
+
+void FrameTimelineCounts::count(std::uint32_t jank, bool classified) {
+  if (!classified) {
+    ++unjudged;
+    return;
+  }
+  ++frames;
+  if ((jank & kJankyMask) != 0) ++janky;
+  for (const std::size_t label : jank_labels_of(jank)) ++by_label[label];
+}
+
+void FrameTimelineCounts::join(const FrameJoin::Match& match) {
+  ++joined;
+  for (const std::size_t label : jank_labels_of(match.jank)) {
+    auto [it, inserted] = stages.try_emplace(label);
+    if (inserted) it->second.assign(kFrameStages, Histogram(buckets::stage_duration_seconds()));
+    for (std::size_t s = 0; s < kFrameStages; ++s) {
+      if (match.timing.stage_seconds[s]) it->second[s].observe(*match.timing.stage_seconds[s]);
+    }
+  }
+}
+
+void FrameTimelineCounts::save(StateWriter& w) const {
+  w.tag("frametimeline").u64(frames).u64(janky).u64(unjudged).u64(joined).u64(by_label.size());
+  for (const std::uint64_t n : by_label) w.u64(n);
+  w.u64(stages.size());
+  for (const auto& [label, hists] : stages) {
+    w.u64(label);
+    for (const auto& h : hists) h.save(w);
+  }
+}
+
+bool FrameTimelineCounts::load(StateReader& r) {
+  const std::uint64_t rejected = r.rejected();
+  r.expect("frametimeline");
+  frames = r.u64();
+  janky = r.u64();
+  unjudged = r.u64();
+  joined = r.u64();
+  if (r.count(kJankLabels) != kJankLabels) r.set_error("jank labels changed");
+  std::uint64_t labelled = 0;
+  for (auto& n : by_label) labelled = std::max(labelled, n = r.u64());
+  const std::uint64_t n = r.count(kJankLabels);
+  stages.clear();
+  bool ok = true;
+  for (std::uint64_t k = 0; k < n && !r.fail(); ++k) {
+    const std::uint64_t label = r.u64();
+    std::vector<Histogram> hists(kFrameStages, Histogram(buckets::stage_duration_seconds()));
+    for (auto& h : hists) ok = h.load(r) && ok;
+    if (label >= kJankLabels) {
+      ok = false;
+      continue;
+    }
+    stages.insert_or_assign(static_cast<std::size_t>(label), std::move(hists));
+  }
+  // A frame is counted under at least one label and janky frames are frames.
+  return ok && r.rejected() == rejected && janky <= frames && labelled <= frames && joined <= frames;
+}
+
+}  // namespace jank::metrics
