@@ -95,6 +95,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   boot_props_ = props_;
   id_rng_.seed(cfg_.seed ^ 0x6a616e6b626f6f74ULL);
   game_rng_.seed(cfg_.seed ^ 0x67616d656672616dULL);
+  ft_rng_.seed(cfg_.seed ^ 0x6672616d656c696eULL);
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
@@ -326,6 +327,7 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
   } while (logd_pid_ == old_logd);
   mono_offset_ = uptime_ns - clock_.mono_ns();
   sim_time_ = now_mono();
+  display_frames_.clear();  // SurfaceFlinger starts afresh
   last_log_mono_ = sim_time_;
   wall_offset_ = clock_.wall_ns() + clock_offset_ns - sim_time_;
   glitch_ns_ = 0;
@@ -562,10 +564,21 @@ void draw_from(AppState& a, std::int64_t now) {
 
 }  // namespace
 
-void Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present) {
+Device::Presented Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready,
+                                        std::int64_t present) {
   SimLayer& layer = game ? a.game_layer : a.window_layer;
+  const std::int64_t iv = interval_ns();
+  Presented out;
   // One buffer per vsync at most: a frame that is ready early waits its turn.
-  if (!layer.rows.empty()) present = std::max(present, layer.rows.back()[1] + interval_ns());
+  if (!layer.rows.empty()) {
+    present = std::max(present, layer.rows.back()[1] + iv);
+    out.last_latch = layer.rows.back()[1] - iv;  // latched one period before its present
+  }
+  // SurfaceFlinger composes it; a missed composition presents a period late.
+  SimDisplayFrame& df = display_frame(present);
+  present += df.actual_present - df.expected_present;
+  out.present = present;
+  out.display = &df;
   layer.rows.push_back({desired, present, ready});
   if (layer.rows.size() > 127) layer.rows.pop_front();
   LayerTruth& t = game ? a.game_truth : a.window_truth;
@@ -575,11 +588,12 @@ void Device::queue_present(AppState& a, bool game, std::int64_t desired, std::in
     if (ft > 1'200'000'000) {
       t.recent.clear();  // the layer rested
     } else {
-      judge(t, ft, interval_ns());
+      judge(t, ft, iv);
       add_active(a, t.last_present, present);
     }
   }
   t.last_present = present;
+  return out;
 }
 
 void Device::game_frame(std::size_t idx, std::int64_t t) {
@@ -587,7 +601,20 @@ void Device::game_frame(std::size_t idx, std::int64_t t) {
   const std::int64_t iv = interval_ns();
   const auto every = static_cast<std::int64_t>(std::max(1.0, std::round(refresh_hz_ / a.cfg.game_fps)));
   // The engine renders for most of its slot and presents at the slot's end.
-  queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv);
+  const Presented p = queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv);
+  if (cfg_.sdk >= 31) {
+    // The engine's buffers carry no vsync id: FrameTimeline lists them unjudged.
+    SimSurfaceFrame f;
+    f.app = idx;
+    f.game = true;
+    f.layer_id = a.game_layer.id;
+    f.pid = a.pid;
+    f.actual_start = t;
+    f.actual_end = t + every * iv * 7 / 10;
+    f.actual_present = p.present;
+    f.last_latch = p.last_latch;
+    p.display->surface_frames.push_back(f);
+  }
   std::int64_t late = 0;
   if (std::uniform_real_distribution<double>(0, 1)(game_rng_) < a.cfg.hitch_prob) {
     late = std::uniform_int_distribution<std::int64_t>(3, 10)(game_rng_);
@@ -654,8 +681,12 @@ void Device::frame(std::size_t idx, std::int64_t t) {
              static_cast<std::int32_t>(idx), skipped);
     }
   }
-  const std::int64_t vsync_id = static_cast<std::int64_t>(a.vsync_id);
-  a.vsync_id += 1 + skipped;
+  // The frame's vsync id (FrameTimeline token): Android 12 keeps the id of
+  // the vsync the frame was meant for; from 13 a frame that starts a period
+  // or more late takes the newest vsync's id and deadline (Choreographer's
+  // FrameData.update), so its wait before it started is no missed deadline.
+  const std::int64_t timeline = cfg_.sdk >= 33 ? t : intended;
+  const std::int64_t vsync_id = token_of(timeline);
   if (duration >= 700 * kMs) {
     ++tr.davey;
     const std::int64_t done = intended + duration;
@@ -691,7 +722,38 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   if (a.recent.size() > 120) a.recent.pop_front();
   // SurfaceFlinger latches the buffer at the vsync after it is ready and
   // presents it one vsync later.
-  queue_present(a, false, intended, intended + duration, intended + ((duration + iv - 1) / iv + 1) * iv);
+  const std::int64_t ready = intended + duration;
+  const std::int64_t natural = intended + ((duration + iv - 1) / iv + 1) * iv;
+  SimSurfaceFrame f;
+  f.app = idx;
+  f.layer_id = a.window_layer.id;
+  f.pid = a.pid;
+  f.token = vsync_id;
+  // SurfaceFlinger's prediction for the vsync: done within a period, shown the period after.
+  f.expected_start = timeline;
+  f.expected_end = timeline + iv;
+  f.expected_present = timeline + 2 * iv;
+  f.actual_start = t;
+  f.actual_end = ready;
+  const SimLayer& layer = a.window_layer;
+  const bool must_wait = !layer.rows.empty() && natural < layer.rows.back()[1] + iv;
+  if (must_wait && cfg_.drop_prob > 0 && std::uniform_real_distribution<double>(0, 1)(ft_rng_) < cfg_.drop_prob) {
+    // Dropped at latch: a newer buffer replaces it before it is shown.
+    f.dropped = true;
+    if (cfg_.sdk >= 31) {
+      display_frame(natural).surface_frames.push_back(f);
+      count_ft_truth(a, ft_jank::kDropped);
+    }
+  } else {
+    const Presented p = queue_present(a, false, intended, ready, natural);
+    f.actual_present = p.present;
+    f.last_latch = p.last_latch;
+    f.jank = classify(f, p.display->jank);
+    if (cfg_.sdk >= 31) {
+      p.display->surface_frames.push_back(f);
+      count_ft_truth(a, f.jank);
+    }
+  }
   a.next_frame = t + iv;
 }
 
@@ -893,6 +955,21 @@ std::string Device::truth_json() const {
              t.gfx_dumped_before + t.gfx_last_dumped);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).
+    // FrameTimeline (Android 12+): the app window's frames with a vsync id,
+    // each once with SurfaceFlinger's verdict, counted when the frame is made
+    // (so a reader sees them all once their presents are past).
+    {
+      static constexpr const char* kLabels[] = {"none",          "display_hal",     "sf_cpu_deadline_missed",
+                                                "sf_gpu_deadline_missed", "app_deadline_missed", "prediction_error",
+                                                "sf_scheduling", "buffer_stuffing", "unknown",
+                                                "sf_stuffing",   "dropped"};
+      const FrameTimelineTruth& ft = a.ft_truth;
+      s += fmt(",\"ft_frames\":%" PRIu64 ",\"ft_janky\":%" PRIu64 ",\"ft_by_jank\":{", ft.frames, ft.janky);
+      for (std::size_t l = 0; l < ft.by_label.size(); ++l) {
+        s += fmt("%s\"%s\":%" PRIu64, l ? "," : "", kLabels[l], ft.by_label[l]);
+      }
+      s += "}";
+    }
     s += fmt(",\"active_ns\":%" PRId64 ",\"layers\":[", a.active_ns);
     for (const bool game : {false, true}) {
       if (game && a.cfg.game_fps <= 0) continue;

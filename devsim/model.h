@@ -60,6 +60,44 @@ struct LayerTruth {
   std::deque<std::int64_t> recent;
 };
 
+// SurfaceFlinger's FrameTimeline (Android 12+): each app frame as a
+// SurfaceFrame of the display frame (composition) it presented in, with
+// SurfaceFlinger's predictions and actuals and its verdict (parsers::JankBit
+// values). Times are ns on the device's monotonic clock.
+// Jank bits as SurfaceFlinger keeps them (libs/gui JankInfo.h).
+namespace ft_jank {
+inline constexpr std::uint32_t kDisplayHal = 0x1, kSfCpu = 0x2, kSfGpu = 0x4, kAppDeadline = 0x8,
+                               kPredictionError = 0x10, kSfScheduling = 0x20, kBufferStuffing = 0x40,
+                               kUnknown = 0x80, kSfStuffing = 0x100, kDropped = 0x200;
+}  // namespace ft_jank
+
+struct SimSurfaceFrame {
+  std::size_t app = 0;
+  bool game = false;  // a SurfaceView buffer without a vsync id (token -1, never judged)
+  std::uint32_t layer_id = 0;
+  std::int32_t pid = 0;
+  std::int64_t token = -1;
+  std::int64_t expected_start = 0, expected_end = 0, expected_present = 0;
+  std::int64_t actual_start = 0, actual_end = 0, actual_present = 0;  // present 0: dropped
+  std::int64_t last_latch = 0;
+  std::uint32_t jank = 0;
+  bool dropped = false;
+};
+struct SimDisplayFrame {
+  std::int64_t expected_present = 0, actual_present = 0;
+  std::uint32_t jank = 0;  // SurfaceFlinger's own miss, if any
+  std::vector<SimSurfaceFrame> surface_frames;
+  // SurfaceFlinger starts composing one period before the present.
+  std::int64_t start(std::int64_t period) const { return actual_present - period; }
+};
+// What a perfect reader of FrameTimeline counts for an app's window layer:
+// frames with a vsync id, each once with its verdict.
+struct FrameTimelineTruth {
+  std::uint64_t frames = 0;
+  std::uint64_t janky = 0;  // TimeStats' definition (display HAL, SF CPU/GPU, app deadline, prediction, SF scheduling)
+  std::array<std::uint64_t, 11> by_label{};  // 0: none; i + 1: bit 1 << i
+};
+
 struct DeviceConfig {
   std::string name = "sim0";
   std::string model = "JankSim 0";
@@ -74,6 +112,11 @@ struct DeviceConfig {
   std::int32_t tz_offset_s = 0;
   std::uint64_t seed = 1;
   std::int64_t initial_uptime_ns = 3'600'000'000'000;  // an hour since boot
+  // Per composition: SurfaceFlinger misses its deadline and presents one
+  // period late (its CPU 60 %, GPU 25 %, the display HAL 15 % of the time).
+  double sf_miss_prob = 0.002;
+  // Per app frame that must wait behind a queued buffer: dropped instead.
+  double drop_prob = 0;
   std::vector<AppConfig> apps;
 };
 
@@ -144,11 +187,11 @@ struct AppState {
   std::uint32_t forced_skip = 0;        // control channel: next frame stalls this much
   std::int64_t next_crash = -1;
   std::int64_t restart_at = -1;
-  std::uint64_t vsync_id = 1;
   std::uint32_t view_root = 0;
   GfxCounters gfx;
   std::deque<FrameRecord> recent;  // last 120 frames for framestats
   AppTruth truth;
+  FrameTimelineTruth ft_truth;
   // SurfaceFlinger: the window's buffer layer and, for a game, its
   // SurfaceView layer (both recreated with the process), their truth, and
   // the union of their active spans.
@@ -268,8 +311,15 @@ class Device {
   std::string surfaceflinger_list() const;                      // --list
   std::string surfaceflinger_latency(std::string_view layer) const;  // --latency <exact name>
   std::string dumpsys_power() const;
+  // --frametimeline with -all and/or -jank (Android 12+; older releases print nothing).
+  std::string surfaceflinger_frametimeline(bool all, bool jank);
+  // The FrameTimeline token (vsync id) of a vsync at `t`: grows with time,
+  // shared by every app drawing on that vsync, lower again after a reboot.
+  static std::int64_t token_of(std::int64_t t) { return t / 100'000; }
   // A layer's exact name as --list prints it, unwrapped.
   std::string layer_name(const AppState& a, bool game) const;
+  // The same for the layer instance with this id (the app may have made a new one since).
+  std::string layer_name(const AppState& a, bool game, std::uint32_t id) const;
   std::string ps() const;
 
   // Lines lost to ring-buffer wrap, over all buffers, since the device started.
@@ -293,8 +343,21 @@ class Device {
   void kill_app(AppState& a, std::string_view reason, bool restart_soon);
   void frame(std::size_t idx, std::int64_t t);
   void game_frame(std::size_t idx, std::int64_t t);
-  // A frame queued for `layer` at `ready`, presented at `present` (ns).
-  void queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
+  // A frame queued for `layer` at `ready`, presented at `present` (ns) or
+  // later (behind a queued buffer, or when SurfaceFlinger misses). Returns
+  // the present and the display frame it went into.
+  struct Presented {
+    std::int64_t present = 0;
+    std::int64_t last_latch = 0;  // when the layer's previous buffer was latched (0: none)
+    SimDisplayFrame* display = nullptr;
+  };
+  Presented queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
+  // The display frame presenting near `present`, made (and its SurfaceFlinger miss drawn) on first use.
+  SimDisplayFrame& display_frame(std::int64_t present);
+  void prune_display_frames();
+  // SurfaceFlinger's verdict on an app frame (FrameTimeline's classification).
+  std::uint32_t classify(const SimSurfaceFrame& f, std::uint32_t display_jank) const;
+  void count_ft_truth(AppState& a, std::uint32_t jank);
   bool draws(const AppState& a) const { return screen_ == Screen::on && !a.idle && !paused_; }
   void new_layers(AppState& a);
   void noise(std::int64_t t);
@@ -340,6 +403,8 @@ class Device {
   std::int64_t glitch_ns_ = 0;
   std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were
   std::mt19937_64 game_rng_;  // game frames only, likewise
+  std::mt19937_64 ft_rng_;    // SurfaceFlinger misses and drops only, likewise
+  std::map<std::int64_t, SimDisplayFrame> display_frames_;  // by expected present
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
   std::uint64_t logd_gen_ = 1;

@@ -455,6 +455,13 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
         r.out += dev.surfaceflinger_list();
       } else if (w.size() >= 3 && w[2] == "--latency") {
         r.out += dev.surfaceflinger_latency(w.size() >= 4 ? w[3] : std::string());
+      } else if (w.size() >= 3 && w[2] == "--frametimeline") {
+        bool all = false, jank = false;
+        for (std::size_t i = 3; i < w.size(); ++i) {
+          all = all || w[i] == "-all";
+          jank = jank || w[i] == "-jank";
+        }
+        r.out += dev.surfaceflinger_frametimeline(all, jank);
       } else {
         r.out += dev.dumpsys_surfaceflinger();
       }

@@ -29,11 +29,15 @@ std::string suffix(int sdk, std::uint32_t id) { return "#" + std::to_string(sdk 
 }  // namespace
 
 std::string Device::layer_name(const AppState& a, bool game) const {
+  return layer_name(a, game, game ? a.game_layer.id : a.window_layer.id);
+}
+
+std::string Device::layer_name(const AppState& a, bool game, std::uint32_t id) const {
   const std::string title = a.cfg.package + "/" + a.cfg.package + ".MainActivity";
   const int sdk = cfg_.sdk;
-  if (!game) return title + suffix(sdk, a.window_layer.id);
+  if (!game) return title + suffix(sdk, id);
   if (sdk < 30) return "SurfaceView - " + title + "#0";
-  return "SurfaceView[" + title + "](BLAST)" + suffix(sdk, a.game_layer.id);
+  return "SurfaceView[" + title + "](BLAST)" + suffix(sdk, id);
 }
 
 std::string Device::surfaceflinger_list() const {

@@ -1,0 +1,193 @@
+// The simulator's FrameTimeline against the exporter's own parser and
+// tracker: polling `dumpsys SurfaceFlinger --frametimeline -all` often enough
+// counts exactly the truth per jank type, too slowly it overflows, the names
+// follow each release, and the tokens are framestats' vsync ids.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <map>
+#include <set>
+
+#include "devsim/model.h"
+#include "devsim/shell.h"
+#include "metrics/frametimeline_metrics.h"
+#include "metrics/frametimeline_tracker.h"
+#include "parsers/frametimeline.h"
+#include "parsers/gfxinfo.h"
+#include "parsers/sf_layers.h"
+
+using namespace jank::devsim;
+namespace parsers = jank::parsers;
+namespace metrics = jank::metrics;
+
+namespace {
+
+DeviceConfig ft_config(int sdk, double hz) {
+  DeviceConfig c;
+  c.sdk = sdk;
+  c.refresh_hz = hz;
+  c.noise_lines_per_sec = 0;
+  c.sf_miss_prob = 0.02;  // enough SurfaceFlinger misses to see every cause
+  c.drop_prob = 0.3;
+  AppConfig feed;
+  feed.package = "com.example.feed";
+  feed.stall_prob = 0.08;
+  feed.bands = {{2, 12, 3}, {20, 60, 1}};
+  c.apps.push_back(feed);
+  AppConfig game;
+  game.package = "com.example.game";
+  game.stall_prob = 0.02;
+  game.game_fps = 60;
+  game.hitch_prob = 0.05;
+  c.apps.push_back(game);
+  return c;
+}
+
+std::string shell(Device& dev, const std::string& command) { return run_shell(dev, command).out; }
+
+struct Counted {
+  std::uint64_t frames = 0, unjudged = 0;
+  std::array<std::uint64_t, 11> by_label{};
+};
+
+// Polls every `every_ms` for `steps` polls, then stops the apps and reads the rest.
+std::map<std::string, Counted> poll(Device& dev, ManualClock& clock, metrics::FrameTimelineTracker& tracker,
+                                    int every_ms, int steps) {
+  std::map<std::string, Counted> out;
+  auto once = [&] {
+    const auto dump = parsers::parse_frametimeline(shell(dev, "dumpsys SurfaceFlinger --frametimeline -all"));
+    CHECK(dump.malformed_lines == 0);
+    CHECK(dump.unknown_jank_names == 0);
+    for (const auto& f : tracker.observe(dump)) {
+      const auto layer = parsers::classify_layer(f.layer);
+      REQUIRE(layer);
+      if (f.token < 0) continue;  // a game's own buffers: no vsync id, never judged
+      Counted& c = out[layer->package];
+      ++c.frames;
+      if (!f.classified) ++c.unjudged;
+      for (const std::size_t l : metrics::jank_labels_of(f.jank)) ++c.by_label[l];
+    }
+  };
+  for (int i = 0; i < steps; ++i) {
+    clock.advance_ms(every_ms);
+    once();
+  }
+  dev.set_paused(true);
+  clock.advance_ms(every_ms);
+  once();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("polling FrameTimeline counts every app frame once with the truth's verdict", "[devsim][frametimeline]") {
+  for (const int sdk : {31, 33, 34, 35, 36}) {
+    for (const double hz : {60.0, 120.0}) {
+      CAPTURE(sdk, hz);
+      ManualClock clock;
+      Device dev(ft_config(sdk, hz), clock);
+      metrics::FrameTimelineTracker tracker;
+      // 64 display frames last 533 ms at 120 Hz: poll well inside that.
+      const auto counted = poll(dev, clock, tracker, 400, 75);
+      CHECK(tracker.overflows() == 0);
+      CHECK(tracker.restarts() == 0);
+      std::uint64_t causes = 0;
+      for (const auto& a : dev.apps()) {
+        CAPTURE(a.cfg.package);
+        const auto it = counted.find(a.cfg.package);
+        REQUIRE(it != counted.end());
+        const Counted& c = it->second;
+        CHECK(c.frames == a.ft_truth.frames);
+        CHECK(c.unjudged == 0);
+        for (std::size_t l = 0; l < c.by_label.size(); ++l) {
+          CAPTURE(metrics::jank_label(l));
+          CHECK(c.by_label[l] == a.ft_truth.by_label[l]);
+          if (l > 0 && a.ft_truth.by_label[l] > 0) ++causes;
+        }
+        CHECK(a.ft_truth.frames > 500);
+      }
+      // The model produces app misses, SurfaceFlinger's own misses, stuffing and drops.
+      CHECK(causes >= 5);
+    }
+  }
+}
+
+TEST_CASE("polling FrameTimeline too slowly overflows and misses frames", "[devsim][frametimeline]") {
+  ManualClock clock;
+  Device dev(ft_config(33, 120), clock);
+  metrics::FrameTimelineTracker tracker;
+  const auto counted = poll(dev, clock, tracker, 3000, 10);  // 3 s at 120 Hz: 64 frames cover 0.53 s
+  CHECK(tracker.overflows() >= 9);
+  const AppState& feed = *dev.app("com.example.feed");
+  CHECK(counted.at("com.example.feed").frames < feed.ft_truth.frames / 2);
+}
+
+TEST_CASE("FrameTimeline jank names follow the release and only Android 12 and later print it",
+          "[devsim][frametimeline]") {
+  auto dump_of = [](int sdk) {
+    ManualClock clock;
+    DeviceConfig c = ft_config(sdk, 60);
+    c.sf_miss_prob = 0.5;
+    Device dev(c, clock);
+    clock.advance_ms(3000);
+    return shell(dev, "dumpsys SurfaceFlinger --frametimeline -all");
+  };
+  CHECK(dump_of(30).empty());
+  const std::string s33 = dump_of(33), s34 = dump_of(34), s35 = dump_of(35);
+  CHECK(s33.find("SurfaceFlinger CPU Deadline Missed") != std::string::npos);
+  CHECK(s33.find("(while in HWC)") == std::string::npos);
+  CHECK(s34.find("SurfaceFlinger deadline missed (while in HWC)") != std::string::npos);
+  CHECK(s34.find("CPU Deadline Missed") == std::string::npos);
+  CHECK(s35.find("Jank Type : Dropped Frame") != std::string::npos);
+  CHECK(s34.find("Dropped Frame") == std::string::npos);
+  for (const auto* s : {&s33, &s34, &s35}) {
+    const auto d = parsers::parse_frametimeline(*s);
+    CHECK(d.display_frame_count == std::optional<std::int64_t>(64));
+    CHECK(d.display_frames.size() == 64);
+    CHECK(d.malformed_lines == 0);
+  }
+  // -jank prints only the janky display frames, before -all's list.
+  ManualClock clock;
+  Device dev(ft_config(33, 60), clock);
+  clock.advance_ms(2000);
+  const auto jank = parsers::parse_frametimeline(shell(dev, "dumpsys SurfaceFlinger --frametimeline -jank"));
+  CHECK(!jank.display_frame_count);
+  REQUIRE(!jank.display_frames.empty());
+  CHECK(jank.display_frames.size() < 64);
+  for (const auto& df : jank.display_frames) {
+    bool any = df.jank != 0;
+    for (const auto& sf : df.surface_frames) any = any || sf.jank != 0;
+    CHECK(any);
+  }
+}
+
+TEST_CASE("FrameTimeline tokens are the vsync ids of gfxinfo framestats rows", "[devsim][frametimeline]") {
+  ManualClock clock;
+  DeviceConfig c = ft_config(33, 60);
+  c.drop_prob = 0;  // a dropped frame is in framestats too, but never presented
+  Device dev(c, clock);
+  std::set<std::int64_t> ft_tokens, fs_tokens;
+  for (int i = 0; i < 20; ++i) {
+    clock.advance_ms(500);
+    const auto ft = parsers::parse_frametimeline(shell(dev, "dumpsys SurfaceFlinger --frametimeline -all"));
+    for (const auto& df : ft.display_frames) {
+      for (const auto& sf : df.surface_frames) {
+        const auto layer = parsers::classify_layer(sf.layer);
+        if (layer && layer->package == "com.example.feed" && sf.token >= 0) ft_tokens.insert(sf.token);
+      }
+    }
+    const auto gfx = parsers::parse_gfxinfo(shell(dev, "dumpsys gfxinfo com.example.feed framestats"));
+    REQUIRE(gfx.processes.size() == 1);
+    const auto& fs = *gfx.processes[0].windows.at(0).framestats;
+    const auto id = fs.column("FrameTimelineVsyncId");
+    REQUIRE(id);
+    for (const auto& row : fs.rows) fs_tokens.insert(row[*id]);
+  }
+  // Between the first and last token both saw, they saw the same frames.
+  const std::int64_t lo = std::max(*ft_tokens.begin(), *fs_tokens.begin());
+  const std::int64_t hi = std::min(*ft_tokens.rbegin(), *fs_tokens.rbegin());
+  std::set<std::int64_t> ft_mid(ft_tokens.lower_bound(lo), ft_tokens.upper_bound(hi));
+  std::set<std::int64_t> fs_mid(fs_tokens.lower_bound(lo), fs_tokens.upper_bound(hi));
+  CHECK(ft_mid.size() > 150);
+  CHECK(ft_mid == fs_mid);
+}
