@@ -1,10 +1,13 @@
 #include "app/surface_poller.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "app/gfxinfo_poller.h"
 #include "app/log.h"
 #include "ingest/protocol.h"
+#include "metrics/frametimeline_tracker.h"
+#include "parsers/frametimeline.h"
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 
@@ -14,6 +17,14 @@ namespace {
 constexpr std::size_t kListOutput = 4 << 20;   // a few hundred layers of up to ~300 bytes
 constexpr std::size_t kLatencyOutput = 1 << 20;  // 127 rows of ~60 bytes
 constexpr std::size_t kPowerOutput = 1 << 20;
+// 64 display frames, each with its app frames: a whole dump is ~1 KiB a
+// frame, mostly time tables; the lines the counts need are a fifth of it.
+constexpr std::size_t kFrameTimelineOutput = 8 << 20;
+constexpr const char* kFrameTimelineCommand =
+    "dumpsys SurfaceFlinger --frametimeline -all | grep -e 'Number of display frames' -e 'Display Frame' "
+    "-e 'Vsync Period' -e 'Layer - ' -e 'Token:' -e 'Owner Pid' -e 'Layer ID' -e 'Present State' "
+    "-e 'Prediction State' -e 'Jank Type' -e 'Present Metadata'";
+constexpr int kFrameTimelineSdk = 31;  // Android 12
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
@@ -43,11 +54,14 @@ PollIntervals poll_intervals(const config::Config& c) {
   i.list = seconds(c.surfaceflinger_list_interval_seconds);
   i.power = seconds(c.power_poll_interval_seconds);
   i.spacing = seconds(1.0 / c.surfaceflinger_max_commands_per_second);
+  i.frametimeline = c.surfaceflinger_frametimeline;
   return i;
 }
 
 PollSchedule::PollSchedule(PollIntervals intervals, Time start)
-    : intervals_(intervals), list_due_(start), power_due_(start) {}
+    : intervals_(intervals), list_due_(start), power_due_(start) {
+  if (intervals_.frametimeline) ft_due_ = start;
+}
 
 PollSchedule::Job PollSchedule::next() const {
   const Followed* first = nullptr;
@@ -57,6 +71,10 @@ PollSchedule::Job PollSchedule::next() const {
   Job job{Job::Kind::list, {}, list_due_};
   if (power_due_ < job.due) job = {Job::Kind::power, {}, power_due_};
   if (first != nullptr && first->due <= job.due) job = {Job::Kind::layer, first->layer, first->due};
+  // FrameTimeline's window is the shortest (64 frames against a layer's
+  // 127): it goes first when due within one spacing of the other. Only
+  // that much: a budget too small for everything still shares it.
+  if (ft_due_ && *ft_due_ - intervals_.spacing <= job.due) job = {Job::Kind::frametimeline, {}, *ft_due_};
   return job;
 }
 
@@ -74,7 +92,12 @@ void PollSchedule::ran(const Job& job, Time at, bool presented, std::optional<st
       if (it == layers_.end()) break;  // no longer listed
       Followed& f = it->second;
       f.last_ran = at;
-      if (presented) f.presented = at;
+      if (presented) {
+        f.presented = at;
+        // Something animates: FrameTimeline's window fills from now on.
+        if (ft_due_ && (!ft_frames_ || at - *ft_frames_ >= kFtRestAfter)) ft_due_ = std::min(*ft_due_, at);
+        if (ft_due_) ft_frames_ = at;
+      }
       const bool resting = !f.presented || at - *f.presented >= kRestAfter;
       auto interval = resting ? intervals_.idle : intervals_.fast;
       if (table_span && *table_span > std::chrono::nanoseconds::zero()) {
@@ -83,7 +106,22 @@ void PollSchedule::ran(const Job& job, Time at, bool presented, std::optional<st
       f.due = at + interval;
       break;
     }
+    case Job::Kind::frametimeline: break;  // ran_frametimeline
   }
+}
+
+void PollSchedule::ran_frametimeline(Time at, bool made_frames, std::optional<std::chrono::nanoseconds> window_span) {
+  last_start_ = at;
+  if (!ft_due_) return;
+  if (window_span && *window_span > std::chrono::nanoseconds::zero()) ft_span_ = window_span;
+  if (made_frames) ft_frames_ = at;
+  const bool animating = ft_frames_ && at - *ft_frames_ < kFtRestAfter;
+  const auto fast = ft_span_ ? *ft_span_ * 3 / 5 : intervals_.fast;
+  ft_due_ = at + (animating ? fast : std::max(fast, intervals_.idle));
+}
+
+void PollSchedule::defer_frametimeline(Time at) {
+  if (ft_due_) ft_due_ = at + intervals_.list;
 }
 
 void PollSchedule::follow(const std::vector<parsers::AppLayer>& layers, Time now) {
@@ -169,6 +207,40 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         step();
       });
       return;
+    case PollSchedule::Job::Kind::frametimeline: {
+      int sdk = 0;
+      {
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        const auto& info = shared_.store.device(serial_).live.info;
+        if (const auto it = info.find("sdk"); it != info.end()) {
+          std::from_chars(it->second.data(), it->second.data() + it->second.size(), sdk);
+        }
+      }
+      // An older SurfaceFlinger takes the flag for a full dump: never ask it.
+      if (sdk < kFrameTimelineSdk) {
+        schedule_.defer_frametimeline(started);
+        step();
+        return;
+      }
+      run_(kFrameTimelineCommand, kFrameTimelineOutput, [this, started](ingest::ShellResult r) {
+        const parsers::FrameTimelineDump dump = parsers::parse_frametimeline(r.output);
+        metrics::FrameTimelinePoll poll;
+        record("frametimeline", r,
+               [&](metrics::DeviceMetrics& d) { poll = shared_.store.record_frametimeline(d, dump); });
+        if (poll.overflow) {
+          log_debug("device " + serial_ + ": FrameTimeline: app frames went by unseen (no frame of this poll's "
+                    "window was in the previous one)");
+        }
+        std::optional<std::chrono::nanoseconds> span;
+        if (poll.vsync_period_ms && *poll.vsync_period_ms > 0) {
+          span = std::chrono::nanoseconds(static_cast<std::int64_t>(*poll.vsync_period_ms * 1e6)) *
+                 static_cast<std::int64_t>(metrics::kFrameTimelineDisplayFrames);
+        }
+        schedule_.ran_frametimeline(started, poll.frames > 0, span);
+        step();
+      });
+      return;
+    }
     case PollSchedule::Job::Kind::layer:
       run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", job.layer.name}), kLatencyOutput,
            [this, job, started](ingest::ShellResult r) {

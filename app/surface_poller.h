@@ -1,6 +1,7 @@
 // SurfaceFlinger and screen polling for one device session: which layers
 // the watched apps have (`dumpsys SurfaceFlinger --list`), their presented
-// frames (`--latency '<exact name>'`), and whether the panel is on
+// frames (`--latency '<exact name>'`), SurfaceFlinger's verdict on every app
+// frame (`--frametimeline -all`, Android 12+), and whether the panel is on
 // (`dumpsys power`). One command at a time, spaced by a per-device budget; a
 // layer that presented in its last poll is polled at the fast interval, a
 // resting one at the idle interval. The order is decided by PollSchedule, a
@@ -37,6 +38,7 @@ struct PollIntervals {
   std::chrono::nanoseconds list{10'000'000'000};
   std::chrono::nanoseconds power{5'000'000'000};
   std::chrono::nanoseconds spacing{100'000'000};  // 1 / max commands per second
+  bool frametimeline = false;                      // poll --frametimeline at all
 };
 
 // What to run next and when. Jobs: the layer list, the power state, and
@@ -46,14 +48,16 @@ class PollSchedule {
  public:
   using Time = std::chrono::steady_clock::time_point;
   struct Job {
-    enum class Kind : std::uint8_t { list, power, layer } kind;
+    enum class Kind : std::uint8_t { list, power, layer, frametimeline } kind;
     parsers::AppLayer layer;  // for Kind::layer
     Time due;
   };
 
   PollSchedule(PollIntervals intervals, Time start);
-  // The next job: the one due earliest, a layer winning a tie (its table
-  // holds about a second at 120 Hz). Earliest due first, so that when the
+  // The next job: the one due earliest, FrameTimeline winning when due
+  // within one spacing of it (its window is the shortest), a layer winning a
+  // tie with the list or the power state (its table holds about a second at
+  // 120 Hz). Earliest due first, so that when the
   // budget is too small for every layer's interval the list and the power
   // state still take their turn instead of waiting behind layers that are
   // always due. It may run not before its due time nor within `spacing` of
@@ -69,6 +73,21 @@ class PollSchedule {
   void ran(const Job& job, Time at, bool presented = false,
            std::optional<std::chrono::nanoseconds> table_span = std::nullopt);
   static constexpr std::chrono::nanoseconds kRestAfter{1'200'000'000};
+  // FrameTimeline's window: 64 display frames, at most one per refresh
+  // period, so it lasts at least 64 periods. While anything animates (a
+  // poll made frames final, or a layer presented, within kFtRestAfter) it is
+  // polled every 3/5 of that (0.64 s at 60 Hz, 0.32 s at 120 Hz: a poll
+  // may wait a command's spacing past its due time), else at the
+  // idle interval; a layer that presents wakes it at once. The long rest
+  // delay keeps bursty UIs (scroll, read, scroll) at the fast cadence, where
+  // a burst after a rest would lose its first frames to the wake-up delay.
+  // `window_span`: 64 periods of the dump's refresh rate.
+  void ran_frametimeline(Time at, bool made_frames, std::optional<std::chrono::nanoseconds> window_span);
+  // The device cannot answer --frametimeline (before Android 12, or its
+  // release not known yet): asked again after the list interval, without
+  // taking a command's turn.
+  void defer_frametimeline(Time at);
+  static constexpr std::chrono::nanoseconds kFtRestAfter{10'000'000'000};
   // The layers to follow from now on (their exact names may have changed):
   // new ones are due at once, gone ones dropped.
   void follow(const std::vector<parsers::AppLayer>& layers, Time now);
@@ -87,6 +106,9 @@ class PollSchedule {
   Time list_due_, power_due_;
   std::optional<Time> last_start_;
   std::map<std::string, Followed> layers_;  // by stable name
+  std::optional<Time> ft_due_;              // none: FrameTimeline not polled
+  std::optional<Time> ft_frames_;            // when a poll last made frames final, or a layer presented
+  std::optional<std::chrono::nanoseconds> ft_span_;
 };
 
 class SurfacePoller {

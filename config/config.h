@@ -56,6 +56,7 @@ struct Config {
   double surfaceflinger_list_interval_seconds = 10;
   std::size_t surfaceflinger_max_layers = 16;           // followed per device
   double surfaceflinger_max_commands_per_second = 10;  // per device, every SurfaceFlinger and power command
+  bool surfaceflinger_frametimeline = true;  // --frametimeline -all on Android 12+
 
   // gfxinfo
   std::vector<std::string> gfxinfo_packages;

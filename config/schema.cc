@@ -216,6 +216,9 @@ std::vector<Setting> build() {
              "layers followed per device"),
       number("surfaceflinger.max_commands_per_second", &Config::surfaceflinger_max_commands_per_second, 0.1, 1000,
              "", "per device: SurfaceFlinger and power commands are spaced at least 1/this apart"),
+      flag("surfaceflinger.frametimeline", &Config::surfaceflinger_frametimeline,
+           "count every app frame by SurfaceFlinger's jank type (dumpsys SurfaceFlinger --frametimeline -all, "
+           "Android 12+)"),
       list("gfxinfo.packages", &Config::gfxinfo_packages, "packages always polled with dumpsys gfxinfo framestats",
            check_package),
       flag("gfxinfo.discover", &Config::gfxinfo_discover,

@@ -29,6 +29,8 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --sdk N[,N…]           Android API level, cycled over devices (default 33; 28-36)
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
+  --sf-miss-prob P       probability that SurfaceFlinger misses a composition (default 0.002)
+  --drop-prob P          probability that a frame queued behind another is dropped (default 0)
   --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
   --crash-per-min R      app crashes per minute per app (default 0)
   --log-rate R           background log lines per second per device (default 2)
@@ -117,6 +119,8 @@ int main(int argc, char** argv) {
       o.refresh_hz.clear();
       for (const auto& x : l) o.refresh_hz.push_back(std::strtod(x.c_str(), nullptr));
     } else if (a == "--stall-prob") o.stall_prob = num();
+    else if (a == "--sf-miss-prob") o.sf_miss_prob = num();
+    else if (a == "--drop-prob") o.drop_prob = num();
     else if (a == "--skip-bands") {
       if (!parse_bands(val(), &o.bands)) {
         std::fprintf(stderr, "jank_devsim: bad --skip-bands\n");

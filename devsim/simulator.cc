@@ -150,6 +150,8 @@ void Simulator::start() {
     c.log_buffer_bytes = opts_.buffer_kib * 1024;
     c.noise_lines_per_sec = opts_.log_rate;
     c.tz_offset_s = opts_.tz_offset_min * 60;
+    c.sf_miss_prob = opts_.sf_miss_prob;
+    c.drop_prob = opts_.drop_prob;
     c.seed = opts_.seed * 1000003u + static_cast<std::uint64_t>(i);
     c.initial_uptime_ns = (3600 + 97LL * i) * 1'000'000'000LL;
     auto app = [&](const std::string& package) -> AppConfig& {

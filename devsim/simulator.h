@@ -25,6 +25,8 @@ struct SimOptions {
   std::vector<std::pair<std::string, double>> games;
   std::vector<int> sdk = {33};  // Android API level, cycled over devices
   double stall_prob = 0.012;
+  double sf_miss_prob = 0.002;  // SurfaceFlinger misses a composition
+  double drop_prob = 0;         // a frame queued behind another is dropped
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
   double crash_per_min = 0;
   double log_rate = 2;               // background lines per second per device

@@ -134,3 +134,105 @@ TEST_CASE("layers to follow: the watched apps' buffer layers, each stable name o
         std::vector<std::string>{"com.example.game/com.example.game.Main#43"});
   CHECK(layers_to_follow(listed, {}, 16).empty());
 }
+
+TEST_CASE("poll schedule: FrameTimeline fast while animating then idle and woken by a presenting layer",
+          "[surface][frametimeline]") {
+  const PollSchedule::Time t0{};
+  PollIntervals i = intervals();
+  i.list = i.power = 60s;
+  i.frametimeline = true;
+  PollSchedule s(i, t0);
+  s.ran({Kind::list, {}, t0}, t0);
+  s.ran({Kind::power, {}, t0}, t0);
+  // Due from the start, before the span is known: polled at once.
+  auto job = s.next();
+  CHECK(job.kind == Kind::frametimeline);
+  CHECK(job.due == t0);
+  // 64 periods at 120 Hz ≈ 533 ms: every 3/5 of that while frames come.
+  const auto span = 64 * 8'333'333ns;
+  s.ran_frametimeline(t0, true, span);
+  job = s.next();
+  CHECK(job.kind == Kind::frametimeline);
+  CHECK(job.due == t0 + span * 3 / 5);
+  // Polls that made no frame final keep it fast for 10 s (a UI pausing
+  // between scrolls), then idle.
+  s.ran_frametimeline(t0 + 9s, false, span);
+  CHECK(s.next().due == t0 + 9s + span * 3 / 5);
+  s.ran_frametimeline(t0 + 10s, false, span);
+  CHECK(s.next().due == t0 + 12s);
+  // A layer that presents wakes it at once.
+  s.follow({layer("a")}, t0 + 10s);
+  s.ran({Kind::layer, layer("a"), t0 + 10s}, t0 + 10200ms, true);
+  job = s.next();
+  CHECK(job.kind == Kind::frametimeline);
+  CHECK(job.due == t0 + 10200ms);
+  CHECK(s.earliest_start(job) == t0 + 10300ms);  // still spaced by the budget
+  // A device that cannot answer is asked again after the list interval,
+  // without taking a command's turn.
+  s.defer_frametimeline(t0 + 10300ms);
+  CHECK(s.next().kind == Kind::layer);
+  CHECK(s.earliest_start(s.next()) == t0 + 10700ms);
+  s.ran(s.next(), t0 + 10700ms, false);
+  s.ran(s.next(), t0 + 11200ms, false);
+  bool ft_due_later = false;
+  for (int k = 0; k < 200; ++k) {
+    job = s.next();
+    if (job.kind == Kind::frametimeline) {
+      ft_due_later = job.due == t0 + 70300ms;
+      break;
+    }
+    s.ran(job, job.due, false);
+  }
+  CHECK(ft_due_later);
+}
+
+TEST_CASE("poll schedule: FrameTimeline off is never due", "[surface][frametimeline]") {
+  const PollSchedule::Time t0{};
+  PollSchedule s(intervals(), t0);
+  for (int k = 0; k < 50; ++k) {
+    const auto job = s.next();
+    CHECK(job.kind != Kind::frametimeline);
+    s.ran(job, std::max(job.due, s.earliest_start(job)), false);
+  }
+}
+
+TEST_CASE("poll schedule: FrameTimeline goes first by one spacing but a tight budget still runs every job",
+          "[surface][frametimeline]") {
+  const PollSchedule::Time t0{};
+  PollIntervals i = intervals();
+  i.frametimeline = true;
+  {
+    PollSchedule s(i, t0);
+    s.ran({Kind::list, {}, t0}, t0);
+    s.ran({Kind::power, {}, t0}, t0);
+    s.follow({layer("a")}, t0);
+    s.ran({Kind::layer, layer("a"), t0}, t0, true);  // a due at 500 ms
+    s.ran_frametimeline(t0 + 50ms, true, 64 * 8'333'333ns);  // due at 50 + 320 ms
+    s.ran({Kind::layer, layer("a"), t0}, t0 + 200ms, true);  // a due at 700 ms
+    CHECK(s.next().kind == Kind::frametimeline);
+    s.ran_frametimeline(t0 + 370ms, true, std::nullopt);  // due at 690 ms: within 100 ms of a's
+    CHECK(s.next().kind == Kind::frametimeline);
+    s.ran_frametimeline(t0 + 500ms, true, std::nullopt);  // due at 820 ms: a goes first
+    CHECK(s.next().kind == Kind::layer);
+  }
+  // One command a second: FrameTimeline (every 0.32 s) and a layer (every
+  // 0.5 s) are always due, yet each job gets its turns.
+  i.spacing = 1s;
+  PollSchedule s(i, t0);
+  s.follow({layer("a")}, t0);
+  std::map<Kind, int> runs;
+  for (PollSchedule::Time now = t0; now < t0 + 60s;) {
+    const auto job = s.next();
+    now = std::max(now, s.earliest_start(job));
+    if (job.kind == Kind::frametimeline) {
+      s.ran_frametimeline(now, true, 64 * 8'333'333ns);
+    } else {
+      s.ran(job, now, job.kind == Kind::layer);
+    }
+    ++runs[job.kind];
+  }
+  CHECK(runs[Kind::power] >= 60 / 8);
+  CHECK(runs[Kind::list] >= 60 / 13);
+  CHECK(runs[Kind::layer] >= 15);
+  CHECK(runs[Kind::frametimeline] >= 15);
+}

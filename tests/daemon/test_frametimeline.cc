@@ -1,0 +1,192 @@
+// FrameTimeline end to end: the real exporter polls simulated Android 13
+// (60 Hz) and Android 15 (120 Hz) devices through Debian's real adb server at
+// its default cadence; the frames it counts per app and jank type equal the
+// simulator's truth, its join finds every frame's framestats row, and a
+// cadence forced too slow is counted as overflows.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "tests/daemon/exporter_process.h"
+
+using namespace jank::daemon_test;
+
+namespace {
+
+const std::string kFeed = "com.example.feed";
+const std::string kGame = "com.example.game";
+const char* const kJankTypes[] = {"none",          "display_hal",     "sf_cpu_deadline_missed",
+                                  "sf_gpu_deadline_missed", "app_deadline_missed", "prediction_error",
+                                  "sf_scheduling", "buffer_stuffing", "unknown",
+                                  "sf_stuffing",   "dropped"};
+
+std::string jank_series(const std::string& serial, const std::string& package, const std::string& type) {
+  return "android_frametimeline_jank_frames_total{serial=\"" + serial + "\",package=\"" + package +
+         "\",jank_type=\"" + type + "\"}";
+}
+
+// One app's FrameTimeline numbers: frames, janky, joined, then one per jank type.
+using Counts = std::map<std::string, double>;
+
+Counts exported(const std::map<std::string, double>& s, const std::string& serial, const std::string& package) {
+  auto get = [&](const std::string& key) {
+    const auto it = s.find(key);
+    return it == s.end() ? std::nan("") : it->second;
+  };
+  Counts c;
+  c["frames"] = get(series("android_frametimeline_frames_total", serial, package));
+  c["janky"] = get(series("android_frametimeline_janky_frames_total", serial, package));
+  c["joined"] = get(series("android_frametimeline_joined_frames_total", serial, package));
+  c["unjudged"] = get(series("android_frametimeline_unjudged_frames_total", serial, package));
+  for (const char* t : kJankTypes) c[t] = get(jank_series(serial, package, t));
+  return c;
+}
+
+Counts truth_of(const Json& truth, const std::string& device, const std::string& package) {
+  const Json* app = DevSim::app(truth, device, package);
+  REQUIRE(app != nullptr);
+  Counts c;
+  c["frames"] = static_cast<double>((*app)["ft_frames"].u64());
+  c["janky"] = static_cast<double>((*app)["ft_janky"].u64());
+  for (const char* t : kJankTypes) c[t] = static_cast<double>((*app)["ft_by_jank"][t].u64());
+  return c;
+}
+
+std::string write_config(const TempDir& dir, const std::string& extra = "") {
+  const std::string path = dir.path() + "/c.yaml";
+  std::ofstream(path) << "gfxinfo:\n  packages: [" << kFeed << ", " << kGame << "]\n  discover: false\n"
+                      << "  poll_interval_seconds: 0.5\n  fast_poll_interval_seconds: 0.5\n"
+                      << "surfaceflinger:\n  list_interval_seconds: 2\n" << extra;
+  return path;
+}
+
+std::string overflows(const std::string& serial) {
+  return "jank_exporter_frametimeline_overflows_total{serial=\"" + serial + "\"}";
+}
+
+}  // namespace
+
+TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth and join their framestats rows") {
+  AdbServer adb;
+  DevSim sim({"--devices", "2", "--packages", kFeed, "--games", kGame + ":60", "--refresh", "60,120", "--sdk",
+              "33,35", "--stall-prob", "0.03", "--skip-bands", "1-3:3,4-20:1", "--sf-miss-prob", "0.01",
+              "--drop-prob", "0.2", "--log-rate", "5"});
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir;
+  Exporter ex({adb.port()}, state.path(), {"--config", write_config(conf_dir)});
+
+  // Paused: the window the exporter reads first holds frames made before
+  // the truth below; once two scrapes 1 s apart (a poll between: the first
+  // poll made frames final, so the cadence stays fast for 10 s) agree,
+  // everything made so far is counted.
+  const Json t0 = sim.truth();
+  std::map<std::string, Counts> e0;
+  REQUIRE(wait_until([&] {
+    std::map<std::string, Counts> now;
+    const auto s = ex.samples();
+    for (const auto& d : sim.devices()) {
+      for (const auto& p : {kFeed, kGame}) {
+        const Counts c = exported(s, emulator_serial(d), p);
+        if (std::isnan(c.at("frames")) || std::isnan(c.at("joined"))) return false;
+        now[d.name + p] = c;
+      }
+    }
+    const bool same = now == e0;
+    e0 = now;
+    return same;
+  }, 30000ms, 1000ms));
+
+  // Then every frame once, at the default cadence.
+  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  REQUIRE(wait_until([&] {
+    const Json t = sim.truth();
+    for (const auto& d : sim.devices()) {
+      if (truth_of(t, d.name, kFeed).at("frames") < truth_of(t0, d.name, kFeed).at("frames") + 900) return false;
+    }
+    return true;
+  }, 60000ms, 250ms));
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const Json t1 = sim.truth();
+  std::string differences;
+  const bool settled = wait_until([&] {
+    const auto s = ex.samples();
+    differences.clear();
+    for (const auto& d : sim.devices()) {
+      for (const auto& p : {kFeed, kGame}) {
+        const Counts got = exported(s, emulator_serial(d), p), was = e0[d.name + p];
+        const Counts a = truth_of(t0, d.name, p), b = truth_of(t1, d.name, p);
+        for (const auto& [key, value] : b) {
+          if (got.at(key) - was.at(key) != value - a.at(key)) {
+            differences += d.name + " " + p + " " + key + ": exported " + std::to_string(got.at(key) - was.at(key)) +
+                           ", truth " + std::to_string(value - a.at(key)) + "\n";
+          }
+        }
+      }
+    }
+    if (!differences.empty()) {
+      for (const auto& [key, value] : s) {
+        if (key.find("frametimeline_overflows") != std::string::npos ||
+            key.find("command=\"frametimeline\"") != std::string::npos) {
+          differences += key + " " + std::to_string(value) + "\n";
+        }
+      }
+    }
+    return differences.empty();
+  }, 20000ms, 500ms);
+  INFO(differences);
+  REQUIRE(settled);
+
+  const auto s = ex.samples();
+  std::map<std::string, double> causes;
+  for (const auto& d : sim.devices()) {
+    const std::string serial = emulator_serial(d);
+    CAPTURE(d.name);
+    CHECK(s.at(overflows(serial)) == 0);
+    for (const auto& p : {kFeed, kGame}) {
+      CAPTURE(p);
+      const Counts got = exported(s, serial, p), was = e0[d.name + p];
+      CHECK(got.at("unjudged") == was.at("unjudged"));
+      // framestats polled every 0.5 s (120 rows: 1 s at 120 Hz) holds every frame: each verdict joins its row.
+      CHECK(got.at("joined") - was.at("joined") == got.at("frames") - was.at("frames"));
+      for (const char* t : kJankTypes) causes[t] += got.at(t) - was.at(t);
+    }
+    CHECK(s.at("jank_exporter_surfaceflinger_lines_total{serial=\"" + serial +
+               "\",source=\"frametimeline\",result=\"discarded\"}") == 0);
+    CHECK(s.count("android_frametimeline_stage_duration_seconds_count{serial=\"" + serial + "\",package=\"" + kFeed +
+                  "\",jank_type=\"app_deadline_missed\",stage=\"draw\"}") == 1);
+  }
+  // The run exercised the causes that matter.
+  CHECK(causes["app_deadline_missed"] > 0);
+  CHECK(causes["buffer_stuffing"] > 0);
+  CHECK(causes["dropped"] > 0);
+  CHECK(causes["sf_cpu_deadline_missed"] + causes["sf_gpu_deadline_missed"] + causes["display_hal"] > 0);
+}
+
+TEST_CASE("FrameTimeline polled too slowly counts overflows and an Android 11 device is never asked") {
+  AdbServer adb;
+  DevSim sim({"--devices", "2", "--packages", kFeed, "--refresh", "120", "--sdk", "33,30", "--log-rate", "5"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir;
+  // One SurfaceFlinger command every 2.5 s, shared with a layer, the list
+  // and the power state: FrameTimeline's 64 frames last 0.53 s at 120 Hz.
+  Exporter ex({adb.port()}, state.path(),
+              {"--config", write_config(conf_dir, "  max_commands_per_second: 0.4\n")});
+  const std::string android13 = emulator_serial(sim.devices()[0]), android11 = emulator_serial(sim.devices()[1]);
+  CHECK(wait_until([&] { return ex.value(overflows(android13)) >= 2; }, 40000ms, 250ms));
+  const auto s = ex.samples();
+  CHECK(s.at(series("android_frametimeline_frames_total", android13, kFeed)) > 0);
+  CHECK(s.count(overflows(android11)) == 0);
+  CHECK(s.count(series("android_frametimeline_frames_total", android11, kFeed)) == 0);
+  for (const auto& [key, value] : s) {
+    if (key.find("jank_exporter_surfaceflinger_polls_total{serial=\"" + android11 + "\",command=\"frametimeline\"") ==
+        0) {
+      FAIL_CHECK("Android 11 was asked for FrameTimeline: " << key << " " << value);
+    }
+  }
+}
