@@ -22,11 +22,15 @@
 //     count plus what the simulator's truth says the layer presented since.
 //     The shortfall summed over layers is "missed"; the exporter's own
 //     android_layer_poll_overflows_total (polls whose table no longer held
-//     the newest frame counted) is reported beside it.
+//     the newest frame counted) is reported beside it;
+//   - on Android 12+ devices, FrameTimeline (--frametimeline on, the
+//     default): its polls per second and the app frames it counted against
+//     the truth (ft_frames of both apps), the same way: the first polls
+//     while paused, then every frame since, with its overflows.
 //
 //   jank_bench_surfaceflinger [--devices N[,N…]] [--active-fraction F] [--seconds S] [--warmup S]
 //                             [--scrape-seconds S] [--refresh HZ[,HZ…]] [--sdk N[,N…]]
-//                             [--game-fps FPS] [--sim-threads T]
+//                             [--game-fps FPS] [--sim-threads T] [--frametimeline on|off]
 //   e.g. the issue's mostly idle farm: --devices 500 --active-fraction 0.1
 #include <unistd.h>
 
@@ -54,9 +58,10 @@ const std::string kOther = "com.example.feed";
 // as an app to watch: the simulator answers no `dumpsys window`, so gfxinfo
 // discovery alone would find it only once it logged a skip, after its first
 // frames (and the counting window would start at an unknown instant).
-const std::string kConfig =
-    "surfaceflinger:\n  enabled: true\n"
-    "gfxinfo:\n  packages: [" + kGame + "]\n";
+std::string config_yaml(bool frametimeline) {
+  return "surfaceflinger:\n  enabled: true\n  frametimeline: " + std::string(frametimeline ? "true" : "false") +
+         "\ngfxinfo:\n  packages: [" + kGame + "]\n";
+}
 
 struct Options {
   std::vector<int> devices = {100};
@@ -70,7 +75,20 @@ struct Options {
   // one: 120 is every vsync at 60, 90 and 120 Hz, i.e. FPS = refresh rate.
   double game_fps = 120;
   int sim_threads = 1;
+  bool frametimeline = true;
 };
+
+// App frames SurfaceFlinger judged per the truth, summed over the devices
+// that print FrameTimeline and both apps.
+double ft_frames(const Json& truth) {
+  double n = 0;
+  for (const Json& d : truth["devices"].arr) {
+    for (const std::string& p : {kGame, kOther}) {
+      if (const Json* app = DevSim::app(truth, d["name"].str, p)) n += static_cast<double>((*app)["ft_frames"].u64());
+    }
+  }
+  return n;
+}
 
 // One followed layer of the game: the truth and the exporter's count at the
 // first poll (t0, e0, simulation paused) and at the end (t1, e1).
@@ -159,15 +177,29 @@ void run_one(const Options& o, int devices) {
   const Step attached = attach_all(adb, sim);
 
   TempDir state("jank-bench-sf");
-  Exporter exporter = start_exporter(adb, state, kConfig);
+  Exporter exporter = start_exporter(adb, state, config_yaml(o.frametimeline));
+  // FrameTimeline's first polls: every device that prints it has counted its
+  // window (Android 12+, both apps once each drew).
+  std::size_t ft_devices = 0;
+  for (std::size_t i = 0; i < sim.devices().size(); ++i) {
+    const std::vector<int> sdks = int_list(o.sdk);  // cycled over the devices, as the simulator does
+    if (o.frametimeline && !sdks.empty() && sdks[i % sdks.size()] >= 31) ++ft_devices;
+  }
   // Followed: every device up, and every layer's first poll counted its table.
   const Step followed = wait_followed(exporter, sim, [&](const std::map<std::string, double>& s) {
     for (auto& l : layers) {
       l.e0 = sum_of(s, l.frames());
       if (l.e0 != std::min(127.0, l.t0)) return false;
     }
-    return true;
+    std::size_t with_ft = 0;
+    for (const auto& d : sim.devices()) {
+      with_ft += s.count("android_frametimeline_frames_total{serial=\"" + emulator_serial(d.port) + "\",package=\"" +
+                         kGame + "\"}");
+    }
+    return with_ft == ft_devices;
   });
+  const double ft_t0 = ft_frames(truth0);
+  const double ft_e0 = sum_of(exporter.samples(), "android_frametimeline_frames_total{");
   std::printf("== %d devices: %d playing, %d idle, %d off; refresh %s Hz, SDK %s, game %s FPS "
               "(attach %.1f s%s, every layer polled %.1f s after start%s)\n",
               devices, active, idle, off, o.refresh.c_str(), o.sdk.c_str(), fps, attached.seconds,
@@ -206,13 +238,15 @@ void run_one(const Options& o, int devices) {
 
   // ---- frames: pause, let a final poll run, compare with the truth ----
   sim.control("pause");
-  const auto t1 = presented(sim.truth());
+  const Json truth1 = sim.truth();
+  const auto t1 = presented(truth1);
+  const double ft_expected = ft_devices > 0 ? ft_e0 + ft_frames(truth1) - ft_t0 : 0;
   for (auto& l : layers) l.t1 = t1.at({l.device, l.layer});
   std::map<std::string, double> final_samples;
   wait_until(
       [&] {
         final_samples = exporter.samples();
-        bool all = true;
+        bool all = sum_of(final_samples, "android_frametimeline_frames_total{") == ft_expected;
         for (auto& l : layers) {
           l.e1 = sum_of(final_samples, l.frames());
           all = all && l.e1 == l.expected();
@@ -245,9 +279,9 @@ void run_one(const Options& o, int devices) {
     if (result != "ok" && r > 0) not_ok += text;
   }
   std::printf("   commands:   %.0f device commands/s (%.2f per device%s): SurfaceFlinger --latency %.0f/s, "
-              "--list %.1f/s, power %.1f/s; gfxinfo %.1f/s\n",
-              commands, commands / devices, not_ok.c_str(), value_of(sf, "latency"), value_of(sf, "list"),
-              value_of(sf, "power"), rate("jank_exporter_gfxinfo_polls_total{"));
+              "--frametimeline %.1f/s, --list %.1f/s, power %.1f/s; gfxinfo %.1f/s\n",
+              commands, commands / devices, not_ok.c_str(), value_of(sf, "latency"), value_of(sf, "frametimeline"),
+              value_of(sf, "list"), value_of(sf, "power"), rate("jank_exporter_gfxinfo_polls_total{"));
   std::printf("   layers:     %zu followed, %.2f --latency polls/s per layer; devices active %.0f, idle %.0f, off %.0f "
               "(simulated %d, %d, %d)\n",
               layers.size(), value_of(sf, "latency") / static_cast<double>(std::max<std::size_t>(1, layers.size())),
@@ -255,6 +289,15 @@ void run_one(const Options& o, int devices) {
   std::printf("   frames:     %.0f presented after the first polls (truth), %.0f in the first tables; %d/%zu layers "
               "exact; missed %.0f, counted twice %.0f, poll overflows %.0f\n",
               run_frames, first_tables, exact, layers.size(), missed, extra, overflows);
+  if (ft_devices > 0) {
+    const double ft_e1 = sum_of(final_samples, "android_frametimeline_frames_total{");
+    std::printf("   frametimeline: %zu devices, %.1f polls/s per device, %.0f lines/s; %.0f app frames judged after the "
+                "first polls (truth), counted %.0f (missed %.0f, counted twice %.0f), overflows %.0f\n",
+                ft_devices, value_of(sf, "frametimeline") / static_cast<double>(ft_devices),
+                value_of(rates_by("jank_exporter_surfaceflinger_lines_total", "source"), "frametimeline"),
+                ft_expected - ft_e0, ft_e1 - ft_e0, std::max(0.0, ft_expected - ft_e1),
+                std::max(0.0, ft_e1 - ft_expected), sum_of(final_samples, "jank_exporter_frametimeline_overflows_total{"));
+  }
   if (missed > 0 || overflows > 0) {
     for (const auto& [hz, n] : missed_at) {
       std::printf("                at %.0f Hz: missed %.0f, poll overflows %.0f\n", hz, n, overflows_at[hz]);
@@ -286,6 +329,8 @@ int main(int argc, char** argv) {
       o.sdk = value;
     } else if (flag == "--game-fps") {
       o.game_fps = std::atof(value.c_str());
+    } else if (flag == "--frametimeline") {
+      o.frametimeline = value != "off";
     } else if (flag == "--sim-threads") {
       o.sim_threads = std::max(1, std::atoi(value.c_str()));
     } else {

@@ -116,7 +116,7 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
     {F::jank_exporter_layers_not_followed_total, "jank_exporter_layers_not_followed_total", counter, "",
      "Polls of app layers not followed because the device reached its layer cap.", "serial"},
     {F::jank_exporter_frametimeline_overflows_total, "jank_exporter_frametimeline_overflows_total", counter, "",
-     "FrameTimeline polls whose full 64-display-frame window held no frame seen before (frames judged unseen).",
+     "FrameTimeline polls whose full 64-display-frame window held no frame seen before: frames may have gone by unseen.",
      "serial"},
     {F::jank_exporter_frametimeline_restarts_total, "jank_exporter_frametimeline_restarts_total", counter, "",
      "Times FrameTimeline tokens started again below the newest seen (SurfaceFlinger or the device restarted).",
