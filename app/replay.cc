@@ -17,6 +17,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
+#include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/input_kind.h"
 #include "parsers/logcat_stream.h"
@@ -308,6 +309,22 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       return "";
     case parsers::InputKind::sf_latency:
       return replay_latency(name, text, store, device, layer_name, err);
+    case parsers::InputKind::frametimeline: {
+      // Polls in a row count each app frame once, as live. Only -all polls
+      // hold the whole window; a -jank list (janky display frames only,
+      // printed before -all's when both are asked) repeats frames -all has.
+      std::vector<parsers::FrameTimelineDump> polls;
+      for (const std::string_view poll : parsers::split_frametimeline_polls(text)) {
+        auto dump = parsers::parse_frametimeline(poll);
+        if (dump.display_frame_count) polls.push_back(std::move(dump));
+      }
+      if (polls.empty()) {
+        return "a --frametimeline capture without -all: -jank lists only janky display frames, which gives "
+               "no frame totals (capture `dumpsys SurfaceFlinger --frametimeline -all`)";
+      }
+      for (const auto& dump : polls) store.record_frametimeline(device, dump);
+      return "";
+    }
     case parsers::InputKind::logcat:
       break;
   }
@@ -325,7 +342,9 @@ void print_replay_help(std::ostream& out) {
          "`flutter run` output; UTF-8 or UTF-16LE), a `dumpsys gfxinfo [framestats]`\n"
          "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
          "several polls in a row; its refresh period sets the refresh rate), or\n"
-         "`dumpsys power` output (the screen state). All inputs belong to one device,\n"
+         "`dumpsys power` output (the screen state), or `dumpsys SurfaceFlinger\n"
+         "--frametimeline -all` output (one or several polls: frames by jank type).\n"
+         "All inputs belong to one device,\n"
          "in the order given; polls of a layer are counted once each frame, as live.\n"
          "\n"
          "Options:\n"

@@ -1,6 +1,7 @@
 // dumpsys SurfaceFlinger --frametimeline parser on arbitrary text, and the
 // tracker fed the dump, a repeat of it and its two halves: every frame it
-// reports has a token, and a repeat reports nothing new.
+// reports has a token, and a repeat reports nothing new; the split of a
+// capture into polls covers the text exactly.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -22,5 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   tracker.observe(jank::parsers::parse_frametimeline(text.substr(0, size / 2)));
   tracker.observe(jank::parsers::parse_frametimeline(text.substr(size / 2)));
+  // Split into polls (replay): the pieces are the text, in order, nothing lost.
+  std::size_t at = 0;
+  for (const std::string_view poll : jank::parsers::split_frametimeline_polls(text)) {
+    if (poll.empty() || poll.data() != text.data() + at) std::abort();
+    at += poll.size();
+  }
+  if (at != size) std::abort();
   return 0;
 }

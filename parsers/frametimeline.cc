@@ -251,3 +251,43 @@ FrameTimelineDump parse_frametimeline(std::string_view text) {
 }
 
 }  // namespace jank::parsers
+
+namespace jank::parsers {
+
+std::vector<std::string_view> split_frametimeline_polls(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;            // of the current poll
+  bool frames = false;              // it has a display frame
+  bool counted = false;             // it started with a count line
+  std::int64_t last_index = -1;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    const std::string_view line = scan::trim(text.substr(at, (nl == std::string_view::npos ? text.size() : nl) - at));
+    bool begins = false;
+    if (line.starts_with("Number of display frames")) {
+      begins = frames || counted;
+      counted = true;
+    } else if (line.starts_with("Display Frame ")) {
+      const auto index = scan::to_int<std::int64_t>(without_marker(line.substr(14)));
+      if (index) {
+        begins = frames && *index <= last_index;
+        last_index = *index;
+      }
+    }
+    if (begins && at > start) {
+      out.push_back(text.substr(start, at - start));
+      start = at;
+      frames = false;
+      counted = line.starts_with("Number of display frames");
+      if (counted) last_index = -1;
+    }
+    if (line.starts_with("Display Frame ")) frames = true;
+    at = end;
+  }
+  if (start < text.size()) out.push_back(text.substr(start));
+  return out;
+}
+
+}  // namespace jank::parsers

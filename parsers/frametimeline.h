@@ -77,4 +77,10 @@ struct FrameTimelineDump {
 
 FrameTimelineDump parse_frametimeline(std::string_view text);
 
+// A capture of several polls in a row, split into one text per poll: a poll
+// starts at "Number of display frames" (-all) or where the display frame
+// index goes back (-jank, which prints no count). Text before the first
+// display frame goes with the first poll.
+std::vector<std::string_view> split_frametimeline_polls(std::string_view text);
+
 }  // namespace jank::parsers

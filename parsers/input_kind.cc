@@ -83,6 +83,19 @@ bool looks_like_power_state(std::string_view text) {
   return false;
 }
 
+bool looks_like_frametimeline(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  bool display_frame = false, frame_key = false;
+  while (lines.next(raw)) {
+    const std::string_view line = scan::trim(raw);
+    if (line.starts_with("Display Frame ") && line.size() > 14 && line[14] >= '0' && line[14] <= '9') display_frame = true;
+    if (line.starts_with("Prediction State") || line.starts_with("Layer - ")) frame_key = true;
+    if (display_frame && frame_key) return true;
+  }
+  return false;
+}
+
 bool looks_like_gfxinfo(std::string_view text) {
   static constexpr std::array<std::string_view, 3> kMarkers = {
       "** Graphics info for pid", "Applications Graphics Acceleration Info:", "---PROFILEDATA---"};
@@ -113,6 +126,8 @@ std::string_view input_kind_name(InputKind kind) {
       return "sf_layer_list";
     case InputKind::power_state:
       return "power_state";
+    case InputKind::frametimeline:
+      return "frametimeline";
   }
   return "unknown";
 }
@@ -120,6 +135,7 @@ std::string_view input_kind_name(InputKind kind) {
 InputKind detect_input_kind(std::string_view text) {
   text = complete_lines(scan::strip_utf8_bom(text));
   if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;
+  if (looks_like_frametimeline(text)) return InputKind::frametimeline;
   if (looks_like_power_state(text)) return InputKind::power_state;
   if (looks_like_sf_latency(text)) return InputKind::sf_latency;
   if (looks_like_sf_layer_list(text)) return InputKind::sf_layer_list;

@@ -6,7 +6,7 @@
 
 namespace jank::parsers {
 
-enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state };
+enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline };
 
 std::string_view input_kind_name(InputKind kind);
 
@@ -15,6 +15,9 @@ std::string_view input_kind_name(InputKind kind);
 //  - gfxinfo (framestats included) when it has a "** Graphics info for pid"
 //    header, "Applications Graphics Acceleration Info:", a ---PROFILEDATA---
 //    marker or a line starting with "Stats since: <n>ns" (headerless excerpts);
+//  - frametimeline (`dumpsys SurfaceFlinger --frametimeline`) when a line
+//    starts with "Display Frame <n>" and another with "Prediction State" or
+//    "Layer - " (after indentation);
 //  - power_state when a line starts with "mWakefulness=" or "Display Power:
 //    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
 //  - sf_latency when, after up to two leading non-numeric lines (a shell

@@ -181,3 +181,72 @@ TEST_CASE("replay: --latency rows with no layer name fail and a dark screen show
   CHECK(m.at("android_device_activity_state{serial=\"s\",state=\"off\"}") == 1);
   CHECK(m.at("jank_exporter_surfaceflinger_lines_total{serial=\"s\",source=\"power\",result=\"parsed\"}") == 2);
 }
+
+TEST_CASE("replayed --frametimeline loops count every app frame once by jank type", "[devsim][replay][frametimeline]") {
+  for (const bool jank_first : {false, true}) {
+    CAPTURE(jank_first);
+    ManualClock clock;
+    DeviceConfig c;
+    c.sdk = 35;
+    c.refresh_hz = 60;
+    c.noise_lines_per_sec = 0;
+    c.sf_miss_prob = 0.02;
+    c.drop_prob = 0.2;
+    AppConfig feed;
+    feed.package = "com.example.feed";
+    feed.stall_prob = 0.05;
+    feed.bands = {{2, 12, 3}};
+    c.apps.push_back(feed);
+    Device dev(c, clock);
+    // As `while :; do adb shell dumpsys SurfaceFlinger --frametimeline -all; sleep 0.5; done`
+    // writes it (with -jank too: the janky frames first, then all of them).
+    const std::string command =
+        jank_first ? "dumpsys SurfaceFlinger --frametimeline -jank -all" : "dumpsys SurfaceFlinger --frametimeline -all";
+    std::string capture;
+    for (int step = 0; step < 40; ++step) {
+      clock.advance_ms(500);
+      capture += shell(dev, command);
+    }
+    dev.set_paused(true);
+    clock.advance_ms(500);
+    capture += shell(dev, command);
+    TempDir dir;
+    const std::string file = dir.path + "/ft.txt";
+    std::ofstream(file) << capture;
+    const auto m = samples(replay({"--serial", "s1", file}));
+    const FrameTimelineTruth& t = dev.app("com.example.feed")->ft_truth;
+    const std::string labels = "{serial=\"s1\",package=\"com.example.feed\"";
+    // The first poll's window holds frames made before it: the truth counts
+    // them all, the capture starts 0.5 s in with 64 display frames (> 0.5 s).
+    CHECK(m.at("android_frametimeline_frames_total" + labels + "}") == static_cast<double>(t.frames));
+    CHECK(m.at("android_frametimeline_janky_frames_total" + labels + "}") == static_cast<double>(t.janky));
+    CHECK(m.at("android_frametimeline_jank_frames_total" + labels + ",jank_type=\"app_deadline_missed\"}") ==
+          static_cast<double>(t.by_label[4]));
+    CHECK(m.at("android_frametimeline_jank_frames_total" + labels + ",jank_type=\"dropped\"}") ==
+          static_cast<double>(t.by_label[10]));
+    CHECK(m.at("android_frametimeline_jank_frames_total" + labels + ",jank_type=\"none\"}") ==
+          static_cast<double>(t.by_label[0]));
+    CHECK(m.at("jank_exporter_frametimeline_overflows_total{serial=\"s1\"}") == 0);
+    CHECK(m.at("jank_exporter_surfaceflinger_lines_total{serial=\"s1\",source=\"frametimeline\",result=\"discarded\"}") ==
+          0);
+    CHECK(t.frames > 500);
+    CHECK(t.by_label[10] > 0);
+  }
+}
+
+TEST_CASE("a --frametimeline -jank capture alone is refused with the reason", "[devsim][replay][frametimeline]") {
+  ManualClock clock;
+  DeviceConfig c;
+  c.sdk = 33;
+  c.sf_miss_prob = 0.2;
+  c.apps.push_back(AppConfig{});
+  c.apps.back().package = "com.example.feed";
+  Device dev(c, clock);
+  clock.advance_ms(2000);
+  TempDir dir;
+  const std::string file = dir.path + "/jank.txt";
+  std::ofstream(file) << shell(dev, "dumpsys SurfaceFlinger --frametimeline -jank");
+  std::ostringstream out, err;
+  CHECK(jank::app::run_replay({file}, stdin, out, err) != jank::app::kExitOk);
+  CHECK(err.str().find("without -all") != std::string::npos);
+}

@@ -192,3 +192,20 @@ TEST_CASE("frametimeline: garbage is counted, never a frame", "[frametimeline]")
   CHECK(d.lines == 8);
   CHECK(parse_frametimeline("").display_frames.empty());
 }
+
+TEST_CASE("frametimeline: a capture of polls in a row splits into one text per poll", "[frametimeline]") {
+  using jank::parsers::split_frametimeline_polls;
+  const std::string all = "Number of display frames : 2\nDisplay Frame 0\nJank Type : None\nDisplay Frame 1\n";
+  const std::string jank = "Display Frame 1 [*] \nJank Type : Display HAL\nDisplay Frame 5 [*] \n";
+  // -all polls: at each count line.
+  CHECK(split_frametimeline_polls(all + all + all) == std::vector<std::string_view>{all, all, all});
+  // -jank polls: where the index goes back.
+  CHECK(split_frametimeline_polls(jank + jank) == std::vector<std::string_view>{jank, jank});
+  // -jank then -all in one command: two texts, the same frames in both.
+  CHECK(split_frametimeline_polls(jank + all + jank + all) == std::vector<std::string_view>{jank, all, jank, all});
+  // A prompt before the first poll stays with it; nothing is lost.
+  const std::string prompt = "$ adb shell dumpsys SurfaceFlinger --frametimeline -all\n";
+  CHECK(split_frametimeline_polls(prompt + all + all) == std::vector<std::string_view>{prompt + all, all});
+  CHECK(split_frametimeline_polls("").empty());
+  CHECK(split_frametimeline_polls("no frames\n") == std::vector<std::string_view>{"no frames\n"});
+}

@@ -79,3 +79,14 @@ TEST_CASE("input_kind: logcat and everything else", "[input_kind]") {
   // Logcat mentioning a stats key inside a message is still logcat.
   CHECK(detect_input_kind("01-02 03:04:05.678  1  1 I tag: Stats since: 5ns\n") == InputKind::logcat);
 }
+
+TEST_CASE("input_kind: SurfaceFlinger --frametimeline", "[input_kind][frametimeline]") {
+  CHECK(input_kind_name(InputKind::frametimeline) == "frametimeline");
+  CHECK(detect_input_kind("Number of display frames : 1\nDisplay Frame 0\nPrediction State : Valid\n") ==
+        InputKind::frametimeline);
+  // -jank prints no count line; the marker and the frame's keys suffice.
+  CHECK(detect_input_kind("Display Frame 3 [*] \nPrediction State : Valid\n    Layer - TX - a/a.B#4\n") ==
+        InputKind::frametimeline);
+  // A logcat line that mentions a display frame is no dump.
+  CHECK(detect_input_kind("11-24 10:00:00.000  1  1 I Tag: Display Frame 3 was slow\n") == InputKind::logcat);
+}
