@@ -25,6 +25,7 @@
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 #include "parsers/text_input.h"
+#include "parsers/timestats.h"
 
 namespace jank::app {
 namespace {
@@ -325,6 +326,20 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       for (const auto& dump : polls) store.record_frametimeline(device, dump);
       return "";
     }
+    case parsers::InputKind::timestats: {
+      // Dumps in a row, each from its header on: resets between them are
+      // taken in as live.
+      const std::string_view all_text = text;
+      std::size_t at = all_text.find("SurfaceFlinger TimeStats:");
+      while (at != std::string_view::npos) {
+        const std::size_t next = all_text.find("SurfaceFlinger TimeStats:", at + 1);
+        store.record_timestats(device, parsers::parse_timestats(all_text.substr(at, next == std::string_view::npos
+                                                                                        ? std::string_view::npos
+                                                                                        : next - at)));
+        at = next;
+      }
+      return "";
+    }
     case parsers::InputKind::logcat:
       break;
   }
@@ -343,7 +358,8 @@ void print_replay_help(std::ostream& out) {
          "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
          "several polls in a row; its refresh period sets the refresh rate), or\n"
          "`dumpsys power` output (the screen state), or `dumpsys SurfaceFlinger\n"
-         "--frametimeline -all` output (one or several polls: frames by jank type).\n"
+         "--frametimeline -all` output (one or several polls: frames by jank type),\n"
+         "or `dumpsys SurfaceFlinger --timestats -dump` output (one or several).\n"
          "All inputs belong to one device,\n"
          "in the order given; polls of a layer are counted once each frame, as live.\n"
          "\n"

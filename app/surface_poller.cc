@@ -9,6 +9,7 @@
 #include "metrics/frametimeline_tracker.h"
 #include "parsers/frametimeline.h"
 #include "parsers/power_state.h"
+#include "parsers/timestats.h"
 #include "parsers/sf_latency.h"
 
 namespace jank::app {
@@ -25,6 +26,9 @@ constexpr const char* kFrameTimelineCommand =
     "-e 'Vsync Period' -e 'Layer - ' -e 'Token:' -e 'Owner Pid' -e 'Layer ID' -e 'Present State' "
     "-e 'Prediction State' -e 'Jank Type' -e 'Present Metadata'";
 constexpr int kFrameTimelineSdk = 31;  // Android 12
+// Each layer row prints nine histograms of ~0.5 KiB: up to 200 rows.
+constexpr std::size_t kTimeStatsOutput = 16 << 20;
+constexpr const char* kTimeStatsCommand = "dumpsys SurfaceFlinger --timestats -dump -enable";
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
@@ -55,12 +59,14 @@ PollIntervals poll_intervals(const config::Config& c) {
   i.power = seconds(c.power_poll_interval_seconds);
   i.spacing = seconds(1.0 / c.surfaceflinger_max_commands_per_second);
   i.frametimeline = c.surfaceflinger_frametimeline;
+  if (c.surfaceflinger_timestats) i.timestats = seconds(c.surfaceflinger_timestats_interval_seconds);
   return i;
 }
 
 PollSchedule::PollSchedule(PollIntervals intervals, Time start)
     : intervals_(intervals), list_due_(start), power_due_(start) {
   if (intervals_.frametimeline) ft_due_ = start;
+  if (intervals_.timestats) ts_due_ = start;
 }
 
 PollSchedule::Job PollSchedule::next() const {
@@ -70,6 +76,7 @@ PollSchedule::Job PollSchedule::next() const {
   }
   Job job{Job::Kind::list, {}, list_due_};
   if (power_due_ < job.due) job = {Job::Kind::power, {}, power_due_};
+  if (ts_due_ && *ts_due_ < job.due) job = {Job::Kind::timestats, {}, *ts_due_};
   if (first != nullptr && first->due <= job.due) job = {Job::Kind::layer, first->layer, first->due};
   // FrameTimeline's window is the shortest (64 frames against a layer's
   // 127): it goes first when due within one spacing of the other. Only
@@ -107,6 +114,9 @@ void PollSchedule::ran(const Job& job, Time at, bool presented, std::optional<st
       break;
     }
     case Job::Kind::frametimeline: break;  // ran_frametimeline
+    case Job::Kind::timestats:
+      if (ts_due_) ts_due_ = at + *intervals_.timestats;
+      break;
   }
 }
 
@@ -120,8 +130,9 @@ void PollSchedule::ran_frametimeline(Time at, bool made_frames, std::optional<st
   ft_due_ = at + (animating ? fast : std::max(fast, intervals_.idle));
 }
 
-void PollSchedule::defer_frametimeline(Time at) {
-  if (ft_due_) ft_due_ = at + intervals_.list;
+void PollSchedule::defer(const Job& job, Time at) {
+  if (job.kind == Job::Kind::frametimeline && ft_due_) ft_due_ = at + intervals_.list;
+  if (job.kind == Job::Kind::timestats && ts_due_) ts_due_ = at + intervals_.list;
 }
 
 void PollSchedule::follow(const std::vector<parsers::AppLayer>& layers, Time now) {
@@ -177,6 +188,16 @@ void SurfacePoller::record(const char* command, const ingest::ShellResult& r, F 
   apply(d);
 }
 
+int SurfacePoller::device_sdk() {
+  int sdk = 0;
+  std::lock_guard<std::mutex> lock(shared_.mutex);
+  const auto& info = shared_.store.device(serial_).live.info;
+  if (const auto it = info.find("sdk"); it != info.end()) {
+    std::from_chars(it->second.data(), it->second.data() + it->second.size(), sdk);
+  }
+  return sdk;
+}
+
 void SurfacePoller::run_job(const PollSchedule::Job& job) {
   const auto started = clock_.steady_now();
   switch (job.kind) {
@@ -207,19 +228,24 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         step();
       });
       return;
-    case PollSchedule::Job::Kind::frametimeline: {
-      int sdk = 0;
-      {
-        std::lock_guard<std::mutex> lock(shared_.mutex);
-        const auto& info = shared_.store.device(serial_).live.info;
-        if (const auto it = info.find("sdk"); it != info.end()) {
-          std::from_chars(it->second.data(), it->second.data() + it->second.size(), sdk);
-        }
-      }
-      // An older SurfaceFlinger takes the flag for a full dump: never ask it.
-      if (sdk < kFrameTimelineSdk) {
-        schedule_.defer_frametimeline(started);
+    case PollSchedule::Job::Kind::frametimeline:
+    case PollSchedule::Job::Kind::timestats:
+      // An older SurfaceFlinger takes --frametimeline for a full dump, and
+      // its TimeStats has no jank payload: never ask it.
+      if (device_sdk() < kFrameTimelineSdk) {
+        schedule_.defer(job, started);
         step();
+        return;
+      }
+      if (job.kind == PollSchedule::Job::Kind::timestats) {
+        // -dump runs before -enable whatever the order: this reads, then
+        // turns TimeStats on if it was off (a first answer may be empty).
+        run_(kTimeStatsCommand, kTimeStatsOutput, [this, job, started](ingest::ShellResult r) {
+          schedule_.ran(job, started);
+          const parsers::TimeStatsDump dump = parsers::parse_timestats(r.output);
+          record("timestats", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_timestats(d, dump); });
+          step();
+        });
         return;
       }
       run_(kFrameTimelineCommand, kFrameTimelineOutput, [this, started](ingest::ShellResult r) {
@@ -240,7 +266,6 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         step();
       });
       return;
-    }
     case PollSchedule::Job::Kind::layer:
       run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", job.layer.name}), kLatencyOutput,
            [this, job, started](ingest::ShellResult r) {

@@ -39,6 +39,7 @@ struct PollIntervals {
   std::chrono::nanoseconds power{5'000'000'000};
   std::chrono::nanoseconds spacing{100'000'000};  // 1 / max commands per second
   bool frametimeline = false;                      // poll --frametimeline at all
+  std::optional<std::chrono::nanoseconds> timestats;  // --timestats -dump interval; none: off
 };
 
 // What to run next and when. Jobs: the layer list, the power state, and
@@ -48,7 +49,7 @@ class PollSchedule {
  public:
   using Time = std::chrono::steady_clock::time_point;
   struct Job {
-    enum class Kind : std::uint8_t { list, power, layer, frametimeline } kind;
+    enum class Kind : std::uint8_t { list, power, layer, frametimeline, timestats } kind;
     parsers::AppLayer layer;  // for Kind::layer
     Time due;
   };
@@ -83,10 +84,10 @@ class PollSchedule {
   // a burst after a rest would lose its first frames to the wake-up delay.
   // `window_span`: 64 periods of the dump's refresh rate.
   void ran_frametimeline(Time at, bool made_frames, std::optional<std::chrono::nanoseconds> window_span);
-  // The device cannot answer --frametimeline (before Android 12, or its
-  // release not known yet): asked again after the list interval, without
-  // taking a command's turn.
-  void defer_frametimeline(Time at);
+  // The device cannot answer the job's command (--frametimeline or
+  // --timestats before Android 12, or its release not known yet): asked
+  // again after the list interval, without taking a command's turn.
+  void defer(const Job& job, Time at);
   static constexpr std::chrono::nanoseconds kFtRestAfter{10'000'000'000};
   // The layers to follow from now on (their exact names may have changed):
   // new ones are due at once, gone ones dropped.
@@ -109,6 +110,7 @@ class PollSchedule {
   std::optional<Time> ft_due_;              // none: FrameTimeline not polled
   std::optional<Time> ft_frames_;            // when a poll last made frames final, or a layer presented
   std::optional<std::chrono::nanoseconds> ft_span_;
+  std::optional<Time> ts_due_;  // none: TimeStats not polled
 };
 
 class SurfacePoller {
@@ -120,6 +122,7 @@ class SurfacePoller {
  private:
   void step();
   void run_job(const PollSchedule::Job& job);
+  int device_sdk();  // 0 while not known
   // Counts the command's result and, when it answered, applies `apply` to
   // the device under the store's lock at the host's time.
   template <typename F>

@@ -57,6 +57,8 @@ struct Config {
   std::size_t surfaceflinger_max_layers = 16;           // followed per device
   double surfaceflinger_max_commands_per_second = 10;  // per device, every SurfaceFlinger and power command
   bool surfaceflinger_frametimeline = true;  // --frametimeline -all on Android 12+
+  bool surfaceflinger_timestats = false;     // --timestats -dump -enable: changes device state, opt-in
+  double surfaceflinger_timestats_interval_seconds = 10;
 
   // gfxinfo
   std::vector<std::string> gfxinfo_packages;

@@ -219,6 +219,11 @@ std::vector<Setting> build() {
       flag("surfaceflinger.frametimeline", &Config::surfaceflinger_frametimeline,
            "count every app frame by SurfaceFlinger's jank type (dumpsys SurfaceFlinger --frametimeline -all, "
            "Android 12+)"),
+      flag("surfaceflinger.timestats", &Config::surfaceflinger_timestats,
+           "read SurfaceFlinger's TimeStats jank counters (dumpsys SurfaceFlinger --timestats -dump -enable, "
+           "Android 12+); turns TimeStats on where it is off"),
+      number("surfaceflinger.timestats_interval_seconds", &Config::surfaceflinger_timestats_interval_seconds, 1, kDay,
+             "seconds", "how often TimeStats is read"),
       list("gfxinfo.packages", &Config::gfxinfo_packages, "packages always polled with dumpsys gfxinfo framestats",
            check_package),
       flag("gfxinfo.discover", &Config::gfxinfo_discover,

@@ -11,6 +11,7 @@
 // own predictions are derived from its present; only SurfaceFlinger's
 // deadline misses (CPU, GPU, display HAL) make a display frame janky, and a
 // miss always costs exactly one period.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cmath>
@@ -158,6 +159,88 @@ void Device::count_ft_truth(AppState& a, std::uint32_t jank) {
   for (std::size_t bit = 0; bit < 10; ++bit) {
     if ((jank & (1u << bit)) != 0) ++t.by_label[bit + 1];
   }
+}
+
+void Device::count_timestats(const AppState& a, const SimSurfaceFrame& f) {
+  if (!ts_enabled_ || cfg_.sdk < 31) return;
+  // clampToNearestBucket: both rates to the nearest multiple of 30 fps.
+  const auto bucket = static_cast<std::int32_t>(std::lround(refresh_hz_ / 30) * 30);
+  SimTimeStatsLayer& row = ts_layers_[{bucket, bucket, a.uid, layer_name(a, false, f.layer_id)}];
+  row.refresh_rate_fps = row.render_rate_fps = bucket;
+  row.uid = a.uid;
+  row.layer_name = layer_name(a, false, f.layer_id);
+  row.game_mode = 0;
+  if (f.dropped) {
+    // Present fences only: a dropped buffer never reaches onPresent's classification.
+    ++row.dropped_frames;
+    return;
+  }
+  ++row.total_frames;
+  ++row.present_to_present_ms[static_cast<std::int32_t>(std::lround(1000 / refresh_hz_))];
+  SimTimeStatsGlobal& global = ts_global_[{bucket, bucket}];
+  global.refresh_rate_fps = global.render_rate_fps = bucket;
+  // TimeStats::updateJankPayload: causes only for janky frames, buffer
+  // stuffing always.
+  constexpr std::uint32_t kJanky = ft_jank::kDisplayHal | ft_jank::kSfCpu | ft_jank::kSfGpu | ft_jank::kAppDeadline |
+                                   ft_jank::kPredictionError | ft_jank::kSfScheduling;
+  for (SimJankPayload* p : {&row.jank, &global.jank}) {
+    ++p->total_timeline_frames;
+    if ((f.jank & kJanky) != 0) {
+      ++p->janky_frames;
+      if ((f.jank & ft_jank::kSfCpu) != 0) ++p->sf_long_cpu;
+      if ((f.jank & ft_jank::kSfGpu) != 0) ++p->sf_long_gpu;
+      if ((f.jank & ft_jank::kDisplayHal) != 0) ++p->sf_unattributed;
+      if ((f.jank & ft_jank::kAppDeadline) != 0) ++p->app_unattributed;
+      if ((f.jank & ft_jank::kSfScheduling) != 0) ++p->sf_scheduling;
+      if ((f.jank & ft_jank::kPredictionError) != 0) ++p->sf_prediction_error;
+    }
+    if ((f.jank & ft_jank::kBufferStuffing) != 0) ++p->app_buffer_stuffing;
+  }
+}
+
+void Device::timestats_pull(bool global) {
+  advance();
+  const std::int64_t now_s = wall_now() / 1'000'000'000;
+  if (global) {
+    for (auto& [key, g] : ts_global_) g.jank = SimJankPayload{};
+    ts_stats_start_ = now_s;
+  } else {
+    ts_layers_.clear();
+  }
+  if (!ts_enabled_) {
+    ts_enabled_ = true;
+    if (ts_stats_start_ == 0) ts_stats_start_ = now_s;
+  }
+}
+
+std::string Device::surfaceflinger_timestats(const std::vector<std::string>& flags) {
+  advance();
+  if (cfg_.sdk < 31) return {};  // Android 11's TimeStats (no jank payload) is not modelled
+  auto has = [&](std::string_view flag) { return std::find(flags.begin(), flags.end(), flag) != flags.end(); };
+  const std::int64_t now_s = wall_now() / 1'000'000'000;
+  std::string out;
+  if (has("-disable")) ts_enabled_ = false;
+  if (has("-dump") && ts_stats_start_ != 0) {
+    SimTimeStats ts;
+    ts.stats_start = ts_stats_start_;
+    ts.stats_end = now_s;
+    for (const auto& [key, g] : ts_global_) ts.global.push_back(g);
+    for (const auto& [key, l] : ts_layers_) ts.layers.push_back(l);
+    std::stable_sort(ts.layers.begin(), ts.layers.end(),
+                     [](const SimTimeStatsLayer& x, const SimTimeStatsLayer& y) { return x.total_frames > y.total_frames; });
+    for (const auto& l : ts.layers) ts.total_frames += l.total_frames;
+    out = format_timestats(cfg_.sdk, ts);
+  }
+  if (has("-clear")) {
+    ts_global_.clear();
+    ts_layers_.clear();
+    ts_stats_start_ = ts_enabled_ ? now_s : 0;
+  }
+  if (has("-enable") && !ts_enabled_) {
+    ts_enabled_ = true;
+    ts_stats_start_ = now_s;
+  }
+  return out;
 }
 
 std::string Device::surfaceflinger_frametimeline(bool all, bool jank_only) {

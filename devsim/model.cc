@@ -327,7 +327,11 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
   } while (logd_pid_ == old_logd);
   mono_offset_ = uptime_ns - clock_.mono_ns();
   sim_time_ = now_mono();
-  display_frames_.clear();  // SurfaceFlinger starts afresh
+  display_frames_.clear();  // SurfaceFlinger starts afresh, TimeStats off and empty
+  ts_enabled_ = false;
+  ts_stats_start_ = 0;
+  ts_global_.clear();
+  ts_layers_.clear();
   last_log_mono_ = sim_time_;
   wall_offset_ = clock_.wall_ns() + clock_offset_ns - sim_time_;
   glitch_ns_ = 0;
@@ -743,6 +747,7 @@ void Device::frame(std::size_t idx, std::int64_t t) {
     if (cfg_.sdk >= 31) {
       display_frame(natural).surface_frames.push_back(f);
       count_ft_truth(a, ft_jank::kDropped);
+      count_timestats(a, f);
     }
   } else {
     const Presented p = queue_present(a, false, intended, ready, natural);
@@ -752,6 +757,7 @@ void Device::frame(std::size_t idx, std::int64_t t) {
     if (cfg_.sdk >= 31) {
       p.display->surface_frames.push_back(f);
       count_ft_truth(a, f.jank);
+      count_timestats(a, f);
     }
   }
   a.next_frame = t + iv;

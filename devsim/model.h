@@ -12,10 +12,12 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "devsim/clock.h"
+#include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
 
 namespace jank::devsim {
@@ -313,6 +315,13 @@ class Device {
   std::string dumpsys_power() const;
   // --frametimeline with -all and/or -jank (Android 12+; older releases print nothing).
   std::string surfaceflinger_frametimeline(bool all, bool jank);
+  // --timestats with its flags, handled as TimeStats::parseArgs does:
+  // -disable, then -dump, then -clear, then -enable, whatever their order.
+  std::string surfaceflinger_timestats(const std::vector<std::string>& flags);
+  // A statsd pull of TimeStats' global (true) or layer (false) atom: clears
+  // that scope as onPullAtom does, then enables TimeStats.
+  void timestats_pull(bool global);
+  bool timestats_enabled() const { return ts_enabled_; }
   // The FrameTimeline token (vsync id) of a vsync at `t`: grows with time,
   // shared by every app drawing on that vsync, lower again after a reboot.
   static std::int64_t token_of(std::int64_t t) { return t / 100'000; }
@@ -358,6 +367,8 @@ class Device {
   // SurfaceFlinger's verdict on an app frame (FrameTimeline's classification).
   std::uint32_t classify(const SimSurfaceFrame& f, std::uint32_t display_jank) const;
   void count_ft_truth(AppState& a, std::uint32_t jank);
+  // TimeStats' share of a judged app window frame, while it is enabled.
+  void count_timestats(const AppState& a, const SimSurfaceFrame& f);
   bool draws(const AppState& a) const { return screen_ == Screen::on && !a.idle && !paused_; }
   void new_layers(AppState& a);
   void noise(std::int64_t t);
@@ -405,6 +416,12 @@ class Device {
   std::mt19937_64 game_rng_;  // game frames only, likewise
   std::mt19937_64 ft_rng_;    // SurfaceFlinger misses and drops only, likewise
   std::map<std::int64_t, SimDisplayFrame> display_frames_;  // by expected present
+  // SurfaceFlinger's TimeStats: off until enabled; statsStart in unix
+  // seconds (0: never enabled); rows by (refresh, render, uid, layer name).
+  bool ts_enabled_ = false;
+  std::int64_t ts_stats_start_ = 0;
+  std::map<std::pair<std::int32_t, std::int32_t>, SimTimeStatsGlobal> ts_global_;
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>, SimTimeStatsLayer> ts_layers_;
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
   std::uint64_t logd_gen_ = 1;

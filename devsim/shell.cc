@@ -455,6 +455,8 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
         r.out += dev.surfaceflinger_list();
       } else if (w.size() >= 3 && w[2] == "--latency") {
         r.out += dev.surfaceflinger_latency(w.size() >= 4 ? w[3] : std::string());
+      } else if (w.size() >= 3 && w[2] == "--timestats") {
+        r.out += dev.surfaceflinger_timestats(std::vector<std::string>(w.begin() + 3, w.end()));
       } else if (w.size() >= 3 && w[2] == "--frametimeline") {
         bool all = false, jank = false;
         for (std::size_t i = 3; i < w.size(); ++i) {

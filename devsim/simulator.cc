@@ -355,6 +355,11 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     fn = [=](SimDevice& d) {
       return d.model().set_idle(pkg, state == "on") ? std::string() : "unknown package " + pkg;
     };
+  } else if (cmd == "timestats") {
+    // timestats DEV pull-global|pull-layers: a statsd pull of that atom.
+    const std::string what = arg(0);
+    if (what != "pull-global" && what != "pull-layers") return reply("ERR usage: timestats DEV pull-global|pull-layers");
+    fn = [=](SimDevice& d) { d.model().timestats_pull(what == "pull-global"); return std::string(); };
   } else if (cmd == "flood") {
     const auto n = static_cast<std::size_t>(num(0, 0));
     if (n == 0 || n > 10'000'000) return reply("ERR usage: flood DEV LINES");

@@ -176,6 +176,14 @@ FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parse
   return poll;
 }
 
+TsObservation Store::record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump) {
+  device.surface_input.timestats_lines += dump.lines;
+  device.surface_input.timestats_malformed += dump.malformed_lines;
+  const TsObservation seen = device.timestats.observe(dump);
+  if (seen.counted) device.has_timestats = true;
+  return seen;
+}
+
 void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power) {
   device.surface_input.power_lines += power.lines;
   device.surface_input.power_malformed += power.malformed_lines;

@@ -22,6 +22,7 @@
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
+#include "metrics/timestats_tracker.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
@@ -157,9 +158,15 @@ struct DeviceMetrics {
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
     std::uint64_t power_lines = 0, power_malformed = 0;      // dumpsys power (the lines read)
     std::uint64_t frametimeline_lines = 0, frametimeline_malformed = 0;  // --frametimeline
+    std::uint64_t timestats_lines = 0, timestats_malformed = 0;          // --timestats -dump
   } surface_input;
   // The device's FrameTimeline window: frames counted once across polls.
   FrameTimelineTracker frametimeline;
+  // TimeStats' counters across its resets (surfaceflinger.timestats): in
+  // memory only, so after a restart the first answer counts everything since
+  // the device's statsStart again (a counter reset to Prometheus).
+  TimeStatsTracker timestats;
+  bool has_timestats = false;
   // What gfxinfo dumps brought (every one, whatever package): received =
   // parsed + discarded for lines and for framestats rows.
   struct DumpInput {
@@ -218,6 +225,8 @@ class Store {
   // One --frametimeline -all poll: each app frame counted once, under the
   // package its layer names (else its owner pid's), and offered to the join.
   FrameTimelinePoll record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
+  // A `--timestats -dump` answer: loss-free totals across TimeStats resets.
+  TsObservation record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump);
   // A dumpsys power answer.
   void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);

@@ -96,6 +96,15 @@ bool looks_like_frametimeline(std::string_view text) {
   return false;
 }
 
+bool looks_like_timestats(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    if (scan::trim(raw) == "SurfaceFlinger TimeStats:") return true;
+  }
+  return false;
+}
+
 bool looks_like_gfxinfo(std::string_view text) {
   static constexpr std::array<std::string_view, 3> kMarkers = {
       "** Graphics info for pid", "Applications Graphics Acceleration Info:", "---PROFILEDATA---"};
@@ -128,6 +137,8 @@ std::string_view input_kind_name(InputKind kind) {
       return "power_state";
     case InputKind::frametimeline:
       return "frametimeline";
+    case InputKind::timestats:
+      return "timestats";
   }
   return "unknown";
 }
@@ -136,6 +147,7 @@ InputKind detect_input_kind(std::string_view text) {
   text = complete_lines(scan::strip_utf8_bom(text));
   if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;
   if (looks_like_frametimeline(text)) return InputKind::frametimeline;
+  if (looks_like_timestats(text)) return InputKind::timestats;
   if (looks_like_power_state(text)) return InputKind::power_state;
   if (looks_like_sf_latency(text)) return InputKind::sf_latency;
   if (looks_like_sf_layer_list(text)) return InputKind::sf_layer_list;

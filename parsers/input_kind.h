@@ -6,7 +6,7 @@
 
 namespace jank::parsers {
 
-enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline };
+enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline, timestats };
 
 std::string_view input_kind_name(InputKind kind);
 
@@ -18,6 +18,8 @@ std::string_view input_kind_name(InputKind kind);
 //  - frametimeline (`dumpsys SurfaceFlinger --frametimeline`) when a line
 //    starts with "Display Frame <n>" and another with "Prediction State" or
 //    "Layer - " (after indentation);
+//  - timestats (`dumpsys SurfaceFlinger --timestats -dump`) when a line is
+//    "SurfaceFlinger TimeStats:";
 //  - power_state when a line starts with "mWakefulness=" or "Display Power:
 //    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
 //  - sf_latency when, after up to two leading non-numeric lines (a shell

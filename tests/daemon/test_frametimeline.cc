@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "tests/daemon/exporter_process.h"
 
@@ -189,4 +191,116 @@ TEST_CASE("FrameTimeline polled too slowly counts overflows and an Android 11 de
       FAIL_CHECK("Android 11 was asked for FrameTimeline: " << key << " " << value);
     }
   }
+}
+
+TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline frames counted meanwhile") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--packages", kFeed, "--refresh", "90", "--sdk", "34", "--stall-prob", "0.03",
+              "--skip-bands", "1-3:3,4-20:1", "--sf-miss-prob", "0.01", "--drop-prob", "0.2", "--log-rate", "5"});
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const std::string serial = emulator_serial(sim.devices()[0]), name = sim.devices()[0].name;
+  adb.emulator(sim.devices()[0].port);
+  REQUIRE(adb.wait_state(serial, "device", 10000ms));
+  TempDir state, conf_dir;
+  Exporter ex({adb.port()}, state.path(),
+              {"--config", write_config(conf_dir, "  timestats: true\n  timestats_interval_seconds: 1\n")});
+  const std::string ts_polls =
+      "jank_exporter_surfaceflinger_polls_total{serial=\"" + serial + "\",command=\"timestats\",result=\"ok\"}";
+  auto value_or_zero = [](const std::map<std::string, double>& s, const std::string& key) {
+    const auto it = s.find(key);
+    return it == s.end() ? 0.0 : it->second;
+  };
+  const std::string pkg = "{serial=\"" + serial + "\",package=\"" + kFeed + "\"";
+  auto counts = [&](const std::map<std::string, double>& s) {
+    std::map<std::string, double> c;
+    c["ft_frames"] = value_or_zero(s, "android_frametimeline_frames_total" + pkg + "}");
+    c["ft_janky"] = value_or_zero(s, "android_frametimeline_janky_frames_total" + pkg + "}");
+    for (const char* t : kJankTypes) c[std::string("ft_") + t] = value_or_zero(s, jank_series(serial, kFeed, t));
+    c["ts_timeline"] = value_or_zero(s, "android_timestats_timeline_frames_total" + pkg + "}");
+    c["ts_janky"] = value_or_zero(s, "android_timestats_janky_frames_total" + pkg + "}");
+    c["ts_dropped"] = value_or_zero(s, "android_timestats_dropped_frames_total" + pkg + "}");
+    for (const char* t : {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed", "sf_gpu_deadline_missed",
+                          "display_hal", "sf_scheduling", "prediction_error"}) {
+      c[std::string("ts_") + t] =
+          value_or_zero(s, "android_timestats_jank_frames_total" + pkg + ",jank_type=\"" + t + "\"}");
+    }
+    return c;
+  };
+  // Enabled by the first poll (which printed nothing), and every count still.
+  std::map<std::string, double> e0;
+  REQUIRE(wait_until([&] {
+    const auto s = ex.samples();
+    if (value_or_zero(s, ts_polls) < 2 || !s.count("android_frametimeline_frames_total" + pkg + "}")) return false;
+    const auto c = counts(s);
+    const bool same = c == e0;
+    e0 = c;
+    return same;
+  }, 30000ms, 1500ms));
+
+  // Without a statsd pull in between, TimeStats counts exactly the frames
+  // FrameTimeline's polls counted (dropped ones only as dropped).
+  auto run_and_compare = [&](const std::function<void()>& meanwhile) {
+    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    meanwhile();
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+    std::map<std::string, double> d;
+    std::string differences;
+    const bool agree = wait_until([&] {
+      const auto c = counts(ex.samples());
+      for (const auto& [k, v] : c) d[k] = v - e0.at(k);
+      differences.clear();
+      auto expect = [&](const std::string& ts, double ft) {
+        if (d[ts] != ft) differences += ts + " " + std::to_string(d[ts]) + " != " + std::to_string(ft) + "\n";
+      };
+      expect("ts_timeline", d["ft_frames"] - d["ft_dropped"]);
+      expect("ts_dropped", d["ft_dropped"]);
+      expect("ts_janky", d["ft_janky"]);
+      for (const char* t : {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed",
+                            "sf_gpu_deadline_missed", "display_hal", "sf_scheduling", "prediction_error"}) {
+        expect(std::string("ts_") + t, d[std::string("ft_") + t]);
+      }
+      return differences.empty() && d["ft_frames"] > 300;
+    }, 20000ms, 1000ms);
+    INFO(differences);
+    CHECK(agree);
+    CHECK(d["ft_app_deadline_missed"] > 0);
+    CHECK(d["ft_dropped"] > 0);
+    e0 = counts(ex.samples());
+    return d;
+  };
+  run_and_compare([] { std::this_thread::sleep_for(6s); });
+
+  // A statsd pull clears TimeStats: the exporter takes the reset in without
+  // counting anything twice, but what the device counted between its last
+  // read and the pull went to statsd only (at most one read interval, 1 s
+  // here: 90 frames). Then it counts exactly again.
+  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(3s);
+  REQUIRE(sim.control("timestats " + name + " pull-global").rfind("OK", 0) == 0);
+  REQUIRE(sim.control("timestats " + name + " pull-layers").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(3s);
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  std::map<std::string, double> d;
+  REQUIRE(wait_until([&] {
+    const auto c = counts(ex.samples());
+    for (const auto& [k, v] : c) d[k] = v - e0.at(k);
+    return d["ft_frames"] - d["ft_dropped"] - d["ts_timeline"] <= 100 && d["ts_timeline"] > 200;
+  }, 20000ms, 1000ms));
+  CHECK(d["ts_timeline"] <= d["ft_frames"] - d["ft_dropped"]);
+  std::map<std::string, double> settled;
+  REQUIRE(wait_until([&] {
+    const auto c = counts(ex.samples());
+    const bool same = c == settled;
+    settled = c;
+    return same;
+  }, 20000ms, 1500ms));
+  e0 = settled;
+  run_and_compare([] { std::this_thread::sleep_for(4s); });
+  const auto s = ex.samples();
+  CHECK(s.at("jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"buckets\"}") >= 1);
+  CHECK(s.at("jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"layers\"}") >= 1);
+  CHECK(s.at("android_timestats_display_timeline_frames_total{serial=\"" + serial +
+             "\",refresh_rate=\"90\",render_rate=\"90\"}") > 0);
+  CHECK(s.at("jank_exporter_surfaceflinger_lines_total{serial=\"" + serial +
+             "\",source=\"timestats\",result=\"discarded\"}") == 0);
 }

@@ -12,9 +12,11 @@
 #include "devsim/shell.h"
 #include "metrics/frametimeline_metrics.h"
 #include "metrics/frametimeline_tracker.h"
+#include "metrics/timestats_tracker.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/sf_layers.h"
+#include "parsers/timestats.h"
 
 using namespace jank::devsim;
 namespace parsers = jank::parsers;
@@ -190,4 +192,67 @@ TEST_CASE("FrameTimeline tokens are the vsync ids of gfxinfo framestats rows", "
   std::set<std::int64_t> fs_mid(fs_tokens.lower_bound(lo), fs_tokens.upper_bound(hi));
   CHECK(ft_mid.size() > 150);
   CHECK(ft_mid == fs_mid);
+}
+
+TEST_CASE("TimeStats counts what FrameTimeline judged across statsd pulls and its flags act in SurfaceFlinger's order",
+          "[devsim][frametimeline][timestats]") {
+  ManualClock clock;
+  Device dev(ft_config(34, 90), clock);
+  // Off until enabled: -dump before -enable prints nothing, whatever the order.
+  CHECK(shell(dev, "dumpsys SurfaceFlinger --timestats -enable -dump").empty());
+  CHECK(dev.timestats_enabled());
+  metrics::FrameTimelineTracker ft;
+  metrics::TimeStatsTracker ts;
+  for (int i = 0; i < 60; ++i) {
+    clock.advance_ms(500);
+    ft.observe(parsers::parse_frametimeline(shell(dev, "dumpsys SurfaceFlinger --frametimeline -all")));
+    const auto dump = parsers::parse_timestats(shell(dev, "dumpsys SurfaceFlinger --timestats -dump -enable"));
+    CHECK(dump.malformed_lines == 0);
+    ts.observe(dump);
+    // statsd pulls right after a read: nothing counted is lost (what a pull
+    // takes between two reads is gone for every reader but statsd).
+    if (i == 20) dev.timestats_pull(true);   // global atom
+    if (i == 40) dev.timestats_pull(false);  // layer atom
+  }
+  CHECK(ts.bucket_resets() == 1);
+  CHECK(ts.layer_resets() == 1);
+  std::map<std::string, parsers::TsJankPayload> by_app;
+  std::map<std::string, std::uint64_t> dropped;
+  for (const auto& [key, totals] : ts.layers()) {
+    const auto layer = parsers::classify_layer(key.layer + "#0");
+    REQUIRE(layer);
+    for (std::size_t f = 0; f < parsers::kTsJankFieldCount; ++f) by_app[layer->package].counts[f] += totals.jank.counts[f];
+    dropped[layer->package] += totals.dropped_frames;
+  }
+  std::uint64_t all_frames = 0;
+  for (const auto& a : dev.apps()) {
+    CAPTURE(a.cfg.package);
+    const auto& t = a.ft_truth;
+    const auto& p = by_app[a.cfg.package];
+    using F = parsers::TsJankField;
+    CHECK(dropped[a.cfg.package] == t.by_label[10]);
+    CHECK(p[F::total_timeline_frames] == t.frames - t.by_label[10]);
+    CHECK(p[F::janky_frames] == t.janky);
+    CHECK(p[F::app_unattributed] == t.by_label[4]);
+    CHECK(p[F::sf_long_cpu] == t.by_label[2]);
+    CHECK(p[F::sf_unattributed] == t.by_label[1]);
+    CHECK(p[F::app_buffer_stuffing] == t.by_label[7]);
+    all_frames += p[F::total_timeline_frames];
+  }
+  // The rate buckets hold the same frames (90 Hz is the 90 fps bucket).
+  std::uint64_t bucketed = 0;
+  for (const auto& [key, jank] : ts.buckets()) {
+    CHECK(key.refresh_rate_fps == 90);
+    bucketed += jank[parsers::TsJankField::total_timeline_frames];
+  }
+  CHECK(bucketed == all_frames);
+  // -clear empties it; -disable stops counting but the dump still prints.
+  shell(dev, "dumpsys SurfaceFlinger --timestats -clear");
+  clock.advance_ms(500);
+  const auto cleared = parsers::parse_timestats(shell(dev, "dumpsys SurfaceFlinger --timestats -disable -dump"));
+  CHECK(cleared.text == parsers::TimeStatsText::timestats);
+  CHECK(!dev.timestats_enabled());
+  // A reboot loses everything: nothing printed until enabled again.
+  dev.reboot(0, 5'000'000'000);
+  CHECK(shell(dev, "dumpsys SurfaceFlinger --timestats -dump").empty());
 }

@@ -77,6 +77,28 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   df.surface_frames.push_back(sf);
   ft.display_frames.push_back(df);
   store.record_frametimeline(d, ft);
+  // TimeStats: one rate bucket and the app's layer row.
+  parsers::TimeStatsDump ts;
+  ts.text = parsers::TimeStatsText::timestats;
+  ts.has_jank_payload = true;
+  ts.stats_start = 1700000000;
+  ts.lines = 30;
+  ts.malformed_lines = 1;
+  parsers::TsGlobalBucket bucket;
+  bucket.refresh_rate_fps = bucket.render_rate_fps = 60;
+  bucket.jank[parsers::TsJankField::total_timeline_frames] = 3;
+  bucket.jank[parsers::TsJankField::janky_frames] = 1;
+  bucket.jank[parsers::TsJankField::app_unattributed] = 1;
+  ts.global.push_back(bucket);
+  parsers::TsLayer row;
+  row.refresh_rate_fps = row.render_rate_fps = 60;
+  row.uid = 10001;
+  row.layer_name = "p/p.Main#7";
+  row.total_frames = 3;
+  row.dropped_frames = 1;
+  row.jank = bucket.jank;
+  ts.layers.push_back(row);
+  store.record_timestats(d, ts);
 
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];

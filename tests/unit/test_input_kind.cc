@@ -90,3 +90,10 @@ TEST_CASE("input_kind: SurfaceFlinger --frametimeline", "[input_kind][frametimel
   // A logcat line that mentions a display frame is no dump.
   CHECK(detect_input_kind("11-24 10:00:00.000  1  1 I Tag: Display Frame 3 was slow\n") == InputKind::logcat);
 }
+
+TEST_CASE("input_kind: SurfaceFlinger --timestats -dump", "[input_kind][timestats]") {
+  CHECK(input_kind_name(InputKind::timestats) == "timestats");
+  CHECK(detect_input_kind("SurfaceFlinger TimeStats:\nLegacy stats are as follows:\nstatsStart = 1\n") ==
+        InputKind::timestats);
+  CHECK(detect_input_kind("11-24 10:00:00.000  1  1 I Tag: SurfaceFlinger TimeStats: on\n") == InputKind::logcat);
+}

@@ -169,7 +169,7 @@ TEST_CASE("poll schedule: FrameTimeline fast while animating then idle and woken
   CHECK(s.earliest_start(job) == t0 + 10300ms);  // still spaced by the budget
   // A device that cannot answer is asked again after the list interval,
   // without taking a command's turn.
-  s.defer_frametimeline(t0 + 10300ms);
+  s.defer({Kind::frametimeline, {}, t0}, t0 + 10300ms);
   CHECK(s.next().kind == Kind::layer);
   CHECK(s.earliest_start(s.next()) == t0 + 10700ms);
   s.ran(s.next(), t0 + 10700ms, false);
