@@ -127,7 +127,9 @@ void PollSchedule::ran_frametimeline(Time at, bool made_frames, std::optional<st
   if (made_frames) ft_frames_ = at;
   const bool animating = ft_frames_ && at - *ft_frames_ < kFtRestAfter;
   const auto fast = ft_span_ ? *ft_span_ * 3 / 5 : intervals_.fast;
-  ft_due_ = at + (animating ? fast : std::max(fast, intervals_.idle));
+  // At rest the window does not change and a presenting layer wakes it, so
+  // the list's interval will do (a dark or static screen costs little).
+  ft_due_ = at + (animating ? fast : std::max(fast, intervals_.list));
 }
 
 void PollSchedule::defer(const Job& job, Time at) {

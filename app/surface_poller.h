@@ -78,8 +78,9 @@ class PollSchedule {
   // period, so it lasts at least 64 periods. While anything animates (a
   // poll made frames final, or a layer presented, within kFtRestAfter) it is
   // polled every 3/5 of that (0.64 s at 60 Hz, 0.32 s at 120 Hz: a poll
-  // may wait a command's spacing past its due time), else at the
-  // idle interval; a layer that presents wakes it at once. The long rest
+  // may wait a command's spacing past its due time), else at the list
+  // interval (the window does not change at rest); a layer that presents
+  // wakes it at once. The long rest
   // delay keeps bursty UIs (scroll, read, scroll) at the fast cadence, where
   // a burst after a rest would lose its first frames to the wake-up delay.
   // `window_span`: 64 periods of the dump's refresh rate.

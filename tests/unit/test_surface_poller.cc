@@ -159,7 +159,7 @@ TEST_CASE("poll schedule: FrameTimeline fast while animating then idle and woken
   s.ran_frametimeline(t0 + 9s, false, span);
   CHECK(s.next().due == t0 + 9s + span * 3 / 5);
   s.ran_frametimeline(t0 + 10s, false, span);
-  CHECK(s.next().due == t0 + 12s);
+  CHECK(s.next().kind == Kind::list);  // FrameTimeline rests for the list's interval (60 s here)
   // A layer that presents wakes it at once.
   s.follow({layer("a")}, t0 + 10s);
   s.ran({Kind::layer, layer("a"), t0 + 10s}, t0 + 10200ms, true);
@@ -235,4 +235,19 @@ TEST_CASE("poll schedule: FrameTimeline goes first by one spacing but a tight bu
   CHECK(runs[Kind::list] >= 60 / 13);
   CHECK(runs[Kind::layer] >= 15);
   CHECK(runs[Kind::frametimeline] >= 15);
+}
+
+TEST_CASE("poll schedule: FrameTimeline at rest is polled at the list interval", "[surface][frametimeline]") {
+  const PollSchedule::Time t0{};
+  PollIntervals i = intervals();
+  i.list = 5s;
+  i.power = 60s;
+  i.frametimeline = true;
+  PollSchedule s(i, t0);
+  s.ran({Kind::list, {}, t0}, t0);
+  s.ran({Kind::power, {}, t0}, t0);
+  s.ran_frametimeline(t0, false, 64 * 16'666'667ns);  // nothing ever drawn
+  const auto job = s.next();
+  CHECK(job.kind == Kind::frametimeline);
+  CHECK(job.due == t0 + 5s);
 }
