@@ -23,6 +23,7 @@
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
+#include "parsers/thermal.h"
 #include "parsers/text_input.h"
 
 namespace jank::app {
@@ -290,7 +291,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
 
   std::string all = std::move(head);
   for (;;) {
-    if (all.size() > kMaxDumpBytes) return "dump larger than 256 MiB, not a gfxinfo/SurfaceFlinger output";
+    if (all.size() > kMaxDumpBytes) return "dump larger than 256 MiB, not a dumpsys output";
     long n = in.read(all, kChunkBytes);
     if (n < 0) return "read error: " + std::string(std::strerror(errno));
     if (n == 0) break;
@@ -308,6 +309,9 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       return "";
     case parsers::InputKind::sf_latency:
       return replay_latency(name, text, store, device, layer_name, err);
+    case parsers::InputKind::thermal:
+      store.record_thermal(device, parsers::parse_thermalservice(text));
+      return "";
     case parsers::InputKind::logcat:
       break;
   }
@@ -324,9 +328,11 @@ void print_replay_help(std::ostream& out) {
          "is detected: a logcat capture (any `logcat -v` layout, Android Studio or\n"
          "`flutter run` output; UTF-8 or UTF-16LE), a `dumpsys gfxinfo [framestats]`\n"
          "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
-         "several polls in a row; its refresh period sets the refresh rate), or\n"
-         "`dumpsys power` output (the screen state). All inputs belong to one device,\n"
-         "in the order given; polls of a layer are counted once each frame, as live.\n"
+         "several polls in a row; its refresh period sets the refresh rate),\n"
+         "`dumpsys power` output (the screen state), or `dumpsys thermalservice`\n"
+         "output (thermal status and temperatures: the last one given is exported).\n"
+         "All inputs belong to one device, in the order given; polls of a layer are\n"
+         "counted once each frame, as live.\n"
          "\n"
          "Options:\n"
          "  --serial NAME          serial label of the device (default: replay)\n"

@@ -62,6 +62,12 @@ enum class Family : std::uint16_t {
   jank_exporter_layers_not_followed_total,
   jank_exporter_frametimeline_overflows_total,
   jank_exporter_frametimeline_restarts_total,
+  // Thermal state (dumpsys thermalservice).
+  android_thermal_status,
+  android_thermal_temperature_celsius,
+  jank_exporter_thermal_polls_total,
+  jank_exporter_thermal_lines_total,
+  jank_exporter_thermal_readings_dropped_total,
   // Per package.
   android_choreographer_skipped_frames_total,
   android_choreographer_skip_events_total,

@@ -6,7 +6,7 @@
 
 namespace jank::parsers {
 
-enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state };
+enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state, thermal };
 
 std::string_view input_kind_name(InputKind kind);
 
@@ -15,6 +15,9 @@ std::string_view input_kind_name(InputKind kind);
 //  - gfxinfo (framestats included) when it has a "** Graphics info for pid"
 //    header, "Applications Graphics Acceleration Info:", a ---PROFILEDATA---
 //    marker or a line starting with "Stats since: <n>ns" (headerless excerpts);
+//  - thermal (dumpsys thermalservice) when a line starts with "Thermal Status:"
+//    or "IsStatusOverride:" or is "Current temperatures from HAL:" or
+//    "Cached temperatures:" (after indentation);
 //  - power_state when a line starts with "mWakefulness=" or "Display Power:
 //    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
 //  - sf_latency when, after up to two leading non-numeric lines (a shell
