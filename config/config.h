@@ -63,6 +63,10 @@ struct Config {
   double gfxinfo_poll_interval_seconds = 10;
   double gfxinfo_fast_poll_interval_seconds = 2;
 
+  // thermal: dumpsys thermalservice (Android 10+), a few KiB that change slowly
+  bool thermal_enabled = true;
+  double thermal_poll_interval_seconds = 30;
+
   // logcat
   std::size_t logcat_max_line_bytes = 16 * 1024;
   // A quiet logcat stream is read at most this often (a busy one at once):
