@@ -17,6 +17,7 @@
 
 #include "devsim/clock.h"
 #include "devsim/log_buffer.h"
+#include "devsim/thermal_dump.h"
 
 namespace jank::devsim {
 
@@ -60,6 +61,15 @@ struct LayerTruth {
   std::deque<std::int64_t> recent;
 };
 
+// Scripted throttling episodes (--thermal-episodes): the last `length_s` of
+// every `every_s` seconds since the device started, it is at thermal status
+// `status`, as with the control channel's `thermal`.
+struct ThermalEpisodes {
+  double every_s = 0;  // 0: none
+  double length_s = 0;
+  int status = 4;
+};
+
 struct DeviceConfig {
   std::string name = "sim0";
   std::string model = "JankSim 0";
@@ -74,6 +84,7 @@ struct DeviceConfig {
   std::int32_t tz_offset_s = 0;
   std::uint64_t seed = 1;
   std::int64_t initial_uptime_ns = 3'600'000'000'000;  // an hour since boot
+  ThermalEpisodes thermal_episodes;
   std::vector<AppConfig> apps;
 };
 
@@ -258,6 +269,18 @@ class Device {
   // A static screen (nothing drawn) for the app, or drawing again.
   bool set_idle(std::string_view pkg, bool idle);
 
+  // Thermal state (devsim/thermal.cc). A throttling episode: the device is at
+  // thermal status `status` (0..6) for `seconds` (< 0: until ended), its
+  // skin heating towards that severity; from 3 (severe) on, app frames take
+  // longer (throttle()).
+  void thermal_episode(int status, double seconds);
+  void end_thermal_episode();
+  int thermal_status() const { return thermal_status_at(sim_time_); }
+  // How much longer frame work takes now (1: not throttled).
+  double throttle() const { return throttle_at(sim_time_); }
+  // What dumpsys thermalservice prints now.
+  SimThermal thermal() const;
+
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
@@ -296,6 +319,14 @@ class Device {
   // A frame queued for `layer` at `ready`, presented at `present` (ns).
   void queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
   bool draws(const AppState& a) const { return screen_ == Screen::on && !a.idle && !paused_; }
+  // Thermal (devsim/thermal.cc): sensors approach their targets over
+  // [thermal_at_, now] with the load of that moment.
+  void init_thermal();
+  void update_thermal(std::int64_t now);
+  std::optional<int> thermal_episode_at(std::int64_t t) const;
+  int thermal_status_at(std::int64_t t) const;
+  double throttle_at(std::int64_t t) const;
+  std::string thermal_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
@@ -340,6 +371,21 @@ class Device {
   std::int64_t glitch_ns_ = 0;
   std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were
   std::mt19937_64 game_rng_;  // game frames only, likewise
+  std::mt19937_64 thermal_rng_;  // thermal constants only, likewise
+  struct ThermalSensor {
+    const char* name;
+    int type;                     // android.os.Temperature TYPE_*
+    double on, off;               // above ambient with nothing drawing, screen on / not on
+    double per_load;              // more per unit of load (an app drawing 1, a game 3)
+    double tau_s;                 // time constant of the approach
+    double value = 0;             // degrees Celsius
+  };
+  std::vector<ThermalSensor> sensors_;  // skin first
+  double ambient_ = 25, heat_scale_ = 1;
+  std::int64_t thermal_at_ = 0;         // the sensors' values are as of this time
+  std::int64_t thermal_origin_ = 0;     // scripted episodes count from here
+  int episode_status_ = -1;             // control channel episode (-1: none)
+  std::optional<std::int64_t> episode_until_;  // its end (none: until ended)
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
   std::uint64_t logd_gen_ = 1;
