@@ -291,7 +291,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
 
   std::string all = std::move(head);
   for (;;) {
-    if (all.size() > kMaxDumpBytes) return "dump larger than 256 MiB, not a dumpsys output";
+    if (all.size() > kMaxDumpBytes) return "dump larger than 256 MiB, not a gfxinfo/SurfaceFlinger output";
     long n = in.read(all, kChunkBytes);
     if (n < 0) return "read error: " + std::string(std::strerror(errno));
     if (n == 0) break;
@@ -301,6 +301,9 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     case parsers::InputKind::gfxinfo:
       store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
       return "";
+    case parsers::InputKind::thermal:
+      store.record_thermal(device, parsers::parse_thermalservice(text));
+      return "";
     case parsers::InputKind::power_state:
       store.record_power_state(device, parsers::parse_power_state(text));
       return "";
@@ -309,9 +312,6 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
       return "";
     case parsers::InputKind::sf_latency:
       return replay_latency(name, text, store, device, layer_name, err);
-    case parsers::InputKind::thermal:
-      store.record_thermal(device, parsers::parse_thermalservice(text));
-      return "";
     case parsers::InputKind::logcat:
       break;
   }
@@ -328,11 +328,9 @@ void print_replay_help(std::ostream& out) {
          "is detected: a logcat capture (any `logcat -v` layout, Android Studio or\n"
          "`flutter run` output; UTF-8 or UTF-16LE), a `dumpsys gfxinfo [framestats]`\n"
          "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
-         "several polls in a row; its refresh period sets the refresh rate),\n"
-         "`dumpsys power` output (the screen state), or `dumpsys thermalservice`\n"
-         "output (thermal status and temperatures: the last one given is exported).\n"
-         "All inputs belong to one device, in the order given; polls of a layer are\n"
-         "counted once each frame, as live.\n"
+         "several polls in a row; its refresh period sets the refresh rate), or\n"
+         "`dumpsys power` output (the screen state). All inputs belong to one device,\n"
+         "in the order given; polls of a layer are counted once each frame, as live.\n"
          "\n"
          "Options:\n"
          "  --serial NAME          serial label of the device (default: replay)\n"
@@ -345,6 +343,9 @@ void print_replay_help(std::ostream& out) {
          "                         names the polls after it\n"
          "  --threads N            threads scanning large files (default: one per core)\n"
          "  -h, --help             this text\n"
+         "\n"
+         "A `dumpsys thermalservice` output gives the thermal status and temperatures\n"
+         "(of the last one given).\n"
          "\n"
          "Processes are labelled by name when the input names them (process start\n"
          "lines, Android Studio layouts, gfxinfo headers), otherwise package=\"pid:N\".\n"

@@ -38,6 +38,15 @@ struct AppConfig {
   double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
 };
 
+// Scripted throttling episodes (--thermal-episodes): the last `length_s` of
+// every `every_s` seconds since the device started, it is at thermal status
+// `status`, as with the control channel's `thermal`.
+struct ThermalEpisodes {
+  double every_s = 0;  // 0: none
+  double length_s = 0;
+  int status = 4;
+};
+
 // What the panel does (dumpsys power; SurfaceFlinger presents nothing for
 // apps unless it is on).
 enum class Screen : std::uint8_t { on, off, doze };
@@ -61,15 +70,6 @@ struct LayerTruth {
   std::deque<std::int64_t> recent;
 };
 
-// Scripted throttling episodes (--thermal-episodes): the last `length_s` of
-// every `every_s` seconds since the device started, it is at thermal status
-// `status`, as with the control channel's `thermal`.
-struct ThermalEpisodes {
-  double every_s = 0;  // 0: none
-  double length_s = 0;
-  int status = 4;
-};
-
 struct DeviceConfig {
   std::string name = "sim0";
   std::string model = "JankSim 0";
@@ -79,12 +79,12 @@ struct DeviceConfig {
   std::string release = "13";
   double refresh_hz = 60;
   bool root_build = false;
+  ThermalEpisodes thermal_episodes;
   std::size_t log_buffer_bytes = 256 * 1024;
   double noise_lines_per_sec = 2;  // background system chatter
   std::int32_t tz_offset_s = 0;
   std::uint64_t seed = 1;
   std::int64_t initial_uptime_ns = 3'600'000'000'000;  // an hour since boot
-  ThermalEpisodes thermal_episodes;
   std::vector<AppConfig> apps;
 };
 
@@ -371,6 +371,11 @@ class Device {
   std::int64_t glitch_ns_ = 0;
   std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were
   std::mt19937_64 game_rng_;  // game frames only, likewise
+  std::string boot_id_;
+  std::int32_t logd_pid_ = 0;
+  std::uint64_t logd_gen_ = 1;
+  std::uint64_t reboots_ = 0, logd_restarts_ = 0;
+  std::map<std::string, std::string, std::less<>> boot_props_;
   std::mt19937_64 thermal_rng_;  // thermal constants only, likewise
   struct ThermalSensor {
     const char* name;
@@ -386,11 +391,6 @@ class Device {
   std::int64_t thermal_origin_ = 0;     // scripted episodes count from here
   int episode_status_ = -1;             // control channel episode (-1: none)
   std::optional<std::int64_t> episode_until_;  // its end (none: until ended)
-  std::string boot_id_;
-  std::int32_t logd_pid_ = 0;
-  std::uint64_t logd_gen_ = 1;
-  std::uint64_t reboots_ = 0, logd_restarts_ = 0;
-  std::map<std::string, std::string, std::less<>> boot_props_;
   // Per buffer: has a follow stream read it (first sight), the index of the
   // newest entry it wrote out, the first-sight index in this logd (history
   // ends there), and entries dropped after being read (a rollback may turn

@@ -37,9 +37,9 @@ struct StoreOptions {
   double default_refresh_hz = 60;
   std::int64_t window_seconds = 60;
   std::size_t max_packages_per_device = 200;
+  std::size_t max_thermal_sensors_per_device = 32;
   std::size_t max_pids_per_device = 65536;
   std::size_t max_layers_per_device = 32;
-  std::size_t max_thermal_sensors_per_device = 32;
 };
 
 // Label value for events beyond the per-device package cap.

@@ -83,19 +83,6 @@ bool looks_like_power_state(std::string_view text) {
   return false;
 }
 
-bool looks_like_thermal(std::string_view text) {
-  scan::Lines lines(text);
-  std::string_view raw;
-  while (lines.next(raw)) {
-    std::string_view line = scan::trim(raw);
-    if (line.starts_with("Thermal Status:") || line.starts_with("IsStatusOverride:") ||
-        line == "Current temperatures from HAL:" || line == "Cached temperatures:") {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool looks_like_gfxinfo(std::string_view text) {
   static constexpr std::array<std::string_view, 3> kMarkers = {
       "** Graphics info for pid", "Applications Graphics Acceleration Info:", "---PROFILEDATA---"};
@@ -112,6 +99,19 @@ bool looks_like_gfxinfo(std::string_view text) {
   return false;
 }
 
+bool looks_like_thermal(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.starts_with("Thermal Status:") || line.starts_with("IsStatusOverride:") ||
+        line == "Current temperatures from HAL:" || line == "Cached temperatures:") {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view input_kind_name(InputKind kind) {
@@ -120,14 +120,14 @@ std::string_view input_kind_name(InputKind kind) {
       return "logcat";
     case InputKind::gfxinfo:
       return "gfxinfo";
+    case InputKind::thermal:
+      return "thermal";
     case InputKind::sf_latency:
       return "sf_latency";
     case InputKind::sf_layer_list:
       return "sf_layer_list";
     case InputKind::power_state:
       return "power_state";
-    case InputKind::thermal:
-      return "thermal";
   }
   return "unknown";
 }
@@ -135,8 +135,8 @@ std::string_view input_kind_name(InputKind kind) {
 InputKind detect_input_kind(std::string_view text) {
   text = complete_lines(scan::strip_utf8_bom(text));
   if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;
-  if (looks_like_thermal(text)) return InputKind::thermal;
   if (looks_like_power_state(text)) return InputKind::power_state;
+  if (looks_like_thermal(text)) return InputKind::thermal;
   if (looks_like_sf_latency(text)) return InputKind::sf_latency;
   if (looks_like_sf_layer_list(text)) return InputKind::sf_layer_list;
   return InputKind::logcat;

@@ -15,11 +15,11 @@ std::string_view input_kind_name(InputKind kind);
 //  - gfxinfo (framestats included) when it has a "** Graphics info for pid"
 //    header, "Applications Graphics Acceleration Info:", a ---PROFILEDATA---
 //    marker or a line starting with "Stats since: <n>ns" (headerless excerpts);
+//  - power_state when a line starts with "mWakefulness=" or "Display Power:
+//    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
 //  - thermal (dumpsys thermalservice) when a line starts with "Thermal Status:"
 //    or "IsStatusOverride:" or is "Current temperatures from HAL:" or
 //    "Cached temperatures:" (after indentation);
-//  - power_state when a line starts with "mWakefulness=" or "Display Power:
-//    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
 //  - sf_latency when, after up to two leading non-numeric lines (a shell
 //    prompt), the data is one or more --latency outputs: a lone integer (the
 //    period) followed by rows of three integers, outputs separated by their
