@@ -344,6 +344,20 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const double hz = num(0, 0);
     if (hz < 1 || hz > 1000) return reply("ERR usage: refresh DEV HZ");
     fn = [=](SimDevice& d) { d.model().set_refresh_hz(hz); return std::string(); };
+  } else if (cmd == "thermal") {
+    // thermal DEV 0-6|auto [SECONDS]: a throttling episode, or its end.
+    const std::string what = arg(0);
+    const bool automatic = what == "auto";
+    double status = 0, secs = -1;
+    if ((!automatic && (!parse_number(what, &status) || status < 0 || status > 6 || status != std::floor(status))) ||
+        (args.size() > 1 && (automatic || !parse_number(arg(1), &secs) || secs <= 0))) {
+      return reply("ERR usage: thermal DEV 0-6|auto [SECONDS]");
+    }
+    fn = [=](SimDevice& d) {
+      if (automatic) d.model().end_thermal_episode();
+      else d.model().thermal_episode(static_cast<int>(status), secs);
+      return std::string();
+    };
   } else if (cmd == "restart" || cmd == "crash") {
     const std::string pkg = arg(0);
     const bool crash = cmd == "crash";
@@ -363,20 +377,6 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     if (state != "on" && state != "off") return reply("ERR usage: idle DEV PACKAGE on|off");
     fn = [=](SimDevice& d) {
       return d.model().set_idle(pkg, state == "on") ? std::string() : "unknown package " + pkg;
-    };
-  } else if (cmd == "thermal") {
-    // thermal DEV 0-6|auto [SECONDS]: a throttling episode, or its end.
-    const std::string what = arg(0);
-    const bool automatic = what == "auto";
-    double status = 0, secs = -1;
-    if ((!automatic && (!parse_number(what, &status) || status < 0 || status > 6 || status != std::floor(status))) ||
-        (args.size() > 1 && (automatic || !parse_number(arg(1), &secs) || secs <= 0))) {
-      return reply("ERR usage: thermal DEV 0-6|auto [SECONDS]");
-    }
-    fn = [=](SimDevice& d) {
-      if (automatic) d.model().end_thermal_episode();
-      else d.model().thermal_episode(static_cast<int>(status), secs);
-      return std::string();
     };
   } else if (cmd == "flood") {
     const auto n = static_cast<std::size_t>(num(0, 0));
