@@ -30,7 +30,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       gfxinfo_timer_(io),
       surface_timer_(io),
       display_timer_(io),
-      liveness_timer_(io) {}
+      liveness_timer_(io),
+      thermal_timer_(io) {}
 
 DeviceController::~DeviceController() { stop(); }
 
@@ -74,10 +75,12 @@ void DeviceController::end_streams() {
   surface_timer_.cancel();
   display_timer_.cancel();
   liveness_timer_.cancel();
+  thermal_timer_.cancel();
   probes_.reset();
   log_.reset();
   gfxinfo_.reset();
   surface_.reset();
+  thermal_.reset();
 }
 
 void DeviceController::begin_session() {
@@ -175,6 +178,11 @@ void DeviceController::follow() {
     // After the first gfxinfo round has named the foreground app.
     surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_);
     surface_->start(std::chrono::milliseconds(2500));
+  }
+  if (config_->thermal_enabled) {
+    thermal_ = std::make_unique<ThermalPoller>(config_, serial_, shared_, runner(), timer(thermal_timer_),
+                                               clock_.wall_ns);
+    thermal_->start(std::chrono::milliseconds(3000));
   }
   schedule_liveness();
 }

@@ -1,7 +1,8 @@
 // One followed device's session lifecycle: it composes the probes (facts,
 // skip-warning, refresh rate, processes: app/device_probes.h), the log stream
 // (app/log_session.h), the gfxinfo poller (app/gfxinfo_poller.h) and the
-// SurfaceFlinger and screen poller (app/surface_poller.h), runs
+// SurfaceFlinger and screen poller (app/surface_poller.h) and the thermal
+// poller (app/thermal_poller.h), runs
 // their commands with deadlines that adapt to a slow device, checks the
 // device is alive, and starts over after a backoff when the session fails.
 // Everything runs on the io_context, so a wedged device only stalls itself.
@@ -23,6 +24,7 @@
 #include "app/log_session.h"
 #include "app/shared_state.h"
 #include "app/surface_poller.h"
+#include "app/thermal_poller.h"
 #include "config/config.h"
 #include "ingest/adaptive_deadline.h"
 #include "ingest/backoff.h"
@@ -103,9 +105,11 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   boost::asio::steady_timer surface_timer_;
   boost::asio::steady_timer display_timer_;
   boost::asio::steady_timer liveness_timer_;
+  boost::asio::steady_timer thermal_timer_;
 
   std::unique_ptr<GfxinfoPoller> gfxinfo_;  // one per session
   std::unique_ptr<SurfacePoller> surface_;  // one per session, when surfaceflinger.enabled
+  std::unique_ptr<ThermalPoller> thermal_;  // one per session, when thermal.enabled
 };
 
 }  // namespace jank::app

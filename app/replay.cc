@@ -24,6 +24,7 @@
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
+#include "parsers/thermal.h"
 #include "parsers/text_input.h"
 #include "parsers/timestats.h"
 
@@ -302,6 +303,9 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     case parsers::InputKind::gfxinfo:
       store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
       return "";
+    case parsers::InputKind::thermal:
+      store.record_thermal(device, parsers::parse_thermalservice(text));
+      return "";
     case parsers::InputKind::power_state:
       store.record_power_state(device, parsers::parse_power_state(text));
       return "";
@@ -374,6 +378,9 @@ void print_replay_help(std::ostream& out) {
          "                         names the polls after it\n"
          "  --threads N            threads scanning large files (default: one per core)\n"
          "  -h, --help             this text\n"
+         "\n"
+         "A `dumpsys thermalservice` output gives the thermal status and temperatures\n"
+         "(of the last one given).\n"
          "\n"
          "Processes are labelled by name when the input names them (process start\n"
          "lines, Android Studio layouts, gfxinfo headers), otherwise package=\"pid:N\".\n"

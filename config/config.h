@@ -47,6 +47,10 @@ struct Config {
   double display_poll_interval_seconds = 60;
   double power_poll_interval_seconds = 5;  // dumpsys power: is the panel on?
 
+  // thermal: dumpsys thermalservice (Android 10+), a few KiB that change slowly
+  bool thermal_enabled = true;
+  double thermal_poll_interval_seconds = 30;
+
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll

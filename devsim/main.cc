@@ -42,6 +42,8 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --tick-ms MS           simulation and logcat pump period (default 50)
   --threads N            io threads (default 2)
   --seed S               random seed (default 1)
+  --thermal-episodes E:L:S  throttling episodes: the last L of every E seconds at
+                         thermal status S (0-6; 3 and up slow frames)
 )";
 
 bool split_list(const std::string& s, std::vector<std::string>* out) {
@@ -136,6 +138,12 @@ int main(int argc, char** argv) {
     else if (a == "--tick-ms") o.tick_ms = std::max(1, static_cast<int>(num()));
     else if (a == "--threads") threads = std::max(1, static_cast<int>(num()));
     else if (a == "--seed") o.seed = static_cast<std::uint64_t>(num());
+    else if (a == "--thermal-episodes") {
+      if (!parse_thermal_episodes(val(), &o.thermal_episodes)) {
+        std::fprintf(stderr, "jank_devsim: bad --thermal-episodes (EVERY:LENGTH:STATUS, LENGTH < EVERY, STATUS 0-6)\n");
+        return 64;
+      }
+    }
     else {
       std::fprintf(stderr, "jank_devsim: unknown option %s\n%s", a.c_str(), kUsage);
       return 64;

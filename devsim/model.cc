@@ -99,6 +99,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
+  init_thermal();
   for (auto& a : apps_) start_app(a);
 }
 
@@ -603,7 +604,9 @@ Device::Presented Device::queue_present(AppState& a, bool game, std::int64_t des
 void Device::game_frame(std::size_t idx, std::int64_t t) {
   AppState& a = apps_[idx];
   const std::int64_t iv = interval_ns();
-  const auto every = static_cast<std::int64_t>(std::max(1.0, std::round(refresh_hz_ / a.cfg.game_fps)));
+  // A throttled device takes proportionally more vsyncs per frame.
+  const auto every =
+      static_cast<std::int64_t>(std::ceil(std::max(1.0, std::round(refresh_hz_ / a.cfg.game_fps)) * throttle_at(t)));
   // The engine renders for most of its slot and presents at the slot's end.
   const Presented p = queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv);
   if (cfg_.sdk >= 31) {
@@ -667,7 +670,7 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   a.pending_skip = 0;
   // Work of the frame itself: mostly within budget, sometimes a bit over.
   double work = u(rng_) < 0.06 ? (1.0 + u(rng_) * 0.8) : (0.3 + u(rng_) * 0.6);
-  const std::int64_t own = static_cast<std::int64_t>(work * static_cast<double>(iv));
+  const std::int64_t own = static_cast<std::int64_t>(work * throttle_at(t) * static_cast<double>(iv));
   const std::int64_t duration = static_cast<std::int64_t>(skipped) * iv + own;
   const std::int64_t gpu = static_cast<std::int64_t>((0.1 + u(rng_) * 0.4) * static_cast<double>(iv));
 
@@ -775,6 +778,7 @@ void Device::advance() {
     sim_time_ = std::max(sim_time_, now);
     return;
   }
+  update_thermal(now);
   for (;;) {
     // Discrete events in time order: frames, crashes, restarts, noise.
     std::int64_t best = now + 1;
@@ -830,6 +834,7 @@ void Device::set_paused(bool p) {
       if (a.restart_at >= 0) a.restart_at = std::max(a.restart_at, now);
     }
     next_noise_ = std::max(next_noise_, now);
+    thermal_at_ = now;  // frozen while paused
   }
   paused_ = p;
 }
@@ -989,7 +994,7 @@ std::string Device::truth_json() const {
     }
     s += "]}";
   }
-  s += "]}";
+  s += "]," + thermal_truth() + "}";
   return s;
 }
 

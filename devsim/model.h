@@ -19,6 +19,7 @@
 #include "devsim/clock.h"
 #include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
+#include "devsim/thermal_dump.h"
 
 namespace jank::devsim {
 
@@ -37,6 +38,15 @@ struct AppConfig {
   // that gfxinfo never sees) at this many frames per second, with hitches.
   double game_fps = 0;
   double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
+};
+
+// Scripted throttling episodes (--thermal-episodes): the last `length_s` of
+// every `every_s` seconds since the device started, it is at thermal status
+// `status`, as with the control channel's `thermal`.
+struct ThermalEpisodes {
+  double every_s = 0;  // 0: none
+  double length_s = 0;
+  int status = 4;
 };
 
 // What the panel does (dumpsys power; SurfaceFlinger presents nothing for
@@ -109,6 +119,7 @@ struct DeviceConfig {
   std::string release = "13";
   double refresh_hz = 60;
   bool root_build = false;
+  ThermalEpisodes thermal_episodes;
   std::size_t log_buffer_bytes = 256 * 1024;
   double noise_lines_per_sec = 2;  // background system chatter
   std::int32_t tz_offset_s = 0;
@@ -303,6 +314,18 @@ class Device {
   // A static screen (nothing drawn) for the app, or drawing again.
   bool set_idle(std::string_view pkg, bool idle);
 
+  // Thermal state (devsim/thermal.cc). A throttling episode: the device is at
+  // thermal status `status` (0..6) for `seconds` (< 0: until ended), its
+  // skin heating towards that severity; from 3 (severe) on, app frames take
+  // longer (throttle()).
+  void thermal_episode(int status, double seconds);
+  void end_thermal_episode();
+  int thermal_status() const { return thermal_status_at(sim_time_); }
+  // How much longer frame work takes now (1: not throttled).
+  double throttle() const { return throttle_at(sim_time_); }
+  // What dumpsys thermalservice prints now.
+  SimThermal thermal() const;
+
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
@@ -370,6 +393,14 @@ class Device {
   // TimeStats' share of a judged app window frame, while it is enabled.
   void count_timestats(const AppState& a, const SimSurfaceFrame& f);
   bool draws(const AppState& a) const { return screen_ == Screen::on && !a.idle && !paused_; }
+  // Thermal (devsim/thermal.cc): sensors approach their targets over
+  // [thermal_at_, now] with the load of that moment.
+  void init_thermal();
+  void update_thermal(std::int64_t now);
+  std::optional<int> thermal_episode_at(std::int64_t t) const;
+  int thermal_status_at(std::int64_t t) const;
+  double throttle_at(std::int64_t t) const;
+  std::string thermal_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
@@ -427,6 +458,21 @@ class Device {
   std::uint64_t logd_gen_ = 1;
   std::uint64_t reboots_ = 0, logd_restarts_ = 0;
   std::map<std::string, std::string, std::less<>> boot_props_;
+  std::mt19937_64 thermal_rng_;  // thermal constants only, likewise
+  struct ThermalSensor {
+    const char* name;
+    int type;                     // android.os.Temperature TYPE_*
+    double on, off;               // above ambient with nothing drawing, screen on / not on
+    double per_load;              // more per unit of load (an app drawing 1, a game 3)
+    double tau_s;                 // time constant of the approach
+    double value = 0;             // degrees Celsius
+  };
+  std::vector<ThermalSensor> sensors_;  // skin first
+  double ambient_ = 25, heat_scale_ = 1;
+  std::int64_t thermal_at_ = 0;         // the sensors' values are as of this time
+  std::int64_t thermal_origin_ = 0;     // scripted episodes count from here
+  int episode_status_ = -1;             // control channel episode (-1: none)
+  std::optional<std::int64_t> episode_until_;  // its end (none: until ended)
   // Per buffer: has a follow stream read it (first sight), the index of the
   // newest entry it wrote out, the first-sight index in this logd (history
   // ends there), and entries dropped after being read (a rollback may turn

@@ -474,6 +474,11 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
       r.out += dev.dumpsys_power();
       return 0;
     }
+    if (w[1] == "thermalservice" && dev.config().sdk >= 29) {  // ThermalManagerService came with Android 10
+      dev.advance();
+      r.out += format_thermalservice(dev.config().sdk, dev.thermal());
+      return 0;
+    }
     r.err += "Can't find service: " + w[1] + "\n";
     return 0;
   }

@@ -117,6 +117,16 @@ bool parse_bands(const std::string& text, std::vector<SkipBand>* out) {
   return !out->empty();
 }
 
+bool parse_thermal_episodes(const std::string& text, ThermalEpisodes* out) {
+  double every = 0, length = 0;
+  int status = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%lf:%lf:%d%c", &every, &length, &status, &tail) != 3) return false;
+  if (!(every > 0 && length > 0 && length < every && every <= 86400) || status < 0 || status > 6) return false;
+  *out = {every, length, status};
+  return true;
+}
+
 Simulator::Simulator(asio::io_context& io, SimOptions opts, const Clock& clock)
     : io_(io), opts_(std::move(opts)), clock_(clock), control_(asio::make_strand(io)) {}
 
@@ -154,6 +164,7 @@ void Simulator::start() {
     c.drop_prob = opts_.drop_prob;
     c.seed = opts_.seed * 1000003u + static_cast<std::uint64_t>(i);
     c.initial_uptime_ns = (3600 + 97LL * i) * 1'000'000'000LL;
+    c.thermal_episodes = opts_.thermal_episodes;
     auto app = [&](const std::string& package) -> AppConfig& {
       AppConfig& a = c.apps.emplace_back();
       a.package = package;
@@ -241,7 +252,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle "
+                 "screen idle thermal "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -335,6 +346,20 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const double hz = num(0, 0);
     if (hz < 1 || hz > 1000) return reply("ERR usage: refresh DEV HZ");
     fn = [=](SimDevice& d) { d.model().set_refresh_hz(hz); return std::string(); };
+  } else if (cmd == "thermal") {
+    // thermal DEV 0-6|auto [SECONDS]: a throttling episode, or its end.
+    const std::string what = arg(0);
+    const bool automatic = what == "auto";
+    double status = 0, secs = -1;
+    if ((!automatic && (!parse_number(what, &status) || status < 0 || status > 6 || status != std::floor(status))) ||
+        (args.size() > 1 && (automatic || !parse_number(arg(1), &secs) || secs <= 0))) {
+      return reply("ERR usage: thermal DEV 0-6|auto [SECONDS]");
+    }
+    fn = [=](SimDevice& d) {
+      if (automatic) d.model().end_thermal_episode();
+      else d.model().thermal_episode(static_cast<int>(status), secs);
+      return std::string();
+    };
   } else if (cmd == "restart" || cmd == "crash") {
     const std::string pkg = arg(0);
     const bool crash = cmd == "crash";

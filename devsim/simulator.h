@@ -37,10 +37,13 @@ struct SimOptions {
   bool unauthorized = false;
   int tick_ms = 50;
   std::uint64_t seed = 1;
+  ThermalEpisodes thermal_episodes;  // scripted throttling, every device alike
 };
 
 // Parses a "1-9:0.55,10-44:0.33" band list; false on syntax errors.
 bool parse_bands(const std::string& text, std::vector<SkipBand>* out);
+// Parses "EVERY:LENGTH:STATUS" (seconds, seconds, 0-6; LENGTH < EVERY).
+bool parse_thermal_episodes(const std::string& text, ThermalEpisodes* out);
 
 class Simulator {
  public:

@@ -15,9 +15,8 @@ constexpr int kSkin = 3;
 constexpr std::size_t kSeverities = 7;  // none, light, moderate, severe, critical, emergency, shutdown
 constexpr std::size_t kSevere = 3;
 
-// The hot thresholds the simulated skin sensors report (NaN: not used).
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
-constexpr std::array<float, kSeverities> kSkinHot = {kNan, 37.0f, 39.0f, 41.0f, 44.0f, 47.0f, 50.0f};
+constexpr const std::array<float, kSeverities>& kSkinHot = kSimSkinHot;
 
 // Java's Float.toString: plain decimal between 1e-3 and 1e7, else
 // computerized scientific notation ("1.0E-4"); always a fraction digit.

@@ -3,11 +3,19 @@
 // so that the exporter's parser can be run against every one of them.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace jank::devsim {
+
+// The hot thresholds of the simulated skin sensors, per severity (none ...
+// shutdown; NaN: not used): the HAL's static thresholds, and what the model
+// derives the skin's status from.
+inline constexpr std::array<float, 7> kSimSkinHot = {std::numeric_limits<float>::quiet_NaN(), 37.0f, 39.0f, 41.0f,
+                                                     44.0f, 47.0f, 50.0f};
 
 struct SimTemperature {
   std::string name;

@@ -99,6 +99,21 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "serial,result"},
     {F::jank_exporter_package_overflow_events_total, "jank_exporter_package_overflow_events_total", counter, "",
      "Events counted under package=\"_other_\" because the device reached its package cap.", "serial"},
+    {F::android_thermal_status, "android_thermal_status", gauge, "",
+     "Thermal status from dumpsys thermalservice: 0 none, 1 light, 2 moderate, 3 severe, 4 critical, 5 emergency, "
+     "6 shutdown.",
+     "serial"},
+    {F::android_thermal_temperature_celsius, "android_thermal_temperature_celsius", gauge, "celsius",
+     "Temperature the thermal HAL reports for the sensor, by sensor name and type.", "serial,sensor,type"},
+    {F::jank_exporter_thermal_polls_total, "jank_exporter_thermal_polls_total", counter, "",
+     "dumpsys thermalservice polls, by result (unsupported: no thermal service, denied: refused).", "serial,result"},
+    {F::jank_exporter_thermal_lines_total, "jank_exporter_thermal_lines_total", counter, "lines",
+     "dumpsys thermalservice lines received, by outcome (received = parsed + discarded; discarded: a known key or "
+     "entry whose value did not parse).",
+     "serial,result"},
+    {F::jank_exporter_thermal_readings_dropped_total, "jank_exporter_thermal_readings_dropped_total", counter, "",
+     "Temperature readings of thermalservice dumps not exported, by reason (every dump counts its own).",
+     "serial,reason"},
 
     {F::android_display_power_state, "android_display_power_state", gauge, "",
      "The panel's power state from dumpsys power (on, off, doze, unknown): 1 for the current one.", "serial,state"},

@@ -55,6 +55,12 @@ enum class Family : std::uint16_t {
   jank_exporter_gfxinfo_lines_total,
   jank_exporter_framestats_rows_total,
   jank_exporter_package_overflow_events_total,
+  // Thermal state (dumpsys thermalservice).
+  android_thermal_status,
+  android_thermal_temperature_celsius,
+  jank_exporter_thermal_polls_total,
+  jank_exporter_thermal_lines_total,
+  jank_exporter_thermal_readings_dropped_total,
   android_display_power_state,
   android_device_activity_state,
   android_device_active_seconds_total,

@@ -259,6 +259,9 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   for (const auto& [result, n] : l.commands) {
     f.sample(F::jank_exporter_device_commands_total, dev, Extra{"result", result}, count(n));
   }
+  for (const auto& [result, n] : l.thermal_polls) {
+    f.sample(F::jank_exporter_thermal_polls_total, dev, Extra{"result", result}, count(n));
+  }
   if (l.last_line_time_ns != 0) {
     f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
     f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, static_cast<double>(l.last_line_time_ns) / 1e9);
@@ -475,6 +478,26 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
 }
 
+// The newest thermal reading while it is current: not once the device went
+// away, nor past its freshness (a device that stopped answering).
+void collect_thermal(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now) {
+  const auto& t = d.thermal;
+  if (t.dumps == 0) return;
+  f.sample(F::jank_exporter_thermal_lines_total, dev, Extra{"result", "parsed"}, count(t.lines - t.malformed_lines));
+  f.sample(F::jank_exporter_thermal_lines_total, dev, Extra{"result", "discarded"}, count(t.malformed_lines));
+  for (std::size_t r = 0; r < metrics::kThermalDrops; ++r) {
+    f.sample(F::jank_exporter_thermal_readings_dropped_total, dev,
+             Extra{"reason", metrics::thermal_drop_name(static_cast<metrics::ThermalDrop>(r))}, count(t.dropped[r]));
+  }
+  if ((d.live.live && !d.live.up) || (t.fresh_until_ns != 0 && now > t.fresh_until_ns)) return;
+  if (t.status) f.sample(F::android_thermal_status, dev, *t.status);
+  for (const auto& reading : t.temperatures) {
+    const LabelSet labels({{"serial", d.serial}, {"sensor", reading.name}});
+    f.sample(F::android_thermal_temperature_celsius, labels,
+             Extra{"type", parsers::thermal_type_name(reading.type)}, reading.value);
+  }
+}
+
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
   const LabelSet dev({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
@@ -506,6 +529,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_surface(f, d, dev);
+  collect_thermal(f, d, dev, now);
 
   const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {

@@ -1,7 +1,8 @@
 // dumpsys thermalservice parser on arbitrary text: whatever comes back is
 // within the ranges Android prints (status 0..6, finite values, one entry
 // per name), never more entries than lines, nothing without a recognised
-// dump, and the same text with CRLF line ends reads the same.
+// dump, and the same text with CRLF line ends reads the same. The store
+// keeps at most its cap of sensors, each within the name limit.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "metrics/store.h"
 #include "parsers/thermal.h"
 
 namespace {
@@ -53,6 +55,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (cr.lines != lf.lines || cr.status != lf.status || cr.temperatures.size() != lf.temperatures.size() ||
       cr.malformed_lines != lf.malformed_lines || cr.recognised != lf.recognised) {
     std::abort();
+  }
+
+  jank::metrics::StoreOptions options;
+  options.max_thermal_sensors_per_device = 4;
+  jank::metrics::Store store(options);
+  auto& d = store.device("f");
+  store.record_thermal(d, lf);
+  const auto& t = d.thermal;
+  if (t.temperatures.size() > 4 || t.lines != lf.lines || t.malformed_lines != lf.malformed_lines) std::abort();
+  std::uint64_t dropped = 0;
+  for (const auto n : t.dropped) dropped += n;
+  if (t.temperatures.size() + dropped > lf.temperatures.size() + lf.non_finite_values + lf.duplicate_names) {
+    std::abort();
+  }
+  for (const auto& r : t.temperatures) {
+    if (r.name.size() > jank::metrics::kMaxThermalSensorName) std::abort();
   }
   return 0;
 }

@@ -33,6 +33,16 @@ std::string_view device_state_name(DeviceState state) {
   return "unknown";
 }
 
+std::string_view thermal_drop_name(ThermalDrop drop) {
+  switch (drop) {
+    case ThermalDrop::non_finite: return "non_finite";
+    case ThermalDrop::duplicate: return "duplicate";
+    case ThermalDrop::long_name: return "long_name";
+    case ThermalDrop::over_cap: return "over_cap";
+  }
+  return "unknown";
+}
+
 PackageMetrics::PackageMetrics(std::int64_t window_seconds)
     : skip_size(buckets::skip_size_frames()),
       window(window_seconds),
@@ -188,6 +198,30 @@ void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState&
   device.surface_input.power_lines += power.lines;
   device.surface_input.power_malformed += power.malformed_lines;
   device.screen = power.screen();
+}
+
+void Store::record_thermal(DeviceMetrics& device, const parsers::ThermalDump& dump, std::int64_t fresh_for_ns) {
+  auto& t = device.thermal;
+  ++t.dumps;
+  t.lines += dump.lines;
+  t.malformed_lines += dump.malformed_lines;
+  t.dropped[static_cast<std::size_t>(ThermalDrop::non_finite)] += dump.non_finite_values;
+  t.dropped[static_cast<std::size_t>(ThermalDrop::duplicate)] += dump.duplicate_names;
+  t.status = dump.status;
+  t.temperatures.clear();
+  for (const auto& reading : dump.temperatures) {
+    // bcl_voltage, bcl_current, bcl_percentage: millivolts, milliamps, percent.
+    if (reading.type >= 6 && reading.type <= 8) continue;
+    ThermalDrop drop = ThermalDrop::over_cap;
+    if (reading.name.size() > kMaxThermalSensorName) {
+      drop = ThermalDrop::long_name;
+    } else if (t.temperatures.size() < options_.max_thermal_sensors_per_device) {
+      t.temperatures.push_back(reading);
+      continue;
+    }
+    ++t.dropped[static_cast<std::size_t>(drop)];
+  }
+  t.fresh_until_ns = fresh_for_ns > 0 && host_now_ns_ != 0 ? host_now_ns_ + fresh_for_ns : 0;
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -521,6 +555,12 @@ std::string Store::save() const {
         d->surface_input.power_lines > 0) {
       save_surface(w, *d);
     }
+    if (d->thermal.dumps > 0) {
+      const auto& t = d->thermal;
+      w.tag("thermal").u64(t.dumps).u64(t.lines).u64(t.malformed_lines);
+      for (const auto n : t.dropped) w.u64(n);
+      w.newline();
+    }
     if (d->surface_input.frametimeline_lines > 0) {
       w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
       d->frametimeline.save(w);
@@ -660,6 +700,22 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     if (r.peek("surface")) load_surface(r, *d, [&](const std::string& record, const std::string& why) {
       reject(serial, record, why);
     });
+    // Absent from files written before thermalservice was read. Only the
+    // counts: an old reading is no current state.
+    if (r.peek("thermal")) {
+      r.expect("thermal");
+      before = r.rejected();
+      DeviceMetrics::Thermal t;
+      t.dumps = r.u64();
+      t.lines = r.u64();
+      t.malformed_lines = r.u64();
+      for (auto& n : t.dropped) n = r.u64();
+      if (r.rejected() != before || t.malformed_lines > t.lines) {
+        reject(serial, "device_counters", "thermalservice input counts out of range; restart from 0");
+      } else {
+        d->thermal = t;
+      }
+    }
     // Absent from files written before FrameTimeline was read.
     if (r.peek("ft_device")) {
       r.expect("ft_device");

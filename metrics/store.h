@@ -30,6 +30,7 @@
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
+#include "parsers/thermal.h"
 
 namespace jank::metrics {
 
@@ -37,6 +38,7 @@ struct StoreOptions {
   double default_refresh_hz = 60;
   std::int64_t window_seconds = 60;
   std::size_t max_packages_per_device = 200;
+  std::size_t max_thermal_sensors_per_device = 32;
   std::size_t max_pids_per_device = 65536;
   std::size_t max_layers_per_device = 32;
 };
@@ -102,6 +104,17 @@ struct LayerMetrics {
   bool presenting = false;                        // the newest poll brought frames
   std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
 };
+
+// Why a temperature reading of a thermalservice dump was not exported.
+enum class ThermalDrop : std::uint8_t {
+  non_finite,  // NaN or infinite (a sensor the HAL cannot read)
+  duplicate,   // a second reading of a name already taken
+  long_name,   // a sensor name over kMaxThermalSensorName bytes
+  over_cap,    // beyond max_thermal_sensors_per_device
+};
+inline constexpr std::size_t kThermalDrops = 4;
+inline constexpr std::size_t kMaxThermalSensorName = 128;
+std::string_view thermal_drop_name(ThermalDrop drop);
 
 // What the exporter is doing with a device (jank_exporter_device_state).
 enum class DeviceState : std::uint8_t {
@@ -176,6 +189,19 @@ struct DeviceMetrics {
     std::uint64_t framestats_malformed_rows = 0;  // wrong column count or a non-numeric cell
   } dump_input;
 
+  // dumpsys thermalservice: the newest reading (gauges, never checkpointed)
+  // and what the dumps brought (counters: received = parsed + discarded).
+  struct Thermal {
+    std::optional<int> status;  // 0 none ... 6 shutdown; unset until a dump told it
+    // Readings in degrees Celsius (the battery current limit types, which
+    // carry other units, are left out), in the HAL's order, at most the cap.
+    std::vector<parsers::ThermalTemperature> temperatures;
+    std::int64_t fresh_until_ns = 0;  // host time the reading goes stale (0: never, replay)
+    std::uint64_t dumps = 0;
+    std::uint64_t lines = 0, malformed_lines = 0;
+    std::array<std::uint64_t, kThermalDrops> dropped{};  // readings per ThermalDrop, every dump
+  } thermal;
+
   // Live status, set by the daemon (replays leave `live` false and export none of it).
   struct Live {
     bool live = false;
@@ -189,6 +215,7 @@ struct DeviceMetrics {
     std::map<std::string, std::uint64_t> gfxinfo_polls;   // by result
     std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
+    std::map<std::string, std::uint64_t> thermal_polls;   // dumpsys thermalservice by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
@@ -229,6 +256,11 @@ class Store {
   TsObservation record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump);
   // A dumpsys power answer.
   void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
+  // A dumpsys thermalservice answer: its lines counted, the reading replaced
+  // (an answer without thermal state clears it). With `fresh_for_ns` and a
+  // host time, the reading is exported only that long (a device that stops
+  // answering shows no old temperature).
+  void record_thermal(DeviceMetrics& device, const parsers::ThermalDump& dump, std::int64_t fresh_for_ns = 0);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that

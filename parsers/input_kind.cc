@@ -121,6 +121,19 @@ bool looks_like_gfxinfo(std::string_view text) {
   return false;
 }
 
+bool looks_like_thermal(std::string_view text) {
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    std::string_view line = scan::trim(raw);
+    if (line.starts_with("Thermal Status:") || line.starts_with("IsStatusOverride:") ||
+        line == "Current temperatures from HAL:" || line == "Cached temperatures:") {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view input_kind_name(InputKind kind) {
@@ -129,6 +142,8 @@ std::string_view input_kind_name(InputKind kind) {
       return "logcat";
     case InputKind::gfxinfo:
       return "gfxinfo";
+    case InputKind::thermal:
+      return "thermal";
     case InputKind::sf_latency:
       return "sf_latency";
     case InputKind::sf_layer_list:
@@ -149,6 +164,7 @@ InputKind detect_input_kind(std::string_view text) {
   if (looks_like_frametimeline(text)) return InputKind::frametimeline;
   if (looks_like_timestats(text)) return InputKind::timestats;
   if (looks_like_power_state(text)) return InputKind::power_state;
+  if (looks_like_thermal(text)) return InputKind::thermal;
   if (looks_like_sf_latency(text)) return InputKind::sf_latency;
   if (looks_like_sf_layer_list(text)) return InputKind::sf_layer_list;
   return InputKind::logcat;

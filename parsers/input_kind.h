@@ -6,7 +6,9 @@
 
 namespace jank::parsers {
 
-enum class InputKind : std::uint8_t { logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline, timestats };
+enum class InputKind : std::uint8_t {
+  logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline, timestats, thermal
+};
 
 std::string_view input_kind_name(InputKind kind);
 
@@ -22,6 +24,9 @@ std::string_view input_kind_name(InputKind kind);
 //    "SurfaceFlinger TimeStats:";
 //  - power_state when a line starts with "mWakefulness=" or "Display Power:
 //    state=" (after indentation), or it is a "POWER MANAGER (dumpsys power)" dump;
+//  - thermal (dumpsys thermalservice) when a line starts with "Thermal Status:"
+//    or "IsStatusOverride:" or is "Current temperatures from HAL:" or
+//    "Cached temperatures:" (after indentation);
 //  - sf_latency when, after up to two leading non-numeric lines (a shell
 //    prompt), the data is one or more --latency outputs: a lone integer (the
 //    period) followed by rows of three integers, outputs separated by their

@@ -66,6 +66,8 @@ struct DeviceScript {
   std::string layers = "com.example.feed/com.example.feed.Main#7\n";
   // The endless logcat stream; the default holds it open, silent.
   std::function<void(Conn&)> logcat = [](Conn& c) { c.hold(1h); };
+  // dumpsys thermalservice (empty: the service is missing)
+  std::string thermal;
   // dumpsys gfxinfo PKG framestats
   std::function<void(const std::string& package, Conn&)> gfxinfo = [](const std::string& package, Conn& c) {
     c.write(package == "com.example.feed" ? golden_gfxinfo() : "No process found for: " + package + "\n");
@@ -110,6 +112,8 @@ inline std::function<void(const std::string&, Conn&)> shell_of(std::shared_ptr<D
         c.write(s->layers);
       } else if (cmd.rfind("'dumpsys' 'SurfaceFlinger' '--latency' '", 0) == 0) {
         c.write("16666667\n1000\t1000\t1000\n2000\t2000\t2000\n\n");
+      } else if (cmd == "dumpsys thermalservice") {
+        c.write(s->thermal);
       } else if (cmd.rfind("'dumpsys' 'gfxinfo' '", 0) == 0) {
         const std::size_t p = 21, q = cmd.find('\'', p);
         s->gfxinfo(cmd.substr(p, q - p), c);

@@ -54,7 +54,8 @@ bool allowed_service(const std::string& s) {
                                        "shell:dumpsys SurfaceFlinger", "shell:dumpsys window displays",
                                        "shell:dumpsys SurfaceFlinger --list",
                                        "shell:dumpsys power | grep -e mWakefulness= -e 'Display Power: state='",
-                                       "shell:echo alive", "shell:'setprop' 'debug.choreographer.skipwarning' '1'",
+                                       "shell:dumpsys thermalservice", "shell:echo alive",
+                                       "shell:'setprop' 'debug.choreographer.skipwarning' '1'",
                                        logcat, logcat + " '-d' '-t' '1'"};
   if (fixed.count(s)) return true;
   // Other logcat scripts (the stream with its preamble: boot id, logd's
@@ -111,6 +112,11 @@ TEST_CASE("shell metacharacters in serials and properties and package names neve
       "SurfaceView[com.example.feed/`reboot`](BLAST)#10\n"
       "com.evil;reboot/com.evil.Main#11\n"
       "RequestedLayerState{com.example.feed/x|reboot#12 parentId=1}\n";
+  // Sensor names are printed raw: quotes, backslashes, braces, bad UTF-8.
+  evil->thermal =
+      "Thermal Status: 3\nCurrent temperatures from HAL:\n"
+      "\tTemperature{mValue=40.5, mType=3, mName=skin\"} 1\\n$(reboot){x=\"\xff, mStatus=3}\n"
+      "\tTemperature{mValue=41.0, mType=99, mName=a, mType=0, mName=b, mStatus=0}\n";
   evil->logcat = [](Conn& c) {
     c.write(log_line(900, 'I', "ActivityManager", "Start proc 2001:com.evil|reboot/u0a9 for activity {x/.M}"));
     c.write(log_line(900, 'I', "ActivityManager", "Start proc 2002:com.\xff\xfe\"reboot/u0a9 for activity {x/.M}"));
@@ -137,6 +143,8 @@ TEST_CASE("shell metacharacters in serials and properties and package names neve
   };
   // Several poll rounds: every discovered name had its chance to be polled.
   REQUIRE(wait_until([&] { return gfxinfo_polls_of("com.example.feed") >= 8; }, 30000ms, 200ms));
+  REQUIRE(wait_until([&] { return ex.scrape().find("android_thermal_temperature_celsius{") != std::string::npos; },
+                     15000ms, 200ms));
   const std::string scrape = ex.scrape();
   INFO(ex.log());
 
@@ -169,6 +177,7 @@ TEST_CASE("shell metacharacters in serials and properties and package names neve
   CHECK(scrape.find("package=\"com.evil;reboot\"") != std::string::npos);
   CHECK(scrape.find("package=\"com.\\\\xFF\\\\xFE\\\"reboot\"") != std::string::npos);
   CHECK(scrape.find("serial=\"evil;reboot&&$(id)`id`|'\\\"x\\\\xFF\"") != std::string::npos);
+  CHECK(scrape.find("sensor=\"skin\\\"} 1\\\\n$(reboot){x=\\\"\\\\xFF\",type=\"skin\"} 40.5") != std::string::npos);
   CHECK(ex.alive());
   CHECK(ex.terminate() == 0);
 }

@@ -376,6 +376,8 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     CHECK(panels.count("Frame time quantiles (gfxinfo)") == 1);
     CHECK(panels.count("FPS over active time") == 1);
     CHECK(panels.count("Display state") == 1);
+    CHECK(panels.count("FPS and thermal status") == 1);
+    CHECK(panels.count("Temperatures") == 1);
   }
 
   {  // no query or rule reads a metric the exporter does not serve

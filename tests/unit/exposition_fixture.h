@@ -10,6 +10,7 @@
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
+#include "parsers/thermal.h"
 
 namespace jank::test {
 
@@ -99,6 +100,10 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   row.jank = bucket.jank;
   ts.layers.push_back(row);
   store.record_timestats(d, ts);
+
+  d.live.thermal_polls["ok"] = 1;
+  store.record_thermal(d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
+                                                        "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
 
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];

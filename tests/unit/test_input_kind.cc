@@ -14,6 +14,7 @@ TEST_CASE("input_kind: names", "[input_kind]") {
   CHECK(input_kind_name(InputKind::sf_latency) == "sf_latency");
   CHECK(input_kind_name(InputKind::sf_layer_list) == "sf_layer_list");
   CHECK(input_kind_name(InputKind::power_state) == "power_state");
+  CHECK(input_kind_name(InputKind::thermal) == "thermal");
 }
 
 TEST_CASE("input_kind: gfxinfo markers", "[input_kind]") {
@@ -65,6 +66,16 @@ TEST_CASE("input_kind: dumpsys power", "[input_kind]") {
   CHECK(detect_input_kind("Display Power: state=OFF\r\n") == InputKind::power_state);
   // A logcat message with the key inside is logcat.
   CHECK(detect_input_kind("01-02 03:04:05.678  1  1 I tag: mWakefulness=Awake\n") == InputKind::logcat);
+}
+
+TEST_CASE("input_kind: dumpsys thermalservice", "[input_kind][thermal]") {
+  CHECK(detect_input_kind("IsStatusOverride: false\nThermalEventListeners:\n\tcallbacks: 1\n") == InputKind::thermal);
+  CHECK(detect_input_kind("Thermal Status: 2\r\nCached temperatures:\r\n") == InputKind::thermal);
+  // An excerpt that kept only a list.
+  CHECK(detect_input_kind("Current temperatures from HAL:\n\tTemperature{mValue=40.0, mType=3, mName=skin, "
+                          "mStatus=1}\n") == InputKind::thermal);
+  // A log line quoting the status is logcat.
+  CHECK(detect_input_kind("01-02 03:04:05.678  1  1 I ThermalHelper: Thermal Status: 3\n") == InputKind::logcat);
 }
 
 TEST_CASE("input_kind: logcat and everything else", "[input_kind]") {
