@@ -97,6 +97,10 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "framestats rows received, by outcome (received = parsed + discarded; discarded: wrong column count or a "
      "non-numeric cell).",
      "serial,result"},
+    {F::jank_exporter_gfxinfo_profile_rows_total, "jank_exporter_gfxinfo_profile_rows_total", counter, "rows",
+     "Profile data in ms rows received, by outcome (received = parsed + discarded; discarded: malformed, or beyond "
+     "4096 rows in one table).",
+     "serial,result"},
     {F::jank_exporter_package_overflow_events_total, "jank_exporter_package_overflow_events_total", counter, "",
      "Events counted under package=\"_other_\" because the device reached its package cap.", "serial"},
 
@@ -139,6 +143,11 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "Duration of Davey! frames with a valid duration.", "serial,package"},
     {F::android_hwui_davey_invalid_durations_total, "android_hwui_davey_invalid_durations_total", counter, "",
      "Davey! frames whose duration is garbage (unsignalled fence, INT64_MAX timestamps).", "serial,package"},
+    {F::android_hwui_profile_frames_total, "android_hwui_profile_frames_total", counter, "frames",
+     "Frames in HWUI's Profile data in ms tables (debug.hwui.profile=true), each row once.", "serial,package"},
+    {F::android_hwui_profile_stage_duration_seconds, "android_hwui_profile_stage_duration_seconds", histogram,
+     "seconds", "Stage times of those frames (draw, prepare, process, execute) as the table prints them.",
+     "serial,package,stage"},
     {F::android_gfxinfo_frames_rendered_total, "android_gfxinfo_frames_rendered_total", counter, "frames",
      "Frames rendered (gfxinfo \"Total frames rendered\").", "serial,package"},
     {F::android_gfxinfo_janky_frames_total, "android_gfxinfo_janky_frames_total", counter, "frames",

@@ -443,6 +443,12 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
              count(g.framestats_rows - g.framestats_malformed_rows));
     f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "discarded"},
              count(g.framestats_malformed_rows));
+    if (g.profile_rows > 0) {
+      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "parsed"},
+               count(g.profile_rows - g.profile_rows_discarded));
+      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "discarded"},
+               count(g.profile_rows_discarded));
+    }
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_surface(f, d, dev);
@@ -465,6 +471,14 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames));
       f.histogram(F::android_hwui_davey_duration_seconds, pkg, p.davey_duration);
       f.sample(F::android_hwui_davey_invalid_durations_total, pkg, count(p.davey_invalid_durations));
+    }
+    if (p.has_hwui_profile) {
+      f.sample(F::android_hwui_profile_frames_total, pkg, count(p.hwui_profile.frames()));
+      for (std::size_t st = 0; st < metrics::kProfileStages; ++st) {
+        f.histogram(F::android_hwui_profile_stage_duration_seconds, pkg,
+                    Extra{"stage", metrics::profile_stage_name(static_cast<metrics::ProfileStage>(st))},
+                    p.hwui_profile.stage_duration()[st]);
+      }
     }
     if (p.has_gfxinfo) {
       const auto& g = p.gfxinfo;

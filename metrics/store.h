@@ -19,6 +19,7 @@
 #include "metrics/frametimeline_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
+#include "metrics/hwui_profile.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
@@ -71,6 +72,9 @@ struct PackageMetrics {
   FrameTimelineCounts frametimeline;
   bool has_frametimeline = false;
   FrameJoin frame_join;
+  // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
+  ProfileStages hwui_profile;
+  bool has_hwui_profile = false;
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
@@ -167,6 +171,8 @@ struct DeviceMetrics {
     std::uint64_t gfxinfo_malformed_lines = 0;    // recognised keys whose value did not parse
     std::uint64_t framestats_rows = 0;            // PROFILEDATA rows received (parsed or not)
     std::uint64_t framestats_malformed_rows = 0;  // wrong column count or a non-numeric cell
+    std::uint64_t profile_rows = 0;               // "Profile data in ms" rows received (kept or not)
+    std::uint64_t profile_rows_discarded = 0;     // malformed, or past the parser's per-window cap
   } dump_input;
 
   // Live status, set by the daemon (replays leave `live` false and export none of it).
