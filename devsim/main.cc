@@ -26,7 +26,8 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --control-port P       control channel port (default: chosen by the kernel)
   --packages A,B,…       simulated apps (default com.example.feed,com.example.shop,com.example.chat)
   --games PKG:FPS[,…]    games: apps that also draw through a SurfaceView at FPS
-  --sdk N[,N…]           Android API level, cycled over devices (default 33; 28-36)
+  --sdk N[,N…]           Android API level, cycled over devices (default 33; 16-36)
+  --hwui-profile         every app prints HWUI "Profile data in ms" tables (always below 23)
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
   --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
@@ -105,8 +106,8 @@ int main(int argc, char** argv) {
       o.sdk.clear();
       for (const auto& x : l) {
         const long v = std::strtol(x.c_str(), nullptr, 10);
-        if (v < 28 || v > 36) {
-          std::fprintf(stderr, "jank_devsim: --sdk values must be 28..36\n");
+        if (v < 16 || v > 36) {
+          std::fprintf(stderr, "jank_devsim: --sdk values must be 16..36\n");
           return 64;
         }
         o.sdk.push_back(static_cast<int>(v));
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
     else if (a == "--log-rate") o.log_rate = num();
     else if (a == "--buffer-kib") o.buffer_kib = static_cast<std::size_t>(num());
     else if (a == "--tz-offset-min") o.tz_offset_min = static_cast<std::int32_t>(num());
+    else if (a == "--hwui-profile") o.hwui_profile = true;
     else if (a == "--root") o.root = true;
     else if (a == "--no-shell-v2") o.shell_v2 = false;
     else if (a == "--unauthorized") o.unauthorized = true;

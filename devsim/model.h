@@ -35,6 +35,8 @@ struct AppConfig {
   // that gfxinfo never sees) at this many frames per second, with hitches.
   double game_fps = 0;
   double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
+  // HWUI's "Profile data in ms" table on for this app whatever debug.hwui.profile says.
+  bool hwui_profile = false;
 };
 
 // What the panel does (dumpsys power; SurfaceFlinger presents nothing for
@@ -133,6 +135,28 @@ struct FrameRecord {
   std::int64_t gpu = 0;
 };
 
+// What a reader of every dump of one window's "Profile data in ms" table
+// counts, over the app's processes: profiled frames drawn, rows printed,
+// profiled frames that left the device's buffer unprinted (ring wrap, reset,
+// process death), and the printed cells summed in hundredths of a ms (as
+// printed: draw, prepare, process, execute).
+struct ProfileTruth {
+  std::uint64_t frames = 0, rows = 0, lost = 0;
+  std::array<std::uint64_t, 4> centi_ms{};
+};
+
+// One window (view root) of an app. HWUI gives each its own renderer: its
+// own profile buffer (and framestats ring).
+struct SimWindow {
+  std::string title;                 // "pkg/pkg.MainActivity": the Window: line, the view root's name
+  std::uint32_t view_root = 0;       // ViewRootImpl@hex, new with each process
+  std::deque<FrameRecord> recent;    // its last 120 frames
+  std::int64_t profile_logged = 0;   // 6+: IntendedVsync of the newest profile row printed
+  std::vector<std::optional<FrameRecord>> slots;  // 4.x/5.x: the profile buffer since the last dump
+  std::size_t slot = 0;              // the slot the next frame takes
+  ProfileTruth profile;
+};
+
 struct AppState {
   AppConfig cfg;
   std::int32_t uid = 10000;
@@ -146,6 +170,8 @@ struct AppState {
   std::int64_t restart_at = -1;
   std::uint64_t vsync_id = 1;
   std::uint32_t view_root = 0;
+  bool profiling = false;           // "Profile data in ms" tables: read when the process starts
+  std::vector<SimWindow> windows;   // [0]: the main activity
   GfxCounters gfx;
   std::deque<FrameRecord> recent;  // last 120 frames for framestats
   AppTruth truth;
@@ -304,7 +330,10 @@ class Device {
   std::int64_t interval_ns() const;
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c);
-  std::string gfx_block(const AppState& a, bool window) const;
+  std::string gfx_block(const GfxCounters& g) const;
+  std::string profile_table(SimWindow& w);
+  // The app's profiled frames still in its buffers are gone (death, reset).
+  void drop_profile_buffers(AppState& a);
   enum class Uncounted : std::uint8_t { lost, unknown, pending };
   struct Gone;
   void uncounted(Uncounted kind, LogId id, const Gone& g);

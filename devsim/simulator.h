@@ -24,6 +24,7 @@ struct SimOptions {
   // Games: apps that also draw through a SurfaceView at their own rate.
   std::vector<std::pair<std::string, double>> games;
   std::vector<int> sdk = {33};  // Android API level, cycled over devices
+  bool hwui_profile = false;     // every app prints "Profile data in ms" tables
   double stall_prob = 0.012;
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
   double crash_per_min = 0;
