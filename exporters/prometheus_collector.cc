@@ -512,6 +512,15 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                     s.stage_duration()[st]);
       }
     }
+    if (!p.windows.windows().empty()) {
+      for (const auto& [title, w] : p.windows.windows()) {
+        const LabelSet labels({{"serial", d.serial}, {"package", name}, {"window", title}});
+        f.sample(F::android_gfxinfo_window_frames_total, labels, count(w.frames));
+        f.sample(F::android_gfxinfo_window_janky_frames_total, labels, count(w.janky));
+        f.histogram(F::android_gfxinfo_window_frame_duration_seconds, labels, w.duration);
+      }
+      f.sample(F::jank_exporter_gfxinfo_windows_overflowed_total, pkg, count(p.windows.overflowed()));
+    }
     if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline);
     if (layers != nullptr || p.active.total_ns() > 0) {
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);

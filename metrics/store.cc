@@ -277,9 +277,12 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
   const std::int64_t interval_ns =
       device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
   std::vector<TimedFrame> timed;
+  std::vector<CountedFrame> counted;
   auto apply_framestats = [&](PackageMetrics& pkg, std::string_view window, const parsers::FramestatsTable& table) {
     timed.clear();
-    pkg.framestats.apply(window, table, interval_ns, &timed);
+    counted.clear();
+    pkg.framestats.apply(window, table, interval_ns, &timed, &counted);
+    pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
     for (const TimedFrame& frame : timed) {
       if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
@@ -351,6 +354,10 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
     w.newline();
     p.hwui_profile.save(w);
   }
+  if (!p.windows.windows().empty()) {
+    w.newline();
+    p.windows.save(w);
+  }
   w.newline();
 }
 
@@ -394,6 +401,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
     p.has_hwui_profile = true;
     if (!p.hwui_profile.load(r)) r.reject();
   }
+  if (r.peek("windows") && !p.windows.load(r)) r.reject();
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {

@@ -23,6 +23,7 @@
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
+#include "metrics/window_frames.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
@@ -39,6 +40,7 @@ struct StoreOptions {
   std::size_t max_packages_per_device = 200;
   std::size_t max_pids_per_device = 65536;
   std::size_t max_layers_per_device = 32;
+  std::size_t max_windows_per_package = 8;  // window series per app (framestats)
 };
 
 // Label value for events beyond the per-device package cap.
@@ -66,6 +68,7 @@ struct PackageMetrics {
   bool has_gfxinfo = false;
   FramestatsTracker framestats;
   bool has_framestats = false;
+  WindowFrames windows;  // the framestats frames per window
   // SurfaceFlinger's verdicts on its frames (dumpsys SurfaceFlinger
   // --frametimeline), and the join of those verdicts with framestats rows
   // (in memory only: a restart loses the halves waiting for their match).
