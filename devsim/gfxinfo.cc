@@ -191,7 +191,7 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
       if (a.profiling) s += profile_table(w) + "\n";
       if (!stats) continue;
       appendf(s, "Window: %s\n", w.title.c_str());
-      s += gfx_block(a.gfx);
+      s += gfx_block(w.gfx);
       if (framestats) {
         s += "\n\n\n---PROFILEDATA---\n"
              "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,AnimationStart,"
@@ -239,6 +239,7 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
       for (SimWindow& w : a.windows) {
         for (const FrameRecord& f : w.recent) w.profile.lost += a.profiling && f.intended > w.profile_logged ? 1 : 0;
         w.recent.clear();
+        w.gfx = a.gfx;
       }
     }
   }

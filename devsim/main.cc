@@ -28,6 +28,7 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --games PKG:FPS[,…]    games: apps that also draw through a SurfaceView at FPS
   --sdk N[,N…]           Android API level, cycled over devices (default 33; 16-36)
   --hwui-profile         every app prints HWUI "Profile data in ms" tables (always below 23)
+  --windows PKG:TITLE[,…] further windows of an app (a dialog, a second activity), drawing in turn
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
   --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
@@ -99,6 +100,17 @@ int main(int argc, char** argv) {
           return 64;
         }
         o.games.emplace_back(g.substr(0, colon), fps);
+      }
+    } else if (a == "--windows") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      for (const auto& w : l) {
+        const auto colon = w.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == w.size()) {
+          std::fprintf(stderr, "jank_devsim: bad --windows entry %s (PACKAGE:TITLE)\n", w.c_str());
+          return 64;
+        }
+        o.windows.emplace_back(w.substr(0, colon), w.substr(colon + 1));
       }
     } else if (a == "--sdk") {
       std::vector<std::string> l;

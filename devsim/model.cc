@@ -90,6 +90,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
     a.cfg = ac;
     a.uid = uid++;
     a.windows.emplace_back().title = ac.package + "/" + ac.package + ".MainActivity";
+    for (const auto& title : ac.extra_windows) a.windows.emplace_back().title = title;
     apps_.push_back(std::move(a));
   }
   next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
@@ -461,6 +462,7 @@ void start_profile(AppState& a, int sdk, const std::optional<std::string>& prop,
   for (std::size_t k = 0; k < a.windows.size(); ++k) {
     SimWindow& w = a.windows[k];
     w.view_root = a.view_root + static_cast<std::uint32_t>(k) * 0x2f1u;
+    w.gfx = a.gfx;  // a new process: counters from zero, since its start
     w.recent.clear();
     w.profile_logged = 0;
     w.slots.assign(a.profiling && sdk <= 22 ? static_cast<std::size_t>(slots) : 0, std::nullopt);
@@ -621,6 +623,24 @@ std::uint64_t profile_pending(const AppState& a, const SimWindow& w, int sdk) {
 std::string centi_ms(std::uint64_t c) { return fmt("%" PRIu64 ".%02" PRIu64, c / 100, c % 100); }
 
 // ,"profile":{…}: the app's windows summed (frames = rows + lost + pending).
+// ,"windows":[…]: each window's frames and janky frames (over one refresh
+// interval) over the app's processes, and its profile rows.
+std::string windows_truth_json(const AppState& a) {
+  std::string s = ",\"windows\":[";
+  for (std::size_t k = 0; k < a.windows.size(); ++k) {
+    const SimWindow& w = a.windows[k];
+    std::string title;  // any title given on the command line, as a JSON string
+    for (const char c : w.title) {
+      if (c == '"' || c == '\\') title += '\\';
+      title += c;
+    }
+    s += std::string(k ? "," : "") + "{\"title\":\"" + title + "\"";
+    s += fmt(",\"frames\":%" PRIu64 ",\"janky\":%" PRIu64 ",\"profile_rows\":%" PRIu64 "}", w.frames, w.janky,
+             w.profile.rows);
+  }
+  return s + "]";
+}
+
 std::string profile_truth_json(const AppState& a, int sdk) {
   ProfileTruth t;
   std::uint64_t pending = 0;
@@ -761,22 +781,28 @@ void Device::frame(std::size_t idx, std::int64_t t) {
                done - 100'000, t + own * 9 / 10),
            static_cast<std::int32_t>(idx), 0, true);
   }
-  GfxCounters& g = a.gfx;
-  ++g.total;
-  if (duration > iv) {
-    ++g.janky;
+  // The app's windows take turns (the process's counters hold them all).
+  SimWindow& w = a.windows[(tr.frames_rendered - 1) % a.windows.size()];
+  ++w.frames;
+  if (duration > iv) ++w.janky;
+  for (GfxCounters* gp : {&a.gfx, &w.gfx}) {
+    GfxCounters& g = *gp;
+    ++g.total;
+    if (duration > iv) {
+      ++g.janky;
+    }
+    if (duration > 16 * kMs + kMs / 2) ++g.janky_legacy;
+    if (skipped > 0) {
+      ++g.missed_vsync;
+      ++g.slow_ui;
+    }
+    if (skipped == 0 && duration > iv) ++g.slow_draw;
+    ++g.hist[hist_index(duration / kMs)];
+    ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   }
-  if (duration > 16 * kMs + kMs / 2) ++g.janky_legacy;
-  if (skipped > 0) {
-    ++g.missed_vsync;
-    ++g.slow_ui;
-  }
-  if (skipped == 0 && duration > iv) ++g.slow_draw;
-  ++g.hist[hist_index(duration / kMs)];
-  ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   a.recent.push_back(FrameRecord{static_cast<std::uint64_t>(vsync_id), intended, t, duration, iv, gpu});
   if (a.recent.size() > 120) a.recent.pop_front();
-  window_frame(a, a.windows[0], a.recent.back(), cfg_.sdk);
+  window_frame(a, w, a.recent.back(), cfg_.sdk);
   // SurfaceFlinger latches the buffer at the vsync after it is ready and
   // presents it one vsync later.
   queue_present(a, false, intended, intended + duration, intended + ((duration + iv - 1) / iv + 1) * iv);
@@ -979,7 +1005,7 @@ std::string Device::truth_json() const {
              t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
-    s += profile_truth_json(a, cfg_.sdk);
+    s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).
     s += fmt(",\"active_ns\":%" PRId64 ",\"layers\":[", a.active_ns);

@@ -37,6 +37,9 @@ struct AppConfig {
   double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
   // HWUI's "Profile data in ms" table on for this app whatever debug.hwui.profile says.
   bool hwui_profile = false;
+  // Titles of further windows ("pkg/pkg.SettingsActivity", "PopupWindow:1"):
+  // with the main activity's, they draw the app's frames in turn.
+  std::vector<std::string> extra_windows;
 };
 
 // What the panel does (dumpsys power; SurfaceFlinger presents nothing for
@@ -146,10 +149,12 @@ struct ProfileTruth {
 };
 
 // One window (view root) of an app. HWUI gives each its own renderer: its
-// own profile buffer (and framestats ring).
+// own "Window:" counters, framestats ring and profile buffer.
 struct SimWindow {
   std::string title;                 // "pkg/pkg.MainActivity": the Window: line, the view root's name
   std::uint32_t view_root = 0;       // ViewRootImpl@hex, new with each process
+  GfxCounters gfx;                   // this process's frames of the window
+  std::uint64_t frames = 0, janky = 0;  // truth over processes; janky: over one refresh interval
   std::deque<FrameRecord> recent;    // its last 120 frames
   std::int64_t profile_logged = 0;   // 6+: IntendedVsync of the newest profile row printed
   std::vector<std::optional<FrameRecord>> slots;  // 4.x/5.x: the profile buffer since the last dump

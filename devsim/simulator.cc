@@ -162,6 +162,9 @@ void Simulator::start() {
       a.bands = opts_.bands;
       a.crash_per_min = opts_.crash_per_min;
       a.hwui_profile = opts_.hwui_profile;
+      for (const auto& [pkg, title] : opts_.windows) {
+        if (pkg == package) a.extra_windows.push_back(title);
+      }
       return a;
     };
     for (const auto& p : opts_.packages) app(p);

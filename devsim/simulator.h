@@ -25,6 +25,8 @@ struct SimOptions {
   std::vector<std::pair<std::string, double>> games;
   std::vector<int> sdk = {33};  // Android API level, cycled over devices
   bool hwui_profile = false;     // every app prints "Profile data in ms" tables
+  // Further windows: {package, title}, in the order given.
+  std::vector<std::pair<std::string, std::string>> windows;
   double stall_prob = 0.012;
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};
   double crash_per_min = 0;
