@@ -605,10 +605,6 @@ void draw_from(AppState& a, std::int64_t now) {
   a.next_game = std::max(a.next_game, now);
 }
 
-}  // namespace
-
-namespace {
-
 // Profiled frames of the window still waiting in its buffer for a dump.
 std::uint64_t profile_pending(const AppState& a, const SimWindow& w, int sdk) {
   if (!a.profiling) return 0;
@@ -622,7 +618,6 @@ std::uint64_t profile_pending(const AppState& a, const SimWindow& w, int sdk) {
 
 std::string centi_ms(std::uint64_t c) { return fmt("%" PRIu64 ".%02" PRIu64, c / 100, c % 100); }
 
-// ,"profile":{…}: the app's windows summed (frames = rows + lost + pending).
 // ,"windows":[…]: each window's frames and janky frames (over one refresh
 // interval) over the app's processes, and its profile rows.
 std::string windows_truth_json(const AppState& a) {
@@ -641,6 +636,7 @@ std::string windows_truth_json(const AppState& a) {
   return s + "]";
 }
 
+// ,"profile":{…}: the app's windows summed (frames = rows + lost + pending).
 std::string profile_truth_json(const AppState& a, int sdk) {
   ProfileTruth t;
   std::uint64_t pending = 0;

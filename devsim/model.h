@@ -178,7 +178,7 @@ struct AppState {
   bool profiling = false;           // "Profile data in ms" tables: read when the process starts
   std::vector<SimWindow> windows;   // [0]: the main activity
   GfxCounters gfx;
-  std::deque<FrameRecord> recent;  // last 120 frames for framestats
+  std::deque<FrameRecord> recent;  // last 120 frames of all its windows (each prints its own)
   AppTruth truth;
   // SurfaceFlinger: the window's buffer layer and, for a game, its
   // SurfaceView layer (both recreated with the process), their truth, and
