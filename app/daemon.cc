@@ -45,6 +45,7 @@ metrics::StoreOptions store_options(const config::Config& c) {
   o.window_seconds = c.sm_window_seconds;
   o.max_packages_per_device = c.max_packages_per_device;
   o.max_layers_per_device = c.surfaceflinger_max_layers;
+  o.max_windows_per_package = c.gfxinfo_max_windows;
   return o;
 }
 

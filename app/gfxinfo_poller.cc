@@ -21,7 +21,7 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
   if (config.gfxinfo_discover) {
     if (foreground) names.insert(*foreground);
     for (const auto& [name, p] : device.packages) {
-      if (p.skip_events > 0 || p.has_gfxinfo) names.insert(name);
+      if (p.skip_events > 0 || p.has_gfxinfo || p.has_hwui_profile) names.insert(name);
     }
   }
   std::vector<std::string> out;

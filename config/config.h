@@ -69,6 +69,7 @@ struct Config {
   bool gfxinfo_discover = true;
   double gfxinfo_poll_interval_seconds = 10;
   double gfxinfo_fast_poll_interval_seconds = 2;
+  std::size_t gfxinfo_max_windows = 8;  // window series per app
 
   // logcat
   std::size_t logcat_max_line_bytes = 16 * 1024;

@@ -236,6 +236,8 @@ std::vector<Setting> build() {
              "gfxinfo poll interval"),
       number("gfxinfo.fast_poll_interval_seconds", &Config::gfxinfo_fast_poll_interval_seconds, 0.5, kDay, "seconds",
              "poll interval while framestats windows overflow between polls"),
+      number("gfxinfo.max_windows", &Config::gfxinfo_max_windows, 1, 256, "",
+             "window series per app; further windows count under window=\"_other_\""),
       number("logcat.max_line_bytes", &Config::logcat_max_line_bytes, 1024, 1 << 20, "bytes",
              "longer lines are discarded and counted"),
       number("logcat.read_batch_milliseconds", &Config::logcat_read_batch_ms, 0, 1000, "milliseconds",

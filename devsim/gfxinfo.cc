@@ -1,4 +1,6 @@
-// `dumpsys gfxinfo` in Android 13's layout, built from the simulated frames.
+// `dumpsys gfxinfo` built from the simulated frames: Android 13's layout from
+// API 23 on, 4.x's and 5.x's below (no stats, no framestats), and each
+// release's "Profile data in ms" tables while the app is profiled.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
@@ -37,10 +39,46 @@ double pct(std::uint64_t n, std::uint64_t total) {
   return total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0;
 }
 
+// The times a frame's framestats row prints, from the simulated frame: the
+// main thread runs its own work from `start`, the render thread's stages
+// follow, and the frame completes `duration` after IntendedVsync.
+struct FrameTimes {
+  std::int64_t own, draw, sync_queued, sync, issue, swap, done;
+};
+FrameTimes times_of(const FrameRecord& f) {
+  const std::int64_t own = f.duration - (f.start - f.intended);
+  const std::int64_t t = f.start;
+  return {own, t + own / 2, t + own * 6 / 10, t + own * 7 / 10, t + own * 8 / 10, t + own * 9 / 10,
+          f.intended + f.duration};
+}
+
+// A profile row's cells in hundredths of a ms (-1: no such column), measured
+// as each release measures them (docs/parsing.md, "Profile data tables"):
+// 6+ from the intended vsync, each cell clamped to [0, 50] ms; 5.x the
+// renderer's work; 4.x without Prepare.
+std::array<std::int64_t, 4> profile_cells(const FrameRecord& f, int sdk) {
+  const FrameTimes x = times_of(f);
+  auto centi = [](std::int64_t ns) { return (std::max<std::int64_t>(ns, 0) + 5'000) / 10'000; };
+  if (sdk >= 23) {
+    auto clamped = [&](std::int64_t ns) { return centi(std::min<std::int64_t>(ns, 50 * kMs)); };
+    return {clamped(x.sync - f.intended), clamped(x.issue - x.sync), clamped(x.swap - x.issue),
+            clamped(x.done - x.swap)};
+  }
+  if (sdk >= 21) return {centi(x.sync - x.draw), centi(x.issue - x.sync), centi(x.swap - x.issue), centi(x.done - x.swap)};
+  return {centi(x.sync - x.draw), -1, centi(x.swap - x.sync), centi(x.done - x.swap)};
+}
+
+// The view root's line in the "Profile data in ms:" section (4.x prints no visibility).
+std::string view_root_line(const SimWindow& w, int sdk) {
+  std::string s;
+  appendf(s, "\t%s/android.view.ViewRootImpl@%x%s\n", w.title.c_str(), w.view_root,
+          sdk <= 20 ? "" : " (visibility=0)");
+  return s;
+}
+
 }  // namespace
 
-std::string Device::gfx_block(const AppState& a, bool window) const {
-  const GfxCounters& g = a.gfx;
+std::string Device::gfx_block(const GfxCounters& g) const {
   static const auto labels = histogram_labels();
   std::array<std::uint32_t, kGpuHistBins> gpu_labels{};
   for (std::uint32_t i = 0; i < 25; ++i) gpu_labels[i] = i + 1;
@@ -70,13 +108,52 @@ std::string Device::gfx_block(const AppState& a, bool window) const {
   s += "GPU HISTOGRAM:";
   for (std::size_t i = 0; i < kGpuHistBins; ++i) appendf(s, " %ums=%" PRIu64, gpu_labels[i], g.gpu_hist[i]);
   s += "\n";
-  (void)window;
+  return s;
+}
+
+// The window's frames not printed before, then forgotten as the release
+// forgets them: 6+ remembers the newest IntendedVsync printed, 5.x prints
+// its buffer from the oldest slot and zeroes it, 4.x prints slots in order
+// up to the first empty one and resets them.
+std::string Device::profile_table(SimWindow& w) {
+  const int sdk = cfg_.sdk;
+  std::string s = sdk <= 20 ? "\n\tDraw\tProcess\tExecute\n" : "\n\tDraw\tPrepare\tProcess\tExecute\n";
+  auto row = [&](const FrameRecord& f) {
+    const auto cells = profile_cells(f, sdk);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i] < 0) continue;
+      appendf(s, "\t%" PRId64 ".%02" PRId64, cells[i] / 100, cells[i] % 100);
+      w.profile.centi_ms[i] += static_cast<std::uint64_t>(cells[i]);
+    }
+    s += "\n";
+    ++w.profile.rows;
+  };
+  if (sdk >= 23) {
+    for (const FrameRecord& f : w.recent) {
+      if (f.intended <= w.profile_logged) continue;
+      w.profile_logged = f.intended;
+      row(f);
+    }
+  } else if (!w.slots.empty()) {
+    const std::size_t n = w.slots.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      auto& slot = w.slots[sdk >= 21 ? (w.slot + 1 + k) % n : k];
+      if (!slot) {
+        if (sdk <= 20) break;
+        continue;
+      }
+      row(*slot);
+      slot.reset();
+    }
+    w.slot = 0;
+  }
   return s;
 }
 
 std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code) {
   advance();
   *exit_code = 0;
+  const int sdk = cfg_.sdk;
   std::string pkg;
   bool framestats = false, reset = false;
   for (const auto& a : args) {
@@ -84,6 +161,9 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
     else if (a == "reset") reset = true;
     else if (!a.empty() && a[0] != '-') pkg = a;
   }
+  // Android 6 brought stats blocks and framestats; 4.x/5.x print neither.
+  const bool stats = sdk >= 23;
+  framestats = framestats && stats;
   std::vector<AppState*> chosen;
   for (auto& a : apps_) {
     if (a.pid != 0 && (pkg.empty() || a.cfg.package == pkg)) chosen.push_back(&a);
@@ -97,47 +177,70 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
     AppState& a = *ap;
     const std::string& p = a.cfg.package;
     appendf(s, "\n** Graphics info for pid %d [%s] **\n\n", a.pid, p.c_str());
-    s += gfx_block(a, false);
-    s += "\nPipeline=Skia (OpenGL)\nCPU Caches:\n  Glyph Cache: 848.59 KB (1 entry)\n"
-         "Total CPU memory usage:\n  868953 bytes, 848.59 KB (0.00 bytes is purgeable)\n\n";
-    s += "Profile data in ms:\n\n";
-    appendf(s, "\t%s/%s.MainActivity/android.view.ViewRootImpl@%x (visibility=0)\n", p.c_str(), p.c_str(),
-            a.view_root);
-    appendf(s, "Window: %s/%s.MainActivity\n", p.c_str(), p.c_str());
-    s += gfx_block(a, true);
-    if (framestats) {
-      s += "\n\n\n---PROFILEDATA---\n"
-           "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,AnimationStart,"
-           "PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,FrameStartTime,SyncQueued,SyncStart,"
-           "IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,"
-           "GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,\n";
-      for (const FrameRecord& f : a.recent) {
-        const std::int64_t own = f.duration - (f.start - f.intended);
-        const std::int64_t done = f.intended + f.duration;
-        const std::int64_t t = f.start;
-        appendf(s,
-                "0,%" PRIu64 ",%" PRId64 ",%" PRId64 ",0,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
-                f.vsync_id, f.intended, t, t + 300'000, t + 310'000, t + own / 3, t + own / 2,
-                f.intended + f.interval, f.interval, t + 200'000, t + own * 6 / 10, t + own * 7 / 10,
-                t + own * 8 / 10, t + own * 9 / 10, done);
-        appendf(s, ",20000,250000,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",\n",
-                std::max(done, t + own * 9 / 10 + f.gpu), done - 100'000, done + f.interval, t + own * 9 / 10);
-      }
-      s += "---PROFILEDATA---\n";
+    if (stats) {
+      s += gfx_block(a.gfx);
+      s += "\nPipeline=Skia (OpenGL)\nCPU Caches:\n  Glyph Cache: 848.59 KB (1 entry)\n"
+           "Total CPU memory usage:\n  868953 bytes, 848.59 KB (0.00 bytes is purgeable)\n\n";
+    } else {
+      s += "Caches:\nCurrent memory usage / total memory usage (bytes):\n  TextureCache           158760 / 25165824\n"
+           "Total memory usage:\n  868953 bytes, 848.59 KB\n\n";
     }
-    s += "\n\nView hierarchy:\n\n";
-    appendf(s, "  %s/%s.MainActivity/android.view.ViewRootImpl@%x\n  42 views, 61.20 kB of render nodes\n\n\n",
-            p.c_str(), p.c_str(), a.view_root);
-    s += "Total ViewRootImpl   : 1\nTotal attached Views : 42\n"
-         "Total RenderNode     : 61.20 kB (used) / 120.00 kB (capacity)\n\n";
+    s += "Profile data in ms:\n\n";
+    for (SimWindow& w : a.windows) {
+      s += view_root_line(w, sdk);
+      if (a.profiling) s += profile_table(w) + "\n";
+      if (!stats) continue;
+      appendf(s, "Window: %s\n", w.title.c_str());
+      s += gfx_block(w.gfx);
+      if (framestats) {
+        s += "\n\n\n---PROFILEDATA---\n"
+             "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,AnimationStart,"
+             "PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,FrameStartTime,SyncQueued,SyncStart,"
+             "IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,"
+             "GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,\n";
+        for (const FrameRecord& f : w.recent) {
+          const FrameTimes x = times_of(f);
+          const std::int64_t t = f.start;
+          appendf(s,
+                  "0,%" PRIu64 ",%" PRId64 ",%" PRId64 ",0,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                  ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                  ",%" PRId64,
+                  f.vsync_id, f.intended, t, t + 300'000, t + 310'000, t + x.own / 3, x.draw,
+                  f.intended + f.interval, f.interval, t + 200'000, x.sync_queued, x.sync, x.issue, x.swap,
+                  x.done);
+          appendf(s, ",20000,250000,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",\n",
+                  std::max(x.done, x.swap + f.gpu), x.done - 100'000, x.done + f.interval, x.swap);
+        }
+        s += "---PROFILEDATA---\n";
+      }
+      s += "\n\n";
+    }
+    s += stats ? "View hierarchy:\n\n" : "\nView hierarchy:\n\n";
+    for (const SimWindow& w : a.windows) {
+      appendf(s, "  %s/android.view.ViewRootImpl@%x\n  42 views, 61.20 kB of %s\n\n", w.title.c_str(), w.view_root,
+              stats ? "render nodes" : "display lists");
+    }
+    if (stats) {
+      appendf(s, "\nTotal ViewRootImpl   : %zu\nTotal attached Views : %zu\n"
+              "Total RenderNode     : 61.20 kB (used) / 120.00 kB (capacity)\n\n",
+              a.windows.size(), 42 * a.windows.size());
+    } else {
+      appendf(s, "\nTotal ViewRootImpl: %zu\nTotal Views:        %zu\nTotal DisplayList:  61.20 kB\n\n",
+              a.windows.size(), 42 * a.windows.size());
+    }
     a.truth.gfx_last_dumped = a.gfx.total;
-    if (reset) {
+    if (reset && stats) {
       a.truth.gfx_dumped_before += a.gfx.total;
       a.truth.gfx_last_dumped = 0;
       a.gfx = GfxCounters{};
       a.gfx.since_mono_ns = now;
       a.recent.clear();
+      // HWUI forgets its frames: profiled ones not printed yet are gone.
+      for (SimWindow& w : a.windows) {
+        for (const FrameRecord& f : w.recent) w.profile.lost += a.profiling && f.intended > w.profile_logged ? 1 : 0;
+        w.recent.clear();
+        w.gfx = a.gfx;
+      }
     }
   }
   return s;

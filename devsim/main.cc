@@ -26,7 +26,9 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --control-port P       control channel port (default: chosen by the kernel)
   --packages A,B,…       simulated apps (default com.example.feed,com.example.shop,com.example.chat)
   --games PKG:FPS[,…]    games: apps that also draw through a SurfaceView at FPS
-  --sdk N[,N…]           Android API level, cycled over devices (default 33; 28-36)
+  --sdk N[,N…]           Android API level, cycled over devices (default 33; 16-36)
+  --hwui-profile         every app prints HWUI "Profile data in ms" tables (always below 23)
+  --windows PKG:TITLE[,…] further windows of an app (a dialog, a second activity), drawing in turn
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
   --sf-miss-prob P       probability that SurfaceFlinger misses a composition (default 0.002)
@@ -103,14 +105,25 @@ int main(int argc, char** argv) {
         }
         o.games.emplace_back(g.substr(0, colon), fps);
       }
+    } else if (a == "--windows") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      for (const auto& w : l) {
+        const auto colon = w.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == w.size()) {
+          std::fprintf(stderr, "jank_devsim: bad --windows entry %s (PACKAGE:TITLE)\n", w.c_str());
+          return 64;
+        }
+        o.windows.emplace_back(w.substr(0, colon), w.substr(colon + 1));
+      }
     } else if (a == "--sdk") {
       std::vector<std::string> l;
       if (!split_list(val(), &l)) return 64;
       o.sdk.clear();
       for (const auto& x : l) {
         const long v = std::strtol(x.c_str(), nullptr, 10);
-        if (v < 28 || v > 36) {
-          std::fprintf(stderr, "jank_devsim: --sdk values must be 28..36\n");
+        if (v < 16 || v > 36) {
+          std::fprintf(stderr, "jank_devsim: --sdk values must be 16..36\n");
           return 64;
         }
         o.sdk.push_back(static_cast<int>(v));
@@ -132,6 +145,7 @@ int main(int argc, char** argv) {
     else if (a == "--log-rate") o.log_rate = num();
     else if (a == "--buffer-kib") o.buffer_kib = static_cast<std::size_t>(num());
     else if (a == "--tz-offset-min") o.tz_offset_min = static_cast<std::int32_t>(num());
+    else if (a == "--hwui-profile") o.hwui_profile = true;
     else if (a == "--root") o.root = true;
     else if (a == "--no-shell-v2") o.shell_v2 = false;
     else if (a == "--unauthorized") o.unauthorized = true;

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace jank::devsim {
@@ -88,6 +89,8 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
     AppState a;
     a.cfg = ac;
     a.uid = uid++;
+    a.windows.emplace_back().title = ac.package + "/" + ac.package + ".MainActivity";
+    for (const auto& title : ac.extra_windows) a.windows.emplace_back().title = title;
     apps_.push_back(std::move(a));
   }
   next_noise_ = sim_time_ + exp_delay(cfg_.noise_lines_per_sec);
@@ -453,6 +456,45 @@ void Device::log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::i
   log_at(now_mono(), id, prio, pid, tid, uid, std::move(tag), std::move(msg));
 }
 
+namespace {
+
+// HWUI reads debug.hwui.profile when a window's renderer starts ("true" or
+// "visual_bars" print tables); 4.x/5.x size their buffer by
+// debug.hwui.profile.maxframes (128 by default; 5.x clamps it to 1-4096).
+void start_profile(AppState& a, int sdk, const std::optional<std::string>& prop,
+                   const std::optional<std::string>& maxframes) {
+  a.profiling = a.cfg.hwui_profile || sdk <= 22 || (prop && (*prop == "true" || *prop == "visual_bars"));
+  long slots = 128;
+  if (maxframes) slots = std::clamp(std::strtol(maxframes->c_str(), nullptr, 10), 1L, 4096L);
+  for (std::size_t k = 0; k < a.windows.size(); ++k) {
+    SimWindow& w = a.windows[k];
+    w.view_root = a.view_root + static_cast<std::uint32_t>(k) * 0x2f1u;
+    w.gfx = a.gfx;  // a new process: counters from zero, since its start
+    w.recent.clear();
+    w.profile_logged = 0;
+    w.slots.assign(a.profiling && sdk <= 22 ? static_cast<std::size_t>(slots) : 0, std::nullopt);
+    w.slot = 0;
+  }
+}
+
+// A frame the window drew: into its framestats ring and, when profiled, its
+// profile buffer. A profiled frame pushed out unprinted is lost.
+void window_frame(AppState& a, SimWindow& w, const FrameRecord& f, int sdk) {
+  if (a.profiling) ++w.profile.frames;
+  w.recent.push_back(f);
+  if (w.recent.size() > 120) {
+    if (a.profiling && sdk >= 23 && w.recent.front().intended > w.profile_logged) ++w.profile.lost;
+    w.recent.pop_front();
+  }
+  if (w.slots.empty()) return;
+  auto& slot = w.slots[w.slot];
+  if (slot) ++w.profile.lost;
+  slot = f;
+  w.slot = (w.slot + 1) % w.slots.size();
+}
+
+}  // namespace
+
 void Device::start_app(AppState& a, std::int32_t pid) {
   const std::int64_t t = sim_time_;
   next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
@@ -475,6 +517,8 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   a.gfx.since_mono_ns = t;
   a.recent.clear();
   a.view_root = static_cast<std::uint32_t>(rng_());
+  drop_profile_buffers(a);  // a reboot ends processes without kill_app
+  start_profile(a, cfg_.sdk, getprop("debug.hwui.profile"), getprop("debug.hwui.profile.maxframes"));
   ++a.truth.starts;
   new_layers(a);
   a.next_game = t + interval_ns();
@@ -493,6 +537,7 @@ void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
          fmt("Process %s (pid %d) has died: %.*s", a.cfg.package.c_str(), a.pid,
              static_cast<int>(reason.size()), reason.data()));
   a.pid = 0;
+  drop_profile_buffers(a);
   a.restart_at = restart_soon ? sim_time_ + 800 * kMs : -1;
   // The process's surfaces go with it.
   a.window_layer = {};
@@ -567,7 +612,65 @@ void draw_from(AppState& a, std::int64_t now) {
   a.next_game = std::max(a.next_game, now);
 }
 
+// Profiled frames of the window still waiting in its buffer for a dump.
+std::uint64_t profile_pending(const AppState& a, const SimWindow& w, int sdk) {
+  if (!a.profiling) return 0;
+  std::uint64_t n = 0;
+  if (sdk >= 23) {
+    for (const auto& f : w.recent) n += f.intended > w.profile_logged ? 1 : 0;
+  }
+  for (const auto& slot : w.slots) n += slot ? 1 : 0;
+  return n;
+}
+
+std::string centi_ms(std::uint64_t c) { return fmt("%" PRIu64 ".%02" PRIu64, c / 100, c % 100); }
+
+// ,"windows":[…]: each window's frames and janky frames (over one refresh
+// interval) over the app's processes, and its profile rows.
+std::string windows_truth_json(const AppState& a) {
+  std::string s = ",\"windows\":[";
+  for (std::size_t k = 0; k < a.windows.size(); ++k) {
+    const SimWindow& w = a.windows[k];
+    std::string title;  // any title given on the command line, as a JSON string
+    for (const char c : w.title) {
+      if (c == '"' || c == '\\') title += '\\';
+      title += c;
+    }
+    s += std::string(k ? "," : "") + "{\"title\":\"" + title + "\"";
+    s += fmt(",\"frames\":%" PRIu64 ",\"janky\":%" PRIu64 ",\"profile_rows\":%" PRIu64 "}", w.frames, w.janky,
+             w.profile.rows);
+  }
+  return s + "]";
+}
+
+// ,"profile":{…}: the app's windows summed (frames = rows + lost + pending).
+std::string profile_truth_json(const AppState& a, int sdk) {
+  ProfileTruth t;
+  std::uint64_t pending = 0;
+  for (const SimWindow& w : a.windows) {
+    t.frames += w.profile.frames;
+    t.rows += w.profile.rows;
+    t.lost += w.profile.lost;
+    for (std::size_t i = 0; i < t.centi_ms.size(); ++i) t.centi_ms[i] += w.profile.centi_ms[i];
+    pending += profile_pending(a, w, sdk);
+  }
+  return fmt(",\"profile\":{\"on\":%s,\"frames\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"lost\":%" PRIu64
+             ",\"pending\":%" PRIu64 ",\"draw_ms\":%s,\"prepare_ms\":%s,\"process_ms\":%s,\"execute_ms\":%s}",
+             a.profiling ? "true" : "false", t.frames, t.rows, t.lost, pending, centi_ms(t.centi_ms[0]).c_str(),
+             centi_ms(t.centi_ms[1]).c_str(), centi_ms(t.centi_ms[2]).c_str(), centi_ms(t.centi_ms[3]).c_str());
+}
+
 }  // namespace
+
+void Device::drop_profile_buffers(AppState& a) {
+  for (SimWindow& w : a.windows) {
+    if (!a.profiling) continue;
+    for (const auto& f : w.recent) w.profile.lost += cfg_.sdk >= 23 && f.intended > w.profile_logged ? 1 : 0;
+    for (auto& slot : w.slots) w.profile.lost += std::exchange(slot, std::nullopt) ? 1 : 0;
+    w.recent.clear();
+    w.slot = 0;
+  }
+}
 
 Device::Presented Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready,
                                         std::int64_t present) {
@@ -712,21 +815,28 @@ void Device::frame(std::size_t idx, std::int64_t t) {
                done - 100'000, t + own * 9 / 10),
            static_cast<std::int32_t>(idx), 0, true);
   }
-  GfxCounters& g = a.gfx;
-  ++g.total;
-  if (duration > iv) {
-    ++g.janky;
+  // The app's windows take turns (the process's counters hold them all).
+  SimWindow& w = a.windows[(tr.frames_rendered - 1) % a.windows.size()];
+  ++w.frames;
+  if (duration > iv) ++w.janky;
+  for (GfxCounters* gp : {&a.gfx, &w.gfx}) {
+    GfxCounters& g = *gp;
+    ++g.total;
+    if (duration > iv) {
+      ++g.janky;
+    }
+    if (duration > 16 * kMs + kMs / 2) ++g.janky_legacy;
+    if (skipped > 0) {
+      ++g.missed_vsync;
+      ++g.slow_ui;
+    }
+    if (skipped == 0 && duration > iv) ++g.slow_draw;
+    ++g.hist[hist_index(duration / kMs)];
+    ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   }
-  if (duration > 16 * kMs + kMs / 2) ++g.janky_legacy;
-  if (skipped > 0) {
-    ++g.missed_vsync;
-    ++g.slow_ui;
-  }
-  if (skipped == 0 && duration > iv) ++g.slow_draw;
-  ++g.hist[hist_index(duration / kMs)];
-  ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   a.recent.push_back(FrameRecord{static_cast<std::uint64_t>(vsync_id), intended, t, duration, iv, gpu});
   if (a.recent.size() > 120) a.recent.pop_front();
+  window_frame(a, w, a.recent.back(), cfg_.sdk);
   // SurfaceFlinger latches the buffer at the vsync after it is ready and
   // presents it one vsync later.
   const std::int64_t ready = intended + duration;
@@ -964,6 +1074,7 @@ std::string Device::truth_json() const {
              t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
+    s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).
     // FrameTimeline (Android 12+): the app window's frames with a vsync id,

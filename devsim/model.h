@@ -38,6 +38,11 @@ struct AppConfig {
   // that gfxinfo never sees) at this many frames per second, with hitches.
   double game_fps = 0;
   double hitch_prob = 0.02;  // per game frame: the next one comes 3 to 10 refresh periods late
+  // HWUI's "Profile data in ms" table on for this app whatever debug.hwui.profile says.
+  bool hwui_profile = false;
+  // Titles of further windows ("pkg/pkg.SettingsActivity", "PopupWindow:1"):
+  // with the main activity's, they draw the app's frames in turn.
+  std::vector<std::string> extra_windows;
 };
 
 // Scripted throttling episodes (--thermal-episodes): the last `length_s` of
@@ -189,6 +194,30 @@ struct FrameRecord {
   std::int64_t gpu = 0;
 };
 
+// What a reader of every dump of one window's "Profile data in ms" table
+// counts, over the app's processes: profiled frames drawn, rows printed,
+// profiled frames that left the device's buffer unprinted (ring wrap, reset,
+// process death), and the printed cells summed in hundredths of a ms (as
+// printed: draw, prepare, process, execute).
+struct ProfileTruth {
+  std::uint64_t frames = 0, rows = 0, lost = 0;
+  std::array<std::uint64_t, 4> centi_ms{};
+};
+
+// One window (view root) of an app. HWUI gives each its own renderer: its
+// own "Window:" counters, framestats ring and profile buffer.
+struct SimWindow {
+  std::string title;                 // "pkg/pkg.MainActivity": the Window: line, the view root's name
+  std::uint32_t view_root = 0;       // ViewRootImpl@hex, new with each process
+  GfxCounters gfx;                   // this process's frames of the window
+  std::uint64_t frames = 0, janky = 0;  // truth over processes; janky: over one refresh interval
+  std::deque<FrameRecord> recent;    // its last 120 frames
+  std::int64_t profile_logged = 0;   // 6+: IntendedVsync of the newest profile row printed
+  std::vector<std::optional<FrameRecord>> slots;  // 4.x/5.x: the profile buffer since the last dump
+  std::size_t slot = 0;              // the slot the next frame takes
+  ProfileTruth profile;
+};
+
 struct AppState {
   AppConfig cfg;
   std::int32_t uid = 10000;
@@ -201,8 +230,10 @@ struct AppState {
   std::int64_t next_crash = -1;
   std::int64_t restart_at = -1;
   std::uint32_t view_root = 0;
+  bool profiling = false;           // "Profile data in ms" tables: read when the process starts
+  std::vector<SimWindow> windows;   // [0]: the main activity
   GfxCounters gfx;
-  std::deque<FrameRecord> recent;  // last 120 frames for framestats
+  std::deque<FrameRecord> recent;  // last 120 frames of all its windows (each prints its own)
   AppTruth truth;
   FrameTimelineTruth ft_truth;
   // SurfaceFlinger: the window's buffer layer and, for a game, its
@@ -409,7 +440,10 @@ class Device {
   std::int64_t interval_ns() const;
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c);
-  std::string gfx_block(const AppState& a, bool window) const;
+  std::string gfx_block(const GfxCounters& g) const;
+  std::string profile_table(SimWindow& w);
+  // The app's profiled frames still in its buffers are gone (death, reset).
+  void drop_profile_buffers(AppState& a);
   enum class Uncounted : std::uint8_t { lost, unknown, pending };
   struct Gone;
   void uncounted(Uncounted kind, LogId id, const Gone& g);

@@ -136,6 +136,9 @@ namespace {
 
 // The release name getprop reports for an API level.
 std::string release_of(int sdk) {
+  static const char* const kBefore28[] = {"4.1", "4.2", "4.3", "4.4", "4.4W", "5.0", "5.1",
+                                          "6.0", "7.0", "7.1", "8.0", "8.1"};
+  if (sdk >= 16 && sdk <= 27) return kBefore28[sdk - 16];
   switch (sdk) {
     case 28: return "9";
     case 29: return "10";
@@ -171,6 +174,10 @@ void Simulator::start() {
       a.stall_prob = opts_.stall_prob;
       a.bands = opts_.bands;
       a.crash_per_min = opts_.crash_per_min;
+      a.hwui_profile = opts_.hwui_profile;
+      for (const auto& [pkg, title] : opts_.windows) {
+        if (pkg == package) a.extra_windows.push_back(title);
+      }
       return a;
     };
     for (const auto& p : opts_.packages) app(p);

@@ -24,6 +24,9 @@ struct SimOptions {
   // Games: apps that also draw through a SurfaceView at their own rate.
   std::vector<std::pair<std::string, double>> games;
   std::vector<int> sdk = {33};  // Android API level, cycled over devices
+  bool hwui_profile = false;     // every app prints "Profile data in ms" tables
+  // Further windows: {package, title}, in the order given.
+  std::vector<std::pair<std::string, std::string>> windows;
   double stall_prob = 0.012;
   double sf_miss_prob = 0.002;  // SurfaceFlinger misses a composition
   double drop_prob = 0;         // a frame queued behind another is dropped

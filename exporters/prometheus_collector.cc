@@ -526,6 +526,12 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
              count(g.framestats_rows - g.framestats_malformed_rows));
     f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "discarded"},
              count(g.framestats_malformed_rows));
+    if (g.profile_rows > 0) {
+      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "parsed"},
+               count(g.profile_rows - g.profile_rows_discarded));
+      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "discarded"},
+               count(g.profile_rows_discarded));
+    }
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_surface(f, d, dev);
@@ -549,6 +555,14 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames));
       f.histogram(F::android_hwui_davey_duration_seconds, pkg, p.davey_duration);
       f.sample(F::android_hwui_davey_invalid_durations_total, pkg, count(p.davey_invalid_durations));
+    }
+    if (p.has_hwui_profile) {
+      f.sample(F::android_hwui_profile_frames_total, pkg, count(p.hwui_profile.frames()));
+      for (std::size_t st = 0; st < metrics::kProfileStages; ++st) {
+        f.histogram(F::android_hwui_profile_stage_duration_seconds, pkg,
+                    Extra{"stage", metrics::profile_stage_name(static_cast<metrics::ProfileStage>(st))},
+                    p.hwui_profile.stage_duration()[st]);
+      }
     }
     if (p.has_gfxinfo) {
       const auto& g = p.gfxinfo;
@@ -581,6 +595,15 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                     Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))},
                     s.stage_duration()[st]);
       }
+    }
+    if (!p.windows.windows().empty()) {
+      for (const auto& [title, w] : p.windows.windows()) {
+        const LabelSet labels({{"serial", d.serial}, {"package", name}, {"window", title}});
+        f.sample(F::android_gfxinfo_window_frames_total, labels, count(w.frames));
+        f.sample(F::android_gfxinfo_window_janky_frames_total, labels, count(w.janky));
+        f.histogram(F::android_gfxinfo_window_frame_duration_seconds, labels, w.duration);
+      }
+      f.sample(F::jank_exporter_gfxinfo_windows_overflowed_total, pkg, count(p.windows.overflowed()));
     }
     if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline);
     if (layers != nullptr || p.active.total_ns() > 0) {

@@ -64,7 +64,8 @@ FramestatsTracker::FramestatsTracker()
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds())} {}
 
 void FramestatsTracker::apply(std::string_view window, const parsers::FramestatsTable& table,
-                              std::int64_t frame_interval_ns, std::vector<TimedFrame>* timed) {
+                              std::int64_t frame_interval_ns, std::vector<TimedFrame>* timed,
+                              std::vector<CountedFrame>* counted) {
   Columns c;
   c.flags = table.column("Flags");
   c.intended = table.column("IntendedVsync");
@@ -110,8 +111,10 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     }
     const std::int64_t duration = completed - intended;
     ++frames_;
-    if (frame_interval_ns > 0 && duration > frame_interval_ns) ++janky_;
+    const bool janky = frame_interval_ns > 0 && duration > frame_interval_ns;
+    if (janky) ++janky_;
     frame_duration_.observe(static_cast<double>(duration) / 1e9);
+    if (counted != nullptr) counted->push_back({duration, janky});
 
     TimedFrame frame;
     if (token_column) frame.token = row[*token_column];

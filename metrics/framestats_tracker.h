@@ -29,14 +29,22 @@ struct TimedFrame {
   std::array<std::optional<double>, kFrameStages> stage_seconds;
 };
 
+// A frame this poll counted (in frames()): its FrameCompleted − IntendedVsync
+// and whether that was over the frame interval (janky_frames()).
+struct CountedFrame {
+  std::int64_t duration_ns = 0;
+  bool janky = false;
+};
+
 class FramestatsTracker {
  public:
   FramestatsTracker();
 
   // `frame_interval_ns` (1/refresh rate) decides which frames are janky.
-  // The frames timed for the first time are appended to `timed` when given.
+  // The frames timed for the first time are appended to `timed` when given,
+  // and those counted to `counted`.
   void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns,
-             std::vector<TimedFrame>* timed = nullptr);
+             std::vector<TimedFrame>* timed = nullptr, std::vector<CountedFrame>* counted = nullptr);
 
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
   std::uint64_t janky_frames() const { return janky_; }       // of those, longer than one frame interval

@@ -305,12 +305,26 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
   }
   for (const auto& table : dump.orphan_framestats) count_rows(table);
   for (const auto& window : dump.orphan_windows) count_rows(window.framestats);
+  const std::uint64_t profile_discarded = dump.profile_rows_malformed + dump.profile_rows_discarded;
+  input.profile_rows += profile_discarded;
+  input.profile_rows_discarded += profile_discarded;
+  // Each printed row is a frame the device will not print again (hwui_profile.h).
+  auto apply_profile = [&](PackageMetrics& pkg, const parsers::GfxWindow& window) {
+    if (!window.has_profile_table) return;
+    pkg.has_hwui_profile = true;
+    input.profile_rows += window.profile_rows.size();
+    for (const auto& row : window.profile_rows) pkg.hwui_profile.add(row);
+  };
+  auto has_data = [](const parsers::GfxWindow& w) { return w.framestats.has_value() || w.has_profile_table; };
   const std::int64_t interval_ns =
       device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
   std::vector<TimedFrame> timed;
+  std::vector<CountedFrame> counted;
   auto apply_framestats = [&](PackageMetrics& pkg, std::string_view window, const parsers::FramestatsTable& table) {
     timed.clear();
-    pkg.framestats.apply(window, table, interval_ns, &timed);
+    counted.clear();
+    pkg.framestats.apply(window, table, interval_ns, &timed, &counted);
+    pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
     for (const TimedFrame& frame : timed) {
       if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
@@ -318,9 +332,8 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
   };
   for (const auto& process : dump.processes) {
     std::string name = process.package.empty() ? package_label(device, process.pid, "") : process.package;
-    const bool has_frames_data = process.stats || process.framestats ||
-                                 std::any_of(process.windows.begin(), process.windows.end(),
-                                             [](const auto& w) { return w.framestats.has_value(); });
+    const bool has_frames_data =
+        process.stats || process.framestats || std::any_of(process.windows.begin(), process.windows.end(), has_data);
     if (!has_frames_data) continue;  // all-process dumps list many processes with nothing to count
     PackageMetrics& pkg = package(device, name);
     if (process.stats) {
@@ -331,12 +344,12 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       apply_framestats(pkg, "", *process.framestats);
     }
     for (const auto& window : process.windows) {
+      apply_profile(pkg, window);
       if (!window.framestats) continue;
       apply_framestats(pkg, window.name, *window.framestats);
     }
   }
-  const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(),
-                                              [](const auto& w) { return w.framestats.has_value(); });
+  const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(), has_data);
   if (dump.orphan_stats || !dump.orphan_framestats.empty() || orphan_window_data) {
     PackageMetrics& pkg = package(device, kUnknownPackage);
     if (dump.orphan_stats) {
@@ -347,6 +360,7 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       apply_framestats(pkg, "", table);
     }
     for (const auto& window : dump.orphan_windows) {
+      apply_profile(pkg, window);
       if (!window.framestats) continue;
       apply_framestats(pkg, window.name, *window.framestats);
     }
@@ -377,6 +391,14 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   if (p.has_frametimeline) {
     w.newline();
     p.frametimeline.save(w);
+  }
+  if (p.has_hwui_profile) {
+    w.newline();
+    p.hwui_profile.save(w);
+  }
+  if (!p.windows.windows().empty()) {
+    w.newline();
+    p.windows.save(w);
   }
   w.newline();
 }
@@ -417,6 +439,11 @@ void load_package(StateReader& r, PackageMetrics& p) {
     p.has_frametimeline = true;
     if (!p.frametimeline.load(r)) r.reject();
   }
+  if (r.peek("hwui_profile")) {
+    p.has_hwui_profile = true;
+    if (!p.hwui_profile.load(r)) r.reject();
+  }
+  if (r.peek("windows") && !p.windows.load(r)) r.reject();
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
@@ -549,6 +576,7 @@ std::string Store::save() const {
     const auto& in = d->dump_input;
     w.newline().tag("dump_input").u64(in.gfxinfo_lines).u64(in.gfxinfo_malformed_lines);
     w.u64(in.framestats_rows).u64(in.framestats_malformed_rows);
+    if (in.profile_rows > 0) w.newline().tag("profile_input").u64(in.profile_rows).u64(in.profile_rows_discarded);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
     if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0 ||
@@ -680,6 +708,18 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         reject(serial, "device_counters", "gfxinfo input counts out of range; restart from 0");
       } else {
         d->dump_input = in;
+      }
+    }
+    // Absent when the device printed no profile rows, and from older files.
+    if (r.peek("profile_input")) {
+      r.expect("profile_input");
+      before = r.rejected();
+      const std::uint64_t rows = r.u64(), discarded = r.u64();
+      if (r.rejected() != before || discarded > rows) {
+        reject(serial, "device_counters", "profile row counts out of range; restart from 0");
+      } else {
+        d->dump_input.profile_rows = rows;
+        d->dump_input.profile_rows_discarded = discarded;
       }
     }
     const std::uint64_t packages = r.count(1'000'000);

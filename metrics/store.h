@@ -19,10 +19,12 @@
 #include "metrics/frametimeline_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
+#include "metrics/hwui_profile.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
 #include "metrics/timestats_tracker.h"
+#include "metrics/window_frames.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
@@ -41,6 +43,7 @@ struct StoreOptions {
   std::size_t max_thermal_sensors_per_device = 32;
   std::size_t max_pids_per_device = 65536;
   std::size_t max_layers_per_device = 32;
+  std::size_t max_windows_per_package = 8;  // window series per app (framestats)
 };
 
 // Label value for events beyond the per-device package cap.
@@ -68,12 +71,16 @@ struct PackageMetrics {
   bool has_gfxinfo = false;
   FramestatsTracker framestats;
   bool has_framestats = false;
+  WindowFrames windows;  // the framestats frames per window
   // SurfaceFlinger's verdicts on its frames (dumpsys SurfaceFlinger
   // --frametimeline), and the join of those verdicts with framestats rows
   // (in memory only: a restart loses the halves waiting for their match).
   FrameTimelineCounts frametimeline;
   bool has_frametimeline = false;
   FrameJoin frame_join;
+  // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
+  ProfileStages hwui_profile;
+  bool has_hwui_profile = false;
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
@@ -187,6 +194,8 @@ struct DeviceMetrics {
     std::uint64_t gfxinfo_malformed_lines = 0;    // recognised keys whose value did not parse
     std::uint64_t framestats_rows = 0;            // PROFILEDATA rows received (parsed or not)
     std::uint64_t framestats_malformed_rows = 0;  // wrong column count or a non-numeric cell
+    std::uint64_t profile_rows = 0;               // "Profile data in ms" rows received (kept or not)
+    std::uint64_t profile_rows_discarded = 0;     // malformed, or past the parser's per-window cap
   } dump_input;
 
   // dumpsys thermalservice: the newest reading (gauges, never checkpointed)

@@ -51,6 +51,12 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   table.rows = {{0, 77, 1'000'000, 9'000'000}};  // 8 ms, token 77 (joined with FrameTimeline below)
   table.malformed_rows = 2;
   proc.framestats = table;
+  parsers::GfxWindow profiled;  // debug.hwui.profile=true: one "Profile data in ms" row, one malformed
+  profiled.name = "p/p.Main";
+  profiled.has_profile_table = true;
+  profiled.profile_rows.push_back({4, 0.5, 2, 1});
+  proc.windows.push_back(profiled);
+  dump.profile_rows_malformed = 1;
   dump.processes.push_back(proc);
   store.record_gfxinfo(d, dump);
 
