@@ -359,7 +359,8 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
 }
 
 void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const std::string& package,
-                           const LabelSet& pkg, const metrics::FrameTimelineCounts& ft) {
+                           const LabelSet& pkg, const metrics::FrameTimelineCounts& ft,
+                           const metrics::FrameTimelineWindows& windows) {
   f.sample(F::android_frametimeline_frames_total, pkg, count(ft.frames));
   f.sample(F::android_frametimeline_janky_frames_total, pkg, count(ft.janky));
   f.sample(F::android_frametimeline_unjudged_frames_total, pkg, count(ft.unjudged));
@@ -368,6 +369,16 @@ void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const
   for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
     f.sample(F::android_frametimeline_jank_frames_total, pkg, Extra{"jank_type", metrics::jank_label(label)},
              count(ft.by_label[label]));
+  }
+  for (const auto& [title, w] : windows.windows()) {
+    const LabelSet win({{"serial", d.serial}, {"package", package}, {"window", title}});
+    f.sample(F::android_frametimeline_window_frames_total, win, count(w.frames));
+    f.sample(F::android_frametimeline_window_janky_frames_total, win, count(w.janky));
+    for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
+      if (w.by_label[label] == 0) continue;  // sparse: up to 9 windows x 11 types
+      f.sample(F::android_frametimeline_window_jank_frames_total, win, Extra{"jank_type", metrics::jank_label(label)},
+               count(w.by_label[label]));
+    }
   }
   // Stage histograms only for the types joined frames had (sparse: 11 types x 6 stages otherwise).
   for (const auto& [label, hists] : ft.stages) {
@@ -605,7 +616,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       }
       f.sample(F::jank_exporter_gfxinfo_windows_overflowed_total, pkg, count(p.windows.overflowed()));
     }
-    if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline);
+    if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline, p.frametimeline_windows);
     if (layers != nullptr || p.active.total_ns() > 0) {
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);

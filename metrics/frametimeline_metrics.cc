@@ -136,4 +136,45 @@ bool FrameTimelineCounts::load(StateReader& r) {
   return ok && r.rejected() == rejected && janky <= frames && labelled <= frames && joined <= frames;
 }
 
+void FrameTimelineWindows::count(std::string_view window, std::uint32_t jank, std::size_t cap) {
+  auto it = windows_.find(window);
+  if (it == windows_.end()) {
+    // _other_ does not take one of the cap's places.
+    const std::size_t named = windows_.size() - (windows_.count(kOverflowWindow) ? 1 : 0);
+    if (window.size() > kMaxWindowTitleBytes || named >= cap) window = kOverflowWindow;
+    it = windows_.try_emplace(std::string(window)).first;
+  }
+  FrameTimelineWindowCounts& c = it->second;
+  ++c.frames;
+  if ((jank & kJankyMask) != 0) ++c.janky;
+  for (const std::size_t label : jank_labels_of(jank)) ++c.by_label[label];
+}
+
+void FrameTimelineWindows::save(StateWriter& w) const {
+  w.tag("ft_windows").u64(windows_.size());
+  for (const auto& [title, c] : windows_) {
+    w.str(title).u64(c.frames).u64(c.janky);
+    for (const std::uint64_t n : c.by_label) w.u64(n);
+  }
+}
+
+bool FrameTimelineWindows::load(StateReader& r) {
+  const std::uint64_t rejected = r.rejected();
+  r.expect("ft_windows");
+  windows_.clear();
+  bool ok = true;
+  const std::uint64_t n = r.count(kMaxSaved);
+  for (std::uint64_t k = 0; k < n && !r.fail(); ++k) {
+    std::string title = r.str();
+    FrameTimelineWindowCounts c;
+    c.frames = r.u64();
+    c.janky = r.u64();
+    std::uint64_t labelled = 0;
+    for (auto& v : c.by_label) labelled = std::max(labelled, v = r.u64());
+    ok = ok && !title.empty() && title.size() <= kMaxWindowTitleBytes && c.janky <= c.frames && labelled <= c.frames;
+    windows_.insert_or_assign(std::move(title), c);
+  }
+  return ok && r.rejected() == rejected;
+}
+
 }  // namespace jank::metrics

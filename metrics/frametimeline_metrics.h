@@ -17,6 +17,7 @@
 
 #include "metrics/framestats_tracker.h"
 #include "metrics/histogram.h"
+#include "metrics/window_frames.h"
 #include "parsers/frametimeline.h"
 
 namespace jank::metrics {
@@ -100,6 +101,31 @@ struct FrameTimelineCounts {
 
   void save(class StateWriter& w) const;
   bool load(class StateReader& r);
+};
+
+// An app's judged frames per window (activity), the window being its layer's
+// name without the instance ("pkg/pkg.Activity": gfxinfo's title of the same
+// window). At most `cap` windows get their own counts; frames of later ones
+// count under kOverflowWindow ("_other_"), as gfxinfo's windows do.
+struct FrameTimelineWindowCounts {
+  std::uint64_t frames = 0;
+  std::uint64_t janky = 0;
+  std::array<std::uint64_t, kJankLabels> by_label{};
+  bool operator==(const FrameTimelineWindowCounts&) const = default;
+};
+
+class FrameTimelineWindows {
+ public:
+  void count(std::string_view window, std::uint32_t jank, std::size_t cap);
+  const std::map<std::string, FrameTimelineWindowCounts, std::less<>>& windows() const { return windows_; }
+
+  void save(class StateWriter& w) const;
+  // False when the record holds counts that cannot be true together.
+  bool load(class StateReader& r);
+  static constexpr std::size_t kMaxSaved = 257;  // 256 windows and _other_
+
+ private:
+  std::map<std::string, FrameTimelineWindowCounts, std::less<>> windows_;
 };
 
 }  // namespace jank::metrics

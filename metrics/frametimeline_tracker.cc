@@ -19,6 +19,17 @@ bool is_final(const parsers::SurfaceFrame& sf) {
          sf.jank != 0;
 }
 
+// The least time 64 display frames of this dump can span (0: unknown).
+std::int64_t shortest_span_ns(const parsers::FrameTimelineDump& dump) {
+  double period_ms = 0;
+  for (const auto& df : dump.display_frames) {
+    if (df.vsync_period_ms && *df.vsync_period_ms > 0 && (period_ms == 0 || *df.vsync_period_ms < period_ms)) {
+      period_ms = *df.vsync_period_ms;
+    }
+  }
+  return static_cast<std::int64_t>(period_ms * 1e6) * static_cast<std::int64_t>(kFrameTimelineDisplayFrames);
+}
+
 FtFrame frame_of(const parsers::SurfaceFrame& sf) {
   FtFrame f;
   f.layer = sf.layer;
@@ -33,7 +44,8 @@ FtFrame frame_of(const parsers::SurfaceFrame& sf) {
 
 }  // namespace
 
-std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineDump& dump) {
+std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineDump& dump,
+                                                   std::optional<std::int64_t> since_previous_ns) {
   std::vector<FtFrame> out;
   std::int64_t min_token = std::numeric_limits<std::int64_t>::max(), max_token = -1;
   bool overlap = false;
@@ -62,7 +74,8 @@ std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineD
       counted_.clear();
       newest_token_ = -1;
     } else if (std::max(static_cast<std::int64_t>(dump.display_frames.size()), dump.display_frame_count.value_or(0)) >=
-               static_cast<std::int64_t>(kFrameTimelineDisplayFrames)) {
+                   static_cast<std::int64_t>(kFrameTimelineDisplayFrames) &&
+               !(since_previous_ns && *since_previous_ns < shortest_span_ns(dump) * 3 / 4)) {
       ++overflows_;  // a full window without any frame seen before
     }
   }

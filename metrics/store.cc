@@ -158,7 +158,14 @@ FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parse
     }
   }
   const std::uint64_t overflows = device.frametimeline.overflows();
-  for (const FtFrame& f : device.frametimeline.observe(dump)) {
+  // Host time between polls tells a stall (windows that must overlap) from
+  // an overflow; replay has no host time.
+  std::optional<std::int64_t> since_previous;
+  if (host_now_ns_ != 0 && device.frametimeline_polled_ns != 0 && host_now_ns_ >= device.frametimeline_polled_ns) {
+    since_previous = host_now_ns_ - device.frametimeline_polled_ns;
+  }
+  if (host_now_ns_ != 0) device.frametimeline_polled_ns = host_now_ns_;
+  for (const FtFrame& f : device.frametimeline.observe(dump, since_previous)) {
     ++poll.frames;
     // The join key: the window title HWUI prints for the same activity.
     // SurfaceView layers hold frames HWUI never drew: they join nothing.
@@ -178,6 +185,10 @@ FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parse
     if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
     pkg.has_frametimeline = true;
     pkg.frametimeline.count(f.jank, f.classified);
+    // Per activity: app window layers only (a SurfaceView is no window title).
+    if (f.classified && joinable && !window.empty()) {
+      pkg.frametimeline_windows.count(WindowFrames::title_of(window), f.jank, options_.max_windows_per_package);
+    }
     if (f.classified && joinable) {
       if (const auto match = pkg.frame_join.verdict(f.token, window, f.jank)) pkg.frametimeline.join(*match);
     }
@@ -400,6 +411,10 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
     w.newline();
     p.windows.save(w);
   }
+  if (!p.frametimeline_windows.windows().empty()) {
+    w.newline();
+    p.frametimeline_windows.save(w);
+  }
   w.newline();
 }
 
@@ -444,6 +459,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
     if (!p.hwui_profile.load(r)) r.reject();
   }
   if (r.peek("windows") && !p.windows.load(r)) r.reject();
+  if (r.peek("ft_windows") && !p.frametimeline_windows.load(r)) r.reject();
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {

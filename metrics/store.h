@@ -78,6 +78,7 @@ struct PackageMetrics {
   FrameTimelineCounts frametimeline;
   bool has_frametimeline = false;
   FrameJoin frame_join;
+  FrameTimelineWindows frametimeline_windows;  // judged frames of its app windows per activity
   // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
   ProfileStages hwui_profile;
   bool has_hwui_profile = false;
@@ -182,6 +183,7 @@ struct DeviceMetrics {
   } surface_input;
   // The device's FrameTimeline window: frames counted once across polls.
   FrameTimelineTracker frametimeline;
+  std::int64_t frametimeline_polled_ns = 0;  // host time of the previous --frametimeline poll (0: none yet)
   // TimeStats' counters across its resets (surfaceflinger.timestats): in
   // memory only, so after a restart the first answer counts everything since
   // the device's statsStart again (a counter reset to Prometheus).

@@ -207,3 +207,54 @@ TEST_CASE("frametimeline store: a saved count that cannot be true drops the pack
   CHECK(report.rejected_by_record["package"] == 1);
   CHECK_FALSE(restored.device("s").packages.at("com.example.feed").has_frametimeline);
 }
+
+TEST_CASE("frametimeline store: judged frames per activity with gfxinfo's window title and a cap", "[frametimeline][store][windows]") {
+  metrics::StoreOptions options;
+  options.max_windows_per_package = 2;
+  metrics::Store store(options);
+  auto& d = store.device("s");
+  const std::string a = "com.example.feed/com.example.feed.MainActivity";
+  const std::string b = "com.example.feed/com.example.feed.DetailActivity";
+  const std::string c = "com.example.feed/com.example.feed.SettingsActivity";
+  const std::string game = "SurfaceView[com.example.feed/com.example.feed.MainActivity](BLAST)#60";
+  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{a + "#57", 700, 57},
+                                                                       {a + "#57", 701, 57, "App Deadline Missed"},
+                                                                       {b + "#58", 702, 58, "Buffer Stuffing"},
+                                                                       {c + "#59", 703, 59, "App Deadline Missed"},
+                                                                       {game, 704, 60}})));
+  // A recreated activity (new instance suffix) continues its window.
+  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{a + "#61", 705, 61, "Display HAL"}})));
+  const auto& pkg = d.packages.at("com.example.feed");
+  const auto& w = pkg.frametimeline_windows.windows();
+  REQUIRE(w.size() == 3);
+  CHECK(w.at(a).frames == 3);
+  CHECK(w.at(a).janky == 2);
+  CHECK(w.at(a).by_label[4] == 1);
+  CHECK(w.at(a).by_label[1] == 1);  // display_hal
+  CHECK(w.at(b).frames == 1);
+  CHECK(w.at(b).janky == 0);
+  CHECK(w.at(b).by_label[7] == 1);
+  // The third window is past the cap of 2; the SurfaceView layer is no window.
+  CHECK(w.at("_other_").frames == 1);
+  CHECK(pkg.frametimeline.frames == 6);
+  // gfxinfo's title of the same window is the same string.
+  CHECK(metrics::WindowFrames::title_of(a) == a);
+
+  const std::string saved = store.save();
+  metrics::Store restored(options);
+  std::string error;
+  REQUIRE(restored.load(saved, error));
+  CHECK(restored.device("s").packages.at("com.example.feed").frametimeline_windows.windows() == w);
+  CHECK(restored.save() == saved);
+  // A saved window whose janky frames exceed its frames is refused with its package record.
+  std::string bad = saved;
+  const auto at = bad.find("ft_windows");
+  REQUIRE(at != std::string::npos);
+  const auto frames_at = bad.find(" 3 2 ", at);
+  REQUIRE(frames_at != std::string::npos);
+  bad.replace(frames_at, 5, " 1 2 ");
+  metrics::Store refused(options);
+  metrics::Store::LoadReport report;
+  REQUIRE(refused.load(bad, error, &report));
+  CHECK(report.rejected_by_record["package"] == 1);
+}

@@ -112,3 +112,29 @@ TEST_CASE("frametimeline tracker: unjudged frames leaving the window and restart
   CHECK(t.observe(dump_of({frame(-1)})).empty());
   CHECK(t.observe(dump_of({frame(2), frame(3)})).size() == 1);
 }
+
+TEST_CASE("frametimeline tracker: a window without a known frame soon after the last poll is a stall, not an overflow",
+          "[frametimeline]") {
+  // 64 display frames at 120 Hz span at least 533 ms.
+  auto full = [](std::int64_t first_token) {
+    std::string s = "Number of display frames : 64\n";
+    for (int i = 0; i < 64; ++i) {
+      s += "Display Frame " + std::to_string(i) + "\nVsync Period:   8.333333\n";
+      s += "    Layer - TX - a/a.Main#3\n    Token: " + std::to_string(first_token + i) +
+           "\n    Layer ID : 3\n    Present State : Presented\n    Prediction State : Valid\n    Jank Type : None\n"
+           "    Present Metadata : On Time Present\n";
+    }
+    return jank::parsers::parse_frametimeline(s);
+  };
+  jank::metrics::FrameTimelineTracker t;
+  t.observe(full(1000));
+  // 300 ms later: the app stalled, other layers filled the window; nothing was missed.
+  t.observe(full(2000), 300'000'000);
+  CHECK(t.overflows() == 0);
+  // 450 ms is past 3/4 of the shortest span (400 ms): it may have missed frames.
+  t.observe(full(3000), 450'000'000);
+  CHECK(t.overflows() == 1);
+  // Without host time (replay): every such window counts.
+  t.observe(full(4000));
+  CHECK(t.overflows() == 2);
+}
