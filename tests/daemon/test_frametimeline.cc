@@ -83,11 +83,12 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
   Exporter ex({adb.port()}, state.path(), {"--config", write_config(conf_dir)});
 
   // Paused: the window the exporter reads first holds frames made before
-  // the truth below; once two scrapes 1 s apart (a poll between: the first
+  // the truth below; once three scrapes 1 s apart (polls between: the first
   // poll made frames final, so the cadence stays fast for 10 s) agree,
   // everything made so far is counted.
   const Json t0 = sim.truth();
   std::map<std::string, Counts> e0;
+  int stable = 0;  // scrapes in a row that agree
   REQUIRE(wait_until([&] {
     std::map<std::string, Counts> now;
     const auto s = ex.samples();
@@ -98,9 +99,9 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
         now[d.name + p] = c;
       }
     }
-    const bool same = now == e0;
+    stable = now == e0 ? stable + 1 : 0;
     e0 = now;
-    return same;
+    return stable >= 2;
   }, 30000ms, 1000ms));
 
   // Then every frame once, at the default cadence.
@@ -228,13 +229,14 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
   };
   // Enabled by the first poll (which printed nothing), and every count still.
   std::map<std::string, double> e0;
+  int stable = 0;  // scrapes in a row that agree
   REQUIRE(wait_until([&] {
     const auto s = ex.samples();
     if (value_or_zero(s, ts_polls) < 2 || !s.count("android_frametimeline_frames_total" + pkg + "}")) return false;
     const auto c = counts(s);
-    const bool same = c == e0;
+    stable = c == e0 ? stable + 1 : 0;
     e0 = c;
-    return same;
+    return stable >= 2;
   }, 30000ms, 1500ms));
 
   // Without a statsd pull in between, TimeStats counts exactly the frames
@@ -288,11 +290,12 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
   }, 20000ms, 1000ms));
   CHECK(d["ts_timeline"] <= d["ft_frames"] - d["ft_dropped"]);
   std::map<std::string, double> settled;
+  stable = 0;
   REQUIRE(wait_until([&] {
     const auto c = counts(ex.samples());
-    const bool same = c == settled;
+    stable = c == settled ? stable + 1 : 0;
     settled = c;
-    return same;
+    return stable >= 2;
   }, 20000ms, 1500ms));
   e0 = settled;
   run_and_compare([] { std::this_thread::sleep_for(4s); });
