@@ -171,8 +171,8 @@ void DeviceController::start_probes() {
 void DeviceController::follow() {
   open_logcat();
   // Soon after the start: by then the first skips name the apps worth polling.
-  gfxinfo_ = std::make_unique<GfxinfoPoller>(config_, serial_, shared_, runner(), timer(gfxinfo_timer_),
-                                             clock_.wall_ns);
+  gfxinfo_ = std::make_unique<GfxinfoPoller>(
+      PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns});
   gfxinfo_->start(std::chrono::milliseconds(2000));
   if (config_->surfaceflinger_enabled) {
     // After the first gfxinfo round has named the foreground app.
@@ -180,8 +180,8 @@ void DeviceController::follow() {
     surface_->start(std::chrono::milliseconds(2500));
   }
   if (config_->thermal_enabled) {
-    thermal_ = std::make_unique<ThermalPoller>(config_, serial_, shared_, runner(), timer(thermal_timer_),
-                                               clock_.wall_ns);
+    thermal_ = std::make_unique<ThermalPoller>(
+        PollerContext{config_, serial_, shared_, runner(), timer(thermal_timer_), clock_.wall_ns});
     thermal_->start(std::chrono::milliseconds(3000));
   }
   schedule_liveness();

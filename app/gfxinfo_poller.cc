@@ -34,33 +34,26 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
   return out;
 }
 
-GfxinfoPoller::GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                             RunCommand run, RunAfter after, std::function<std::int64_t()> host_now)
-    : config_(std::move(config)),
-      serial_(std::move(serial)),
-      shared_(shared),
-      run_(std::move(run)),
-      after_(std::move(after)),
-      host_now_(std::move(host_now)) {}
+GfxinfoPoller::GfxinfoPoller(PollerContext context) : ctx_(std::move(context)) {}
 
 void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
-  after_(first_round, [this] { round(); });
+  ctx_.after(first_round, [this] { round(); });
 }
 
 void GfxinfoPoller::round() {
   auto start_polls = [this] {
-    shared_.with_device(serial_, [this](const metrics::DeviceMetrics& d) {
-      queue_ = packages_to_poll(*config_, d, d.live.foreground);
+    ctx_.shared.with_device(ctx_.serial, [this](const metrics::DeviceMetrics& d) {
+      queue_ = packages_to_poll(*ctx_.config, d, d.live.foreground);
     });
     overflow_seen_ = false;
     poll_next();
   };
-  if (!config_->gfxinfo_discover) return start_polls();
-  run_("dumpsys window displays", kWindowOutput, [this, start_polls](ingest::ShellResult r) {
+  if (!ctx_.config->gfxinfo_discover) return start_polls();
+  ctx_.run("dumpsys window displays", kWindowOutput, [this, start_polls](ingest::ShellResult r) {
     if (!r.error) {
       auto app = parsers::parse_foreground_app(r.output);
       if (app && !app->focus_on_system_window) {
-        shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { d.live.foreground = app->package; });
+        ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) { d.live.foreground = app->package; });
       }
     }
     start_polls();
@@ -71,19 +64,19 @@ void GfxinfoPoller::poll_next() {
   if (queue_.empty()) {
     // The ~120-frame window overflowed somewhere: come back sooner.
     const double seconds =
-        overflow_seen_ ? config_->gfxinfo_fast_poll_interval_seconds : config_->gfxinfo_poll_interval_seconds;
-    after_(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
+        overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds : ctx_.config->gfxinfo_poll_interval_seconds;
+    ctx_.after(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
     return;
   }
   const std::string package = queue_.back();
   queue_.pop_back();
-  run_(ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"}), kGfxinfoOutput,
+  ctx_.run(ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"}), kGfxinfoOutput,
        [this, package](ingest::ShellResult r) {
          std::string result(ingest::shell_result_name(r));
          const parsers::GfxinfoDump dump = r.error ? parsers::GfxinfoDump{} : parsers::parse_gfxinfo(r.output);
          {
-           std::lock_guard<std::mutex> lock(shared_.mutex);
-           auto& d = shared_.store.device(serial_);
+           std::lock_guard<std::mutex> lock(ctx_.shared.mutex);
+           auto& d = ctx_.shared.store.device(ctx_.serial);
            if (!r.error && dump.processes.empty()) {
              result = "no_process";  // not running now
            } else if (!r.error) {
@@ -92,8 +85,8 @@ void GfxinfoPoller::poll_next() {
                return it == d.packages.end() ? 0 : it->second.framestats.overflows();
              };
              const std::uint64_t before = overflows();
-             shared_.store.set_host_time(host_now_());
-             shared_.store.record_gfxinfo(d, dump);
+             ctx_.shared.store.set_host_time(ctx_.host_now());
+             ctx_.shared.store.record_gfxinfo(d, dump);
              if (overflows() > before) overflow_seen_ = true;
            }
            ++d.live.gfxinfo_polls[result];

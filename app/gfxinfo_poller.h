@@ -26,21 +26,14 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
 
 class GfxinfoPoller {
  public:
-  // `host_now`: the host's wall time (ns), stamped on the samples polled.
-  GfxinfoPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                RunCommand run, RunAfter after, std::function<std::int64_t()> host_now);
+  explicit GfxinfoPoller(PollerContext context);
   void start(std::chrono::milliseconds first_round);
 
  private:
   void round();
   void poll_next();
 
-  std::shared_ptr<const config::Config> config_;
-  std::string serial_;
-  SharedState& shared_;
-  RunCommand run_;
-  RunAfter after_;
-  std::function<std::int64_t()> host_now_;
+  PollerContext ctx_;
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;
 };

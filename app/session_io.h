@@ -5,9 +5,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "config/config.h"
 #include "ingest/device_stream.h"
 
 namespace jank::app {
@@ -18,5 +21,19 @@ using RunCommand = std::function<void(const std::string& command, std::size_t ma
                                       std::function<void(ingest::ShellResult)> done)>;
 // Runs `then` after `delay` on the session's timer (one wait at a time per part).
 using RunAfter = std::function<void(std::chrono::milliseconds delay, std::function<void()> then)>;
+
+struct SharedState;
+
+// What a session hands each of its pollers: the configuration, the device,
+// the state shared with the exporter, the session's runner and timer, and
+// the host's wall time (ns) to stamp samples with.
+struct PollerContext {
+  std::shared_ptr<const config::Config> config;
+  std::string serial;
+  SharedState& shared;
+  RunCommand run;
+  RunAfter after;
+  std::function<std::int64_t()> host_now;
+};
 
 }  // namespace jank::app

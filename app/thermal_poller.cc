@@ -21,29 +21,22 @@ std::string_view thermal_poll_result(const ingest::ShellResult& r, const parsers
   return dump.refusal == parsers::ThermalRefusal::permission_denied ? "denied" : "unsupported";
 }
 
-ThermalPoller::ThermalPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                             RunCommand run, RunAfter after, std::function<std::int64_t()> host_now)
-    : config_(std::move(config)),
-      serial_(std::move(serial)),
-      shared_(shared),
-      run_(std::move(run)),
-      after_(std::move(after)),
-      host_now_(std::move(host_now)) {}
+ThermalPoller::ThermalPoller(PollerContext context) : ctx_(std::move(context)) {}
 
 void ThermalPoller::start(std::chrono::milliseconds first) {
-  after_(first, [this] { poll(); });
+  ctx_.after(first, [this] { poll(); });
 }
 
 void ThermalPoller::poll() {
-  run_("dumpsys thermalservice", kThermalOutput, [this](ingest::ShellResult r) {
+  ctx_.run("dumpsys thermalservice", kThermalOutput, [this](ingest::ShellResult r) {
     const parsers::ThermalDump dump = r.error ? parsers::ThermalDump{} : parsers::parse_thermalservice(r.output);
     const std::string_view result = thermal_poll_result(r, dump);
     const bool unsupported = result == "unsupported" || result == "denied";
-    const auto interval = millis(config_->thermal_poll_interval_seconds);
+    const auto interval = millis(ctx_.config->thermal_poll_interval_seconds);
     bool first_refusal = false;
     {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      auto& d = shared_.store.device(serial_);
+      std::lock_guard<std::mutex> lock(ctx_.shared.mutex);
+      auto& d = ctx_.shared.store.device(ctx_.serial);
       auto& polls = d.live.thermal_polls[std::string(result)];
       first_refusal = unsupported && polls == 0;
       ++polls;
@@ -51,16 +44,16 @@ void ThermalPoller::poll() {
         // Current until two polls were missed, and a slow device's command
         // deadline on top.
         const auto fresh_for = 2 * interval + millis(d.live.command_deadline_seconds);
-        shared_.store.set_host_time(host_now_());
-        shared_.store.record_thermal(d, dump, std::chrono::nanoseconds(fresh_for).count());
+        ctx_.shared.store.set_host_time(ctx_.host_now());
+        ctx_.shared.store.record_thermal(d, dump, std::chrono::nanoseconds(fresh_for).count());
       }
     }
     if (first_refusal) {
-      log_info("device " + serial_ + ": dumpsys thermalservice " +
+      log_info("device " + ctx_.serial + ": dumpsys thermalservice " +
                (result == "denied" ? std::string("refused") : std::string("has no thermal state")) +
                "; asked again every " + std::to_string(kUnsupportedRetry.count()) + " minutes");
     }
-    after_(unsupported ? std::max<std::chrono::milliseconds>(kUnsupportedRetry, interval) : interval,
+    ctx_.after(unsupported ? std::max<std::chrono::milliseconds>(kUnsupportedRetry, interval) : interval,
            [this] { poll(); });
   });
 }

@@ -27,20 +27,13 @@ class ThermalPoller {
  public:
   static constexpr std::chrono::minutes kUnsupportedRetry{30};
 
-  // `host_now`: the host's wall time (ns), stamped on the readings.
-  ThermalPoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
-                RunAfter after, std::function<std::int64_t()> host_now);
+  explicit ThermalPoller(PollerContext context);
   void start(std::chrono::milliseconds first);
 
  private:
   void poll();
 
-  std::shared_ptr<const config::Config> config_;
-  std::string serial_;
-  SharedState& shared_;
-  RunCommand run_;
-  RunAfter after_;
-  std::function<std::int64_t()> host_now_;
+  PollerContext ctx_;
 };
 
 }  // namespace jank::app

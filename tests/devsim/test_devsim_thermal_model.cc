@@ -184,14 +184,14 @@ TEST_CASE("devsim thermal: the exporter's poller reads the simulated device into
   jank::app::SharedState shared{jank::metrics::StoreOptions{}};
   std::function<void()> due;
   auto config = std::make_shared<jank::config::Config>();
-  jank::app::ThermalPoller poller(
+  jank::app::ThermalPoller poller(jank::app::PollerContext{
       config, "sim0", shared,
       [&](const std::string& command, std::size_t, std::function<void(jank::ingest::ShellResult)> done) {
         jank::ingest::ShellResult r;
         r.output = run_shell(dev, command).out;
         done(std::move(r));
       },
-      [&](std::chrono::milliseconds, std::function<void()> then) { due = std::move(then); }, [] { return 1; });
+      [&](std::chrono::milliseconds, std::function<void()> then) { due = std::move(then); }, [] { return 1; }});
   poller.start(0ms);
   dev.thermal_episode(4, -1);
   run_for(dev, clock, 60);

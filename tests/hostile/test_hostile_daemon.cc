@@ -55,6 +55,11 @@ bool allowed_service(const std::string& s) {
                                        "shell:dumpsys SurfaceFlinger --list",
                                        "shell:dumpsys power | grep -e mWakefulness= -e 'Display Power: state='",
                                        "shell:dumpsys thermalservice", "shell:echo alive",
+                                       "shell:dumpsys SurfaceFlinger --frametimeline -all | grep -e 'Number of display "
+                                       "frames' -e 'Display Frame' -e 'Vsync Period' -e 'Layer - ' -e 'Token:' -e "
+                                       "'Owner Pid' -e 'Layer ID' -e 'Present State' -e 'Prediction State' -e 'Jank "
+                                       "Type' -e 'Present Metadata'",
+                                       "shell:dumpsys SurfaceFlinger --timestats -dump -enable",
                                        "shell:'setprop' 'debug.choreographer.skipwarning' '1'",
                                        logcat, logcat + " '-d' '-t' '1'"};
   if (fixed.count(s)) return true;

@@ -62,8 +62,8 @@ struct Rig {
   std::unique_ptr<app::ThermalPoller> poller;
 
   void start() {
-    poller = std::make_unique<app::ThermalPoller>(config, "s", shared, session.runner(), session.timer(),
-                                                  [this] { return session.host_ns; });
+    poller = std::make_unique<app::ThermalPoller>(
+        app::PollerContext{config, "s", shared, session.runner(), session.timer(), [this] { return session.host_ns; }});
     poller->start(3000ms);
   }
   metrics::DeviceMetrics& device() { return shared.store.device("s"); }
