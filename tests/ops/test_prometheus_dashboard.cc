@@ -303,6 +303,7 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   const std::string instance = "127.0.0.1:" + std::to_string(ex.port());
   auto substitute = [&](const std::string& expr) {
     std::string e = replace_all(expr, "$__rate_interval", "10s");
+    e = replace_all(e, "$__range", "1m");
     e = replace_all(e, "$instance", instance);
     e = replace_all(e, "$serial", serial);
     return replace_all(e, "$package", package);
@@ -378,6 +379,9 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     CHECK(panels.count("Display state") == 1);
     CHECK(panels.count("FPS and thermal status") == 1);
     CHECK(panels.count("Temperatures") == 1);
+    CHECK(panels.count("Jank by cause") == 1);
+    CHECK(panels.count("Stage time by cause") == 1);
+    CHECK(panels.count("Jank per activity") == 1);
   }
 
   {  // no query or rule reads a metric the exporter does not serve
