@@ -605,6 +605,11 @@ std::string Store::save() const {
       for (const auto n : t.dropped) w.u64(n);
       w.newline();
     }
+    if (d->has_timestats) {
+      w.tag("ts_device").u64(d->surface_input.timestats_lines).u64(d->surface_input.timestats_malformed);
+      d->timestats.save(w);
+      w.newline();
+    }
     if (d->surface_input.frametimeline_lines > 0) {
       w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
       d->frametimeline.save(w);
@@ -773,6 +778,21 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
       }
     }
     // Absent from files written before FrameTimeline was read.
+    // Absent from files written before TimeStats was read, and without it.
+    if (r.peek("ts_device")) {
+      r.expect("ts_device");
+      before = r.rejected();
+      const std::uint64_t lines = r.u64(), malformed = r.u64();
+      const bool tracker_ok = d->timestats.load(r);
+      if (r.rejected() != before || !tracker_ok || malformed > lines) {
+        d->timestats = TimeStatsTracker();
+        reject(serial, "timestats", "a value that cannot be true; TimeStats is read afresh");
+      } else {
+        d->has_timestats = true;
+        d->surface_input.timestats_lines = lines;
+        d->surface_input.timestats_malformed = malformed;
+      }
+    }
     if (r.peek("ft_device")) {
       r.expect("ft_device");
       before = r.rejected();

@@ -184,9 +184,8 @@ struct DeviceMetrics {
   // The device's FrameTimeline window: frames counted once across polls.
   FrameTimelineTracker frametimeline;
   std::int64_t frametimeline_polled_ns = 0;  // host time of the previous --frametimeline poll (0: none yet)
-  // TimeStats' counters across its resets (surfaceflinger.timestats): in
-  // memory only, so after a restart the first answer counts everything since
-  // the device's statsStart again (a counter reset to Prometheus).
+  // TimeStats' counters across its resets (surfaceflinger.timestats),
+  // checkpointed with their baselines.
   TimeStatsTracker timestats;
   bool has_timestats = false;
   // What gfxinfo dumps brought (every one, whatever package): received =

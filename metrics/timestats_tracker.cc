@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "metrics/state_io.h"
 #include "parsers/sf_layers.h"
 
 namespace jank::metrics {
@@ -179,6 +180,135 @@ TsObservation TimeStatsTracker::observe(const parsers::TimeStatsDump& dump) {
   overflow_rows_ += out.overflow_rows;
   if (dump.stats_start) stats_start_ = dump.stats_start;
   return out;
+}
+
+namespace {
+
+void save_payload(StateWriter& w, const parsers::TsJankPayload& p) {
+  for (const std::uint64_t n : p.counts) w.u64(n);
+}
+
+void load_payload(StateReader& r, parsers::TsJankPayload& p) {
+  for (auto& n : p.counts) n = r.u64();
+}
+
+void save_bucket_key(StateWriter& w, const TsBucketKey& k) { w.i64(k.refresh_rate_fps).i64(k.render_rate_fps); }
+
+// Rates are rounded to 30 fps by SurfaceFlinger: anything beyond 10 000 is no rate.
+bool load_bucket_key(StateReader& r, TsBucketKey& k) {
+  const std::int64_t refresh = r.i64(), render = r.i64();
+  if (refresh < 0 || refresh > 10'000 || render < 0 || render > 10'000) return false;
+  k.refresh_rate_fps = static_cast<int>(refresh);
+  k.render_rate_fps = static_cast<int>(render);
+  return true;
+}
+
+void save_layer(StateWriter& w, const TsLayerKey& k, const TsLayerTotals& t) {
+  w.str(k.layer).i64(k.uid).i64(k.refresh_rate_fps).i64(k.render_rate_fps).u64(static_cast<std::uint64_t>(k.game_mode));
+  w.u64(t.total_frames).u64(t.dropped_frames);
+  save_payload(w, t.jank);
+}
+
+bool load_layer(StateReader& r, TsLayerKey& k, TsLayerTotals& t) {
+  k.layer = r.str();
+  k.uid = r.i64();
+  TsBucketKey rates;
+  bool ok = load_bucket_key(r, rates);
+  k.refresh_rate_fps = rates.refresh_rate_fps;
+  k.render_rate_fps = rates.render_rate_fps;
+  const std::uint64_t mode = r.u64();
+  ok = ok && mode <= static_cast<std::uint64_t>(parsers::TsGameMode::other);
+  k.game_mode = ok ? static_cast<parsers::TsGameMode>(mode) : parsers::TsGameMode::not_printed;
+  t.total_frames = r.u64();
+  t.dropped_frames = r.u64();
+  load_payload(r, t.jank);
+  return ok;
+}
+
+}  // namespace
+
+void TimeStatsTracker::save(StateWriter& w) const {
+  w.tag("timestats").u64(seq_).boolean(stats_start_.has_value()).i64(stats_start_.value_or(0));
+  w.u64(resets_).u64(bucket_resets_).u64(layer_resets_).u64(key_resets_);
+  w.u64(overflow_rows_).u64(duplicate_rows_).u64(ignored_dumps_);
+  w.newline().u64(buckets_.size());
+  for (const auto& [k, p] : buckets_) {
+    save_bucket_key(w, k);
+    save_payload(w, p);
+  }
+  w.newline().u64(bucket_base_.size());
+  for (const auto& [k, b] : bucket_base_) {
+    save_bucket_key(w, k);
+    save_payload(w, b.values);
+    w.u64(b.seen);
+  }
+  w.newline().u64(layers_.size());
+  for (const auto& [k, t] : layers_) {
+    w.newline();
+    save_layer(w, k, t);
+  }
+  w.newline().u64(layer_base_.size());
+  for (const auto& [k, b] : layer_base_) {
+    w.newline();
+    save_layer(w, k, b.values);
+    w.u64(b.seen);
+  }
+}
+
+bool TimeStatsTracker::load(StateReader& r) {
+  const std::uint64_t rejected = r.rejected();
+  r.expect("timestats");
+  seq_ = r.u64();
+  const bool has_start = r.boolean();
+  const std::int64_t start = r.i64();
+  stats_start_ = has_start ? std::optional<std::int64_t>(start) : std::nullopt;
+  resets_ = r.u64();
+  bucket_resets_ = r.u64();
+  layer_resets_ = r.u64();
+  key_resets_ = r.u64();
+  overflow_rows_ = r.u64();
+  duplicate_rows_ = r.u64();
+  ignored_dumps_ = r.u64();
+  buckets_.clear();
+  bucket_base_.clear();
+  layers_.clear();
+  layer_base_.clear();
+  bool ok = true;
+  std::uint64_t n = r.count(max_bucket_keys_);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    TsBucketKey k;
+    ok = load_bucket_key(r, k) && ok;
+    load_payload(r, buckets_[k]);
+  }
+  n = r.count(max_bucket_keys_);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    TsBucketKey k;
+    ok = load_bucket_key(r, k) && ok;
+    Baseline<parsers::TsJankPayload> b;
+    load_payload(r, b.values);
+    b.seen = r.u64();
+    ok = ok && b.seen <= seq_;
+    bucket_base_[k] = b;
+  }
+  n = r.count(max_layer_keys_);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    TsLayerKey k;
+    TsLayerTotals t;
+    ok = load_layer(r, k, t) && ok;
+    layers_[std::move(k)] = t;
+  }
+  n = r.count(2 * max_layer_keys_);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    TsLayerKey k;
+    Baseline<TsLayerTotals> b;
+    ok = load_layer(r, k, b.values) && ok;
+    b.seen = r.u64();
+    ok = ok && b.seen <= seq_;
+    layer_base_[std::move(k)] = b;
+  }
+  ok = ok && r.rejected() == rejected && !r.fail();
+  if (!ok) *this = TimeStatsTracker(max_layer_keys_, max_bucket_keys_);
+  return ok;
 }
 
 }  // namespace jank::metrics

@@ -98,6 +98,14 @@ class TimeStatsTracker {
   std::uint64_t duplicate_rows() const { return duplicate_rows_; }  // a key printed twice in one dump: later ones ignored
   std::uint64_t ignored_dumps() const { return ignored_dumps_; }  // not TimeStats, or without a jank payload
 
+  // Totals and baselines for the checkpoint: a restarted exporter goes on
+  // from the device's next answer instead of counting everything since
+  // statsStart again.
+  void save(class StateWriter& w) const;
+  // False when the record holds values that cannot be true together (the
+  // tracker is then empty).
+  bool load(class StateReader& r);
+
  private:
   template <typename Values>
   struct Baseline {
