@@ -33,10 +33,12 @@ std::string jank_series(const std::string& serial, const std::string& package, c
 // One app's FrameTimeline numbers: frames, janky, joined, then one per jank type.
 using Counts = std::map<std::string, double>;
 
+// A series not exported yet is 0: an app whose frames the first window did
+// not hold (the simulator paused early) has none until it draws.
 Counts exported(const std::map<std::string, double>& s, const std::string& serial, const std::string& package) {
   auto get = [&](const std::string& key) {
     const auto it = s.find(key);
-    return it == s.end() ? std::nan("") : it->second;
+    return it == s.end() ? 0.0 : it->second;
   };
   Counts c;
   c["frames"] = get(series("android_frametimeline_frames_total", serial, package));
@@ -63,6 +65,13 @@ std::string write_config(const TempDir& dir, const std::string& extra = "") {
                       << "  poll_interval_seconds: 0.5\n  fast_poll_interval_seconds: 0.5\n"
                       << "surfaceflinger:\n  list_interval_seconds: 2\n" << extra;
   return path;
+}
+
+// Successful --frametimeline polls of the device.
+double ft_polls(const std::map<std::string, double>& s, const std::string& serial) {
+  const auto it = s.find("jank_exporter_surfaceflinger_polls_total{serial=\"" + serial +
+                         "\",command=\"frametimeline\",result=\"ok\"}");
+  return it == s.end() ? 0.0 : it->second;
 }
 
 std::string overflows(const std::string& serial) {
@@ -93,11 +102,8 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
     std::map<std::string, Counts> now;
     const auto s = ex.samples();
     for (const auto& d : sim.devices()) {
-      for (const auto& p : {kFeed, kGame}) {
-        const Counts c = exported(s, emulator_serial(d), p);
-        if (std::isnan(c.at("frames")) || std::isnan(c.at("joined"))) return false;
-        now[d.name + p] = c;
-      }
+      if (ft_polls(s, emulator_serial(d)) < 2) return false;
+      for (const auto& p : {kFeed, kGame}) now[d.name + p] = exported(s, emulator_serial(d), p);
     }
     stable = now == e0 ? stable + 1 : 0;
     e0 = now;
@@ -232,7 +238,7 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
   int stable = 0;  // scrapes in a row that agree
   REQUIRE(wait_until([&] {
     const auto s = ex.samples();
-    if (value_or_zero(s, ts_polls) < 2 || !s.count("android_frametimeline_frames_total" + pkg + "}")) return false;
+    if (value_or_zero(s, ts_polls) < 2 || ft_polls(s, serial) < 2) return false;
     const auto c = counts(s);
     stable = c == e0 ? stable + 1 : 0;
     e0 = c;
