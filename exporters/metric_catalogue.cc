@@ -236,9 +236,12 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
     {F::android_frametimeline_joined_frames_total, "android_frametimeline_joined_frames_total", counter, "frames",
      "Judged frames whose gfxinfo framestats row was found (the token is the row's FrameTimelineVsyncId).",
      "serial,package"},
-    {F::android_frametimeline_stage_duration_seconds, "android_frametimeline_stage_duration_seconds", histogram,
-     "seconds", "HWUI stage durations of joined frames by SurfaceFlinger's jank type (each of a frame's causes).",
+    {F::android_frametimeline_stage_seconds_total, "android_frametimeline_stage_seconds_total", counter, "seconds",
+     "HWUI stage time of joined frames (their framestats rows) by SurfaceFlinger's jank type, summed; a frame "
+     "counts under each of its types. Divide by android_frametimeline_stage_frames_total for the mean.",
      "serial,package,jank_type,stage"},
+    {F::android_frametimeline_stage_frames_total, "android_frametimeline_stage_frames_total", counter, "frames",
+     "Joined frames whose row measured the stage, by jank type.", "serial,package,jank_type,stage"},
     {F::android_frametimeline_window_frames_total, "android_frametimeline_window_frames_total", counter, "frames",
      "Judged frames of the app's windows per window (activity: the layer's name without its instance, gfxinfo's "
      "window title), at most gfxinfo.max_windows per app, the rest under _other_.",

@@ -380,13 +380,15 @@ void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const
                count(w.by_label[label]));
     }
   }
-  // Stage histograms only for the types joined frames had (sparse: 11 types x 6 stages otherwise).
-  for (const auto& [label, hists] : ft.stages) {
+  // Every type and stage once a frame joined: a fixed set of series.
+  if (ft.joined == 0) return;
+  for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
     const LabelSet typed(
         {{"serial", d.serial}, {"package", package}, {"jank_type", std::string(metrics::jank_label(label))}});
-    for (std::size_t st = 0; st < metrics::kFrameStages && st < hists.size(); ++st) {
-      f.histogram(F::android_frametimeline_stage_duration_seconds, typed,
-                  Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))}, hists[st]);
+    for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
+      const Extra stage{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))};
+      f.sample(F::android_frametimeline_stage_seconds_total, typed, stage, ft.stage_seconds[label][st]);
+      f.sample(F::android_frametimeline_stage_frames_total, typed, stage, count(ft.stage_frames[label][st]));
     }
   }
 }

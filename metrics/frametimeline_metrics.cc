@@ -1,6 +1,7 @@
 #include "metrics/frametimeline_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "metrics/state_io.h"
 
@@ -91,21 +92,24 @@ void FrameTimelineCounts::count(std::uint32_t jank, bool classified) {
 void FrameTimelineCounts::join(const FrameJoin::Match& match) {
   ++joined;
   for (const std::size_t label : jank_labels_of(match.jank)) {
-    auto [it, inserted] = stages.try_emplace(label);
-    if (inserted) it->second.assign(kFrameStages, Histogram(buckets::stage_duration_seconds()));
     for (std::size_t s = 0; s < kFrameStages; ++s) {
-      if (match.timing.stage_seconds[s]) it->second[s].observe(*match.timing.stage_seconds[s]);
+      if (!match.timing.stage_seconds[s]) continue;
+      stage_seconds[label][s] += *match.timing.stage_seconds[s];
+      ++stage_frames[label][s];
     }
   }
 }
 
 void FrameTimelineCounts::save(StateWriter& w) const {
+  // The stage histograms of earlier versions are written as none; the sums
+  // follow in their own record.
   w.tag("frametimeline").u64(frames).u64(janky).u64(unjudged).u64(joined).u64(by_label.size());
   for (const std::uint64_t n : by_label) w.u64(n);
-  w.u64(stages.size());
-  for (const auto& [label, hists] : stages) {
-    w.u64(label);
-    for (const auto& h : hists) h.save(w);
+  w.u64(0);
+  if (joined == 0) return;
+  w.newline().tag("ft_stages");
+  for (std::size_t l = 0; l < kJankLabels; ++l) {
+    for (std::size_t s = 0; s < kFrameStages; ++s) w.f64(stage_seconds[l][s]).u64(stage_frames[l][s]);
   }
 }
 
@@ -119,9 +123,12 @@ bool FrameTimelineCounts::load(StateReader& r) {
   if (r.count(kJankLabels) != kJankLabels) r.set_error("jank labels changed");
   std::uint64_t labelled = 0;
   for (auto& n : by_label) labelled = std::max(labelled, n = r.u64());
-  const std::uint64_t n = r.count(kJankLabels);
-  stages.clear();
+  stage_seconds = {};
+  stage_frames = {};
   bool ok = true;
+  // Files of earlier versions kept a histogram per label and stage: their
+  // sums and counts are what is kept now.
+  const std::uint64_t n = r.count(kJankLabels);
   for (std::uint64_t k = 0; k < n && !r.fail(); ++k) {
     const std::uint64_t label = r.u64();
     std::vector<Histogram> hists(kFrameStages, Histogram(buckets::stage_duration_seconds()));
@@ -130,7 +137,21 @@ bool FrameTimelineCounts::load(StateReader& r) {
       ok = false;
       continue;
     }
-    stages.insert_or_assign(static_cast<std::size_t>(label), std::move(hists));
+    for (std::size_t s = 0; s < kFrameStages; ++s) {
+      stage_seconds[label][s] = hists[s].sum();
+      stage_frames[label][s] = hists[s].count();
+    }
+  }
+  if (r.peek("ft_stages")) {
+    r.expect("ft_stages");
+    for (std::size_t l = 0; l < kJankLabels; ++l) {
+      for (std::size_t s = 0; s < kFrameStages; ++s) {
+        stage_seconds[l][s] = r.f64();
+        stage_frames[l][s] = r.u64();
+        // Each joined frame counts a stage once under each of its labels.
+        ok = ok && stage_seconds[l][s] >= 0 && std::isfinite(stage_seconds[l][s]) && stage_frames[l][s] <= joined;
+      }
+    }
   }
   // A frame is counted under at least one label and janky frames are frames.
   return ok && r.rejected() == rejected && janky <= frames && labelled <= frames && joined <= frames;

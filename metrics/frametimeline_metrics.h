@@ -92,8 +92,13 @@ struct FrameTimelineCounts {
   std::uint64_t unjudged = 0;  // left the window before a verdict
   std::array<std::uint64_t, kJankLabels> by_label{};  // frames per jank label (a frame under each of its causes)
   std::uint64_t joined = 0;    // judged frames whose framestats row was found
-  // Stage times of joined frames per jank label, made on first use.
-  std::map<std::size_t, std::vector<Histogram>> stages;
+  // Stage times of joined frames per jank label (a frame under each of its
+  // labels): seconds summed and frames that had the stage. Sums, not
+  // histograms: 11 labels x 6 stages, all exported once a frame joined, keep
+  // the series fixed (histograms made as rare labels appear kept adding
+  // thousands); the per-app stage histograms give the distributions.
+  std::array<std::array<double, kFrameStages>, kJankLabels> stage_seconds{};
+  std::array<std::array<std::uint64_t, kFrameStages>, kJankLabels> stage_frames{};
 
   // A final frame (`classified`: SurfaceFlinger judged it) of this app.
   void count(std::uint32_t jank, bool classified);

@@ -139,12 +139,12 @@ TEST_CASE("frametimeline store: verdicts join framestats rows by token whichever
   CHECK(ft.frames == 5);
   CHECK(ft.joined == 4);  // 300, 301, 302, 304
   const std::size_t draw = static_cast<std::size_t>(metrics::FrameStage::draw);
-  REQUIRE(ft.stages.count(4) == 1);  // app_deadline_missed: 301, 302, 304
-  CHECK(ft.stages.at(4)[draw].count() == 3);
-  CHECK(ft.stages.at(4)[draw].sum() == Approx(0.006));
-  CHECK(ft.stages.at(7)[draw].count() == 1);  // buffer_stuffing: 302
-  CHECK(ft.stages.at(0)[draw].count() == 1);  // none: 300
-  CHECK(ft.stages.count(2) == 0);
+  CHECK(ft.stage_frames[4][draw] == 3);  // app_deadline_missed: 301, 302, 304
+  CHECK(ft.stage_seconds[4][draw] == Approx(0.006));
+  CHECK(ft.stage_frames[7][draw] == 1);  // buffer_stuffing: 302
+  CHECK(ft.stage_frames[0][draw] == 1);  // none: 300
+  CHECK(ft.stage_frames[2][draw] == 0);
+  CHECK(ft.stage_seconds[2][draw] == 0);
 }
 
 TEST_CASE("frametimeline store: another window or a SurfaceView layer does not join", "[frametimeline][store][join]") {
@@ -181,7 +181,7 @@ TEST_CASE("frametimeline store: the checkpoint keeps counts and the window", "[f
   CHECK(ft.frames == 2);
   CHECK(ft.janky == 1);
   CHECK(ft.joined == 1);
-  CHECK(ft.stages.at(4)[static_cast<std::size_t>(metrics::FrameStage::draw)].count() == 1);
+  CHECK(ft.stage_frames[4][static_cast<std::size_t>(metrics::FrameStage::draw)] == 1);
   CHECK(r.surface_input.frametimeline_lines == d.surface_input.frametimeline_lines);
   CHECK(restored.save() == saved);
   // The same window again adds nothing; the pending frame's verdict is counted once.
