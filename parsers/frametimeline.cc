@@ -241,12 +241,7 @@ std::string_view jank_bit_name(std::uint32_t bit) {
 FrameTimelineDump parse_frametimeline(std::string_view text) {
   FrameTimelineDump out;
   Parser parser(out);
-  scan::Lines lines(scan::strip_utf8_bom(text));
-  std::string_view raw;
-  while (lines.next(raw)) {
-    const std::string_view line = scan::trim(raw);
-    if (!line.empty()) parser.line(line);
-  }
+  scan::for_each_trimmed_line(text, [&](std::string_view line) { parser.line(line); });
   return out;
 }
 

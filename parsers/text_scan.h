@@ -51,6 +51,18 @@ class Lines {
   std::size_t pos_ = 0;
 };
 
+// Calls `fn` with each line of `text` (a leading BOM dropped), trimmed,
+// skipping empty ones: the walk of the line-oriented dump parsers.
+template <typename Fn>
+void for_each_trimmed_line(std::string_view text, Fn&& fn) {
+  Lines lines(strip_utf8_bom(text));
+  std::string_view raw;
+  while (lines.next(raw)) {
+    const std::string_view line = trim(raw);
+    if (!line.empty()) fn(line);
+  }
+}
+
 // Parses the whole of `s` as a decimal integer of type T. Rejects empty
 // strings, signs on unsigned types, trailing characters and overflow.
 template <typename T>

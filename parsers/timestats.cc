@@ -385,13 +385,20 @@ std::string_view ts_game_mode_name(TsGameMode mode) {
 TimeStatsDump parse_timestats(std::string_view text) {
   TimeStatsDump out;
   Parser parser(out);
-  scan::Lines lines(scan::strip_utf8_bom(text));
-  std::string_view raw;
-  while (lines.next(raw)) {
-    const std::string_view line = scan::trim(raw);
-    if (!line.empty()) parser.line(line);
-  }
+  scan::for_each_trimmed_line(text, [&](std::string_view line) { parser.line(line); });
   parser.finish();
+  return out;
+}
+
+std::vector<std::string_view> split_timestats_dumps(std::string_view text) {
+  constexpr std::string_view kHeader = "SurfaceFlinger TimeStats:";
+  std::vector<std::string_view> out;
+  std::size_t at = text.find(kHeader);
+  while (at != std::string_view::npos) {
+    const std::size_t next = text.find(kHeader, at + 1);
+    out.push_back(text.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+    at = next;
+  }
   return out;
 }
 

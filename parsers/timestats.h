@@ -100,4 +100,8 @@ struct TimeStatsDump {
 
 TimeStatsDump parse_timestats(std::string_view text);
 
+// A capture of several dumps in a row, one text per dump from its
+// "SurfaceFlinger TimeStats:" header on (text before the first is no dump).
+std::vector<std::string_view> split_timestats_dumps(std::string_view text);
+
 }  // namespace jank::parsers

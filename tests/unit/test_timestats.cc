@@ -657,3 +657,13 @@ TEST_CASE("timestats store: the checkpoint keeps totals and baselines so a resta
   CHECK(report.rejected_by_record["timestats"] == 1);
   CHECK_FALSE(refused.device("s").has_timestats);
 }
+
+TEST_CASE("timestats: a capture of dumps in a row splits at each header", "[timestats]") {
+  using jank::parsers::split_timestats_dumps;
+  const std::string dump = "SurfaceFlinger TimeStats:\nLegacy stats are as follows:\nstatsStart = 1\n";
+  CHECK(split_timestats_dumps(dump + dump) == std::vector<std::string_view>{dump, dump});
+  // A prompt before the first dump is no dump; nothing after a header is lost.
+  CHECK(split_timestats_dumps("$ adb shell dumpsys SurfaceFlinger --timestats -dump\n" + dump + dump + "tail\n") ==
+        std::vector<std::string_view>{dump, dump + "tail\n"});
+  CHECK(split_timestats_dumps("no dump\n").empty());
+}
