@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metrics/active_time.h"
+#include "metrics/app_version.h"
 #include "metrics/device_clock.h"
 #include "metrics/framestats_tracker.h"
 #include "metrics/frametimeline_metrics.h"
@@ -153,6 +154,8 @@ struct DeviceMetrics {
   bool has_time = false;
 
   std::map<std::string, PackageMetrics, std::less<>> packages;
+  // Installed versions of apps (dumpsys package), by package name.
+  std::map<std::string, AppVersion, std::less<>> app_versions;
   ProcessNames pid_names;  // from process start and death lines and ps
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
