@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "app/device_registry.h"
+#include "app/runs_api.h"
 #include "app/host_clock.h"
 #include "app/log.h"
 #include "app/sd_notify.h"
@@ -39,6 +40,16 @@ std::optional<std::pair<std::string, std::string>> read_basic_auth(const config:
   return std::make_pair(c.basic_auth->username, std::move(*password));
 }
 
+metrics::RunBookOptions run_options(const config::Config& c) {
+  metrics::RunBookOptions o;
+  o.max_open = c.runs_max_open;
+  o.max_kept = c.runs_max_kept;
+  o.max_age_ns = static_cast<std::int64_t>(c.runs_max_age_days * 86'400e9);
+  o.step_ns = static_cast<std::int64_t>(c.runs_step_seconds * 1e9);
+  o.settle_timeout_ns = static_cast<std::int64_t>(c.runs_settle_timeout_seconds * 1e9);
+  return o;
+}
+
 metrics::StoreOptions store_options(const config::Config& c) {
   metrics::StoreOptions o;
   o.default_refresh_hz = c.default_refresh_rate_hertz;
@@ -59,8 +70,14 @@ class Daemon {
         checkpoint_timer_(io_),
         expiry_timer_(io_),
         watchdog_timer_(io_),
-        notifier_(SystemdNotifier::from_environment()) {
+        runs_timer_(io_),
+        notifier_(SystemdNotifier::from_environment()),
+        runs_api_(shared_, clock_.wall_ns, [this](std::vector<std::string> serials) {
+          // From the HTTP thread: the sessions live on the io thread.
+          asio::post(io_, [this, serials = std::move(serials)] { devices_.poll_gfxinfo_soon(serials); });
+        }) {
     shared_.daemon.version = JANK_VERSION;
+    shared_.runs.set_options(run_options(*config_));
   }
 
   int run() {
@@ -76,6 +93,7 @@ class Daemon {
     schedule_checkpoint();
     schedule_expiry();
     schedule_watchdog();
+    schedule_runs();
     ready_ = true;
     notifier_.ready();
     log_info("jank_exporter " JANK_VERSION " listening on " + config_->listen_address);
@@ -132,7 +150,8 @@ class Daemon {
         &shared_.mutex, &shared_.daemon);
     try {
       return std::make_unique<exporters::HttpServer>(
-          http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get());
+          http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get(),
+          [this](const exporters::ApiRequest& request) { return runs_api_.handle(request); });
     } catch (const std::exception& e) {
       log_error(e.what());
       return nullptr;
@@ -265,6 +284,7 @@ class Daemon {
     http_ = std::move(http);  // the old server stops; the new one already listens
     start_trackers();
     std::lock_guard<std::mutex> lock(shared_.mutex);
+    shared_.runs.set_options(run_options(*config_));
     ++shared_.daemon.config_reloads;
     log_info("SIGHUP: configuration reloaded from " + options_.config_path);
   }
@@ -277,6 +297,7 @@ class Daemon {
     write_checkpoint();
     checkpoint_timer_.cancel();
     expiry_timer_.cancel();
+    runs_timer_.cancel();
     watchdog_timer_.cancel();
     signals_.cancel();
     http_.reset();
@@ -301,6 +322,19 @@ class Daemon {
     });
   }
 
+  // Open runs take their baselines, growth and final counts once a second.
+  void schedule_runs() {
+    runs_timer_.expires_after(1s);
+    runs_timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      {
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        shared_.runs.advance(clock_.wall_ns(), shared_.store);
+      }
+      schedule_runs();
+    });
+  }
+
   // Pings from the event loop itself, so a stuck loop stops the pings.
   void schedule_watchdog() {
     auto interval = notifier_.watchdog_ping_interval();
@@ -321,8 +355,9 @@ class Daemon {
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
   DeviceRegistry devices_{io_, shared_, clock_};
   asio::signal_set signals_;
-  asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_;
+  asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_, runs_timer_;
   SystemdNotifier notifier_;
+  RunsApi runs_api_;
   std::atomic<bool> ready_{false};
 };
 

@@ -153,6 +153,10 @@ RunCommand DeviceController::runner() {
   };
 }
 
+void DeviceController::poll_gfxinfo_soon() {
+  if (running_ && gfxinfo_) gfxinfo_->poll_soon();
+}
+
 RunAfter DeviceController::timer(asio::steady_timer& t) {
   return [this, &t](std::chrono::milliseconds delay, std::function<void()> then) {
     t.expires_after(delay);

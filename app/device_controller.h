@@ -43,6 +43,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void start();
   // Ends the session; the device is reported down. No callback runs afterwards.
   void stop();
+  // A gfxinfo round now, when the session polls (a run waits for one).
+  void poll_gfxinfo_soon();
   const std::string& serial() const { return serial_; }
   const ingest::AdbEndpoint& endpoint() const { return endpoint_; }
 

@@ -96,6 +96,12 @@ void DeviceRegistry::note_absent_state(const ingest::DeviceEvent& e, std::int64_
   if (d.live.down_since_ns == 0) d.live.down_since_ns = now_ns;
 }
 
+void DeviceRegistry::poll_gfxinfo_soon(const std::vector<std::string>& serials) {
+  for (const auto& s : serials) {
+    if (const auto it = controllers_.find(s); it != controllers_.end()) it->second->poll_gfxinfo_soon();
+  }
+}
+
 void DeviceRegistry::stop_all() {
   for (auto& [serial, c] : controllers_) c->stop();
   controllers_.clear();

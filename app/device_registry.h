@@ -49,6 +49,8 @@ class DeviceRegistry {
   void on_device_event(const std::shared_ptr<const config::Config>& config, const ingest::AdbEndpoint& endpoint,
                        const ingest::DeviceEvent& event);
   void stop_all();
+  // Asks these devices' sessions for a gfxinfo round now (runs settle on one).
+  void poll_gfxinfo_soon(const std::vector<std::string>& serials);
   // Removes the series of devices and processes past their grace periods.
   void expire(const config::Config& config, std::int64_t now_ns);
 

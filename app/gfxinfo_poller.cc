@@ -18,6 +18,7 @@ constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few h
 std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
                                           const std::optional<std::string>& foreground) {
   std::set<std::string> names(config.gfxinfo_packages.begin(), config.gfxinfo_packages.end());
+  names.insert(device.pinned_packages.begin(), device.pinned_packages.end());  // apps open runs measure
   if (config.gfxinfo_discover) {
     if (foreground) names.insert(*foreground);
     for (const auto& [name, p] : device.packages) {
@@ -40,7 +41,18 @@ void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
   ctx_.after(first_round, [this] { round(); });
 }
 
+void GfxinfoPoller::poll_soon() {
+  if (in_round_) {
+    again_ = true;  // this round may have begun before the request: one more
+    return;
+  }
+  ctx_.after(std::chrono::milliseconds(0), [this] { round(); });
+}
+
 void GfxinfoPoller::round() {
+  in_round_ = true;
+  again_ = false;
+  round_began_ns_ = ctx_.host_now();
   auto start_polls = [this] {
     ctx_.shared.with_device(ctx_.serial, [this](const metrics::DeviceMetrics& d) {
       queue_ = packages_to_poll(*ctx_.config, d, d.live.foreground);
@@ -62,9 +74,14 @@ void GfxinfoPoller::round() {
 
 void GfxinfoPoller::poll_next() {
   if (queue_.empty()) {
+    in_round_ = false;
+    ctx_.shared.with_device(ctx_.serial,
+                            [this](metrics::DeviceMetrics& d) { d.live.gfxinfo_round_begun_ns = round_began_ns_; });
     // The ~120-frame window overflowed somewhere: come back sooner.
     const double seconds =
-        overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds : ctx_.config->gfxinfo_poll_interval_seconds;
+        again_ ? 0
+               : overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds
+                                : ctx_.config->gfxinfo_poll_interval_seconds;
     ctx_.after(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
     return;
   }

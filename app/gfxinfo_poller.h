@@ -19,7 +19,7 @@ namespace jank::app {
 
 // The packages a round polls: the configured ones and, with discovery, the
 // foreground app and every package that skipped frames or answered gfxinfo
-// before. Only names safe in a shell command; never the "pid:N", overflow or
+// before, and the apps open runs measure. Only names safe in a shell command; never the "pid:N", overflow or
 // unknown labels.
 std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
                                           const std::optional<std::string>& foreground);
@@ -28,6 +28,8 @@ class GfxinfoPoller {
  public:
   explicit GfxinfoPoller(PollerContext context);
   void start(std::chrono::milliseconds first_round);
+  // A round now (after the one in progress, if any): a run waits for one.
+  void poll_soon();
 
  private:
   void round();
@@ -36,6 +38,9 @@ class GfxinfoPoller {
   PollerContext ctx_;
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;
+  bool in_round_ = false;
+  bool again_ = false;  // poll_soon came during a round
+  std::int64_t round_began_ns_ = 0;
 };
 
 }  // namespace jank::app

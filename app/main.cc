@@ -10,6 +10,7 @@
 #include "app/daemon.h"
 #include "app/log.h"
 #include "app/replay.h"
+#include "app/run_cli.h"
 #include "config/config.h"
 #include "config/files.h"
 #include "config/schema.h"
@@ -33,6 +34,7 @@ void raise_descriptor_limit() {
 void print_usage(std::ostream& out) {
   out << "Usage: jank_exporter [OPTIONS]            run the exporter\n"
          "       jank_exporter replay [OPTIONS] FILE... | -\n"
+         "       jank_exporter run start|stop|list|show [OPTIONS]   mark soak-test runs\n"
          "       jank_exporter --check-config FILE\n"
          "\n"
          "Follows every Android device of the adb server(s) and serves Prometheus\n"
@@ -78,6 +80,10 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "replay") {
     args.erase(args.begin());
     return jank::app::run_replay(args, stdin, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "run") {
+    args.erase(args.begin());
+    return jank::app::run_runs_cli(args, std::cout, std::cerr);
   }
   jank::app::DaemonOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {

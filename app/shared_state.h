@@ -6,6 +6,7 @@
 #include <string>
 
 #include "metrics/daemon_status.h"
+#include "metrics/run_book.h"
 #include "metrics/store.h"
 
 namespace jank::app {
@@ -15,6 +16,7 @@ struct SharedState {
   std::mutex mutex;
   metrics::Store store;
   metrics::DaemonMetrics daemon;
+  metrics::RunBook runs;  // docs/runs.md
 
   // `f(device)` for the device `serial`, under the lock.
   template <typename F>

@@ -73,7 +73,8 @@ bool write_atomically(const std::string& path, const std::string& text, std::str
   return true;
 }
 
-StateFile::StateFile(std::string state_dir) : dir_(std::move(state_dir)), path_(dir_ + "/state") {}
+StateFile::StateFile(std::string state_dir)
+    : dir_(std::move(state_dir)), path_(dir_ + "/state"), runs_path_(dir_ + "/runs") {}
 
 bool StateFile::prepare(std::string& error) const {
   std::error_code ec;
@@ -108,6 +109,7 @@ void StateFile::restore(SharedState& shared, std::int64_t now_ns) const {
                 ", counting starts afresh");
     }
   }
+  restore_runs(shared, now_ns);
   for (const auto& [serial, device] : shared.store.devices()) {
     device->live.live = true;
     device->live.up = false;
@@ -117,14 +119,36 @@ void StateFile::restore(SharedState& shared, std::int64_t now_ns) const {
   }
 }
 
+// Runs live in their own file, read after the store (their pins name its devices).
+void StateFile::restore_runs(SharedState& shared, std::int64_t now_ns) const {
+  std::ifstream in(runs_path_, std::ios::binary);
+  if (!in) return;
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string error;
+  if (shared.runs.load(text.str(), error, shared.store)) {
+    log_info("restored " + std::to_string(shared.runs.runs().size()) + " runs from " + runs_path_);
+    return;
+  }
+  const std::string aside = runs_path_ + ".bad-" + std::to_string(now_ns / 1'000'000'000);
+  std::error_code ec;
+  fs::rename(runs_path_, aside, ec);
+  ++shared.daemon.state_load_failures;
+  log_error("runs file " + runs_path_ + " is unreadable (" + error + "); moved to " + aside);
+}
+
 bool StateFile::write(SharedState& shared) const {
-  std::string text;
+  std::string text, runs;
   {
     std::lock_guard<std::mutex> lock(shared.mutex);
     text = shared.store.save();
+    runs = shared.runs.save();
   }
   std::string error;
-  const bool ok = write_atomically(path_, text, error);
+  // The counters first: runs never get ahead of the counters they were
+  // measured against (a run behind them only counts the difference later).
+  bool ok = write_atomically(path_, text, error);
+  if (ok) ok = write_atomically(runs_path_, runs, error);
   std::lock_guard<std::mutex> lock(shared.mutex);
   if (ok) {
     ++shared.daemon.checkpoints_written;

@@ -1,5 +1,5 @@
 // The daemon's checkpoint: the whole metric model in one file under the state
-// directory, written so that a crash at any moment leaves the old or the new
+// directory (and the runs in a second one), written so that a crash at any moment leaves the old or the new
 // file, read back at start-up, and set aside (never silently reset) when it
 // cannot be read.
 #pragma once
@@ -27,11 +27,13 @@ class StateFile {
   // disconnected until their adb server lists them; their packages count as
   // alive from `now_ns` (dead ones expire after the grace period).
   void restore(SharedState& shared, std::int64_t now_ns) const;
-  // Saves the store; counts the checkpoint written or failed.
+  // Saves the store, then the runs; counts the checkpoint written or failed.
   bool write(SharedState& shared) const;
 
  private:
-  std::string dir_, path_;
+  void restore_runs(SharedState& shared, std::int64_t now_ns) const;
+
+  std::string dir_, path_, runs_path_;
 };
 
 }  // namespace jank::app

@@ -84,6 +84,13 @@ struct Config {
   // A device that answers slowly gets longer deadlines, up to this.
   double command_timeout_max_seconds = 120;
 
+  // runs (docs/runs.md)
+  std::size_t runs_max_open = 64;
+  std::size_t runs_max_kept = 500;
+  double runs_max_age_days = 30;
+  double runs_step_seconds = 5;
+  double runs_settle_timeout_seconds = 30;
+
   // http
   std::optional<BasicAuth> basic_auth;
   std::optional<TlsFiles> tls;  // HTTPS instead of HTTP on listen_address

@@ -255,6 +255,15 @@ std::vector<Setting> build() {
       group_path("http.tls.certificate_file", &Config::tls, &TlsFiles::certificate_file,
                  "with key_file: HTTPS on listen_address (PEM, certificate then intermediates)"),
       group_path("http.tls.key_file", &Config::tls, &TlsFiles::key_file, "PEM private key of the certificate"),
+      number("runs.max_open", &Config::runs_max_open, 1, 10000, "", "runs open at once (more are refused: 429)"),
+      number("runs.max_kept", &Config::runs_max_kept, 1, 100000, "",
+             "finished runs kept; the oldest are dropped first (counted)"),
+      number("runs.max_age_days", &Config::runs_max_age_days, 0.01, 3650, "days",
+             "finished runs older than this are dropped (counted)"),
+      number("runs.step_seconds", &Config::runs_step_seconds, 1, 3600, "seconds",
+             "time step of a run's series (the report's charts); doubles past 360 steps"),
+      number("runs.settle_timeout_seconds", &Config::runs_settle_timeout_seconds, 1, 600, "seconds",
+             "how long a run's start or stop waits for a fresh gfxinfo poll of each device"),
   };
 }
 

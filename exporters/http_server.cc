@@ -98,11 +98,28 @@ tcp::endpoint listen_endpoint(asio::io_context& io, const std::string& address) 
   return results.begin()->endpoint();
 }
 
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return status < 400 ? "OK" : "Error";
+  }
+}
+
 // What every connection shares, owned by the server.
 struct Settings {
   HttpOptions options;
   HttpServer::MetricsSource metrics;
   std::function<bool()> ready;
+  HttpServer::ApiHandler api;
 };
 
 // The part of a connection the server sees: whether it may be closed to make
@@ -193,13 +210,25 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     const auto& req = parser_->get();
     keep_alive_ = req.keep_alive();
     head_only_ = req.method() == http::verb::head;
-    if (req.method() != http::verb::get && !head_only_) {
-      return reply(405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET, HEAD\r\n");
-    }
     const std::string_view target(req.target().data(), req.target().size());
     const auto question = target.find('?');
     const std::string_view path = target.substr(0, question);
     const std::string_view query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+    // The runs API (docs/runs.md) is the only place that takes POST.
+    const bool api = settings_.api && path.substr(0, 5) == "/api/";
+    const bool post = req.method() == http::verb::post;
+    if (req.method() != http::verb::get && !head_only_ && !(api && post)) {
+      if (api) return reply(405, "Method Not Allowed", "text/plain", "GET or POST only\n", "Allow: GET, HEAD, POST\r\n");
+      return reply(405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET, HEAD\r\n");
+    }
+    if (api) {
+      if (!authorized()) {
+        return reply(401, "Unauthorized", "text/plain", "unauthorized\n",
+                     "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
+      }
+      const ApiResponse r = settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
+      return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
+    }
     if (path == "/healthz") return reply(200, "OK", "text/plain", "ok\n");
     if (path == "/readyz") {
       if (!settings_.ready || settings_.ready()) return reply(200, "OK", "text/plain", "ready\n");
@@ -353,8 +382,9 @@ QueryValue query_parameter(std::string_view query, std::string_view name) {
 
 class HttpServer::Impl {
  public:
-  Impl(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready, const Impl* previous)
-      : settings_{options, std::move(metrics), std::move(ready)}, acceptor_(io_) {
+  Impl(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready, const Impl* previous,
+       ApiHandler api)
+      : settings_{options, std::move(metrics), std::move(ready), std::move(api)}, acceptor_(io_) {
     if (options.tls) load_tls(*options.tls);
     boost::system::error_code ec;
     if (previous != nullptr && previous->settings_.options.listen_address == options.listen_address) {
@@ -482,9 +512,9 @@ HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::
 }
 
 HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-                       const HttpServer* previous)
+                       const HttpServer* previous, ApiHandler api)
     : impl_(std::make_unique<Impl>(options, std::move(metrics), std::move(ready),
-                                   previous != nullptr ? previous->impl_.get() : nullptr)) {}
+                                   previous != nullptr ? previous->impl_.get() : nullptr, std::move(api))) {}
 
 HttpServer::~HttpServer() = default;
 

@@ -43,6 +43,19 @@ struct HttpOptions {
   std::optional<TlsOptions> tls;  // HTTPS only, on listen_address
 };
 
+struct ApiRequest {
+  std::string method;  // GET (also for HEAD) or POST
+  std::string path;    // "/api/runs/ID/stop"
+  std::string query;   // after '?', still percent-encoded
+  std::string body;    // at most max_request_bytes
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
 class HttpServer {
  public:
   // Loads the TLS files (when any), starts listening and serving on its own
@@ -56,9 +69,13 @@ class HttpServer {
   // port never closes across a reload, and no SO_REUSEPORT is needed (which
   // would also let a second exporter bind the port unnoticed). Both accept
   // until `previous` is destroyed.
+  //
+  // `api`, when set, answers every request under /api/ (GET and POST, after
+  // the same auth as /metrics), on the server thread.
   using MetricsSource = std::function<Exposition(std::string_view serial)>;
+  using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
   HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-             const HttpServer* previous = nullptr);
+             const HttpServer* previous = nullptr, ApiHandler api = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -87,12 +87,14 @@ void Store::mark_running_packages_alive(DeviceMetrics& device) {
 std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
   if (host_now_ns_ == 0) return 0;
   std::erase_if(device.layers, [&](const auto& entry) {
-    return entry.second.last_seen_ns != 0 && host_now_ns_ - entry.second.last_seen_ns > grace_ns;
+    return entry.second.last_seen_ns != 0 && host_now_ns_ - entry.second.last_seen_ns > grace_ns &&
+           !device.pinned_packages.contains(base_package(entry.second.package));
   });
   std::size_t removed = 0;
   for (auto it = device.packages.begin(); it != device.packages.end();) {
     const bool dead = it->first != kOverflowPackage && it->second.last_alive_ns != 0 &&
-                      host_now_ns_ - it->second.last_alive_ns > grace_ns;
+                      host_now_ns_ - it->second.last_alive_ns > grace_ns &&
+                      !device.pinned_packages.contains(base_package(it->first));
     if (dead) {
       it = device.packages.erase(it);
       ++removed;
@@ -267,6 +269,7 @@ void Store::record_skip(DeviceMetrics& device, std::string_view package_name, st
   pkg.skipped_frames += frames;
   ++pkg.skip_events;
   pkg.skip_size.observe(frames);
+  pkg.peaks.skip_frames = std::max(pkg.peaks.skip_frames, frames);
   // Windows run on the host's timeline (metrics/device_clock.h); without a
   // timestamp (brief layout) the event lands at the newest known time.
   const std::int64_t at = has_time ? device.clock.place(time_ns) : device.latest_time_ns;
@@ -335,6 +338,7 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     timed.clear();
     counted.clear();
     pkg.framestats.apply(window, table, interval_ns, &timed, &counted);
+    for (const auto& f : counted) pkg.peaks.frame_ns = std::max(pkg.peaks.frame_ns, f.duration_ns);
     pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
     for (const TimedFrame& frame : timed) {
@@ -415,6 +419,9 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
     w.newline();
     p.frametimeline_windows.save(w);
   }
+  if (p.peaks.skip_frames > 0 || p.peaks.frame_ns > 0) {
+    w.newline().tag("peaks").u64(p.peaks.skip_frames).i64(p.peaks.frame_ns);
+  }
   w.newline();
 }
 
@@ -460,6 +467,17 @@ void load_package(StateReader& r, PackageMetrics& p) {
   }
   if (r.peek("windows") && !p.windows.load(r)) r.reject();
   if (r.peek("ft_windows") && !p.frametimeline_windows.load(r)) r.reject();
+  if (r.peek("peaks")) {
+    r.expect("peaks");
+    const std::uint64_t skip = r.u64();
+    const std::int64_t frame_ns = r.i64();
+    // A skip is a 32-bit count; a frame never lasts a day.
+    if (skip <= UINT32_MAX && frame_ns >= 0 && frame_ns < 86'400'000'000'000) {
+      p.peaks = {static_cast<std::uint32_t>(skip), frame_ns};
+    } else {
+      r.reject();
+    }
+  }
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -47,6 +48,9 @@ struct StoreOptions {
   std::size_t max_windows_per_package = 8;  // window series per app (framestats)
 };
 
+// The app a process belongs to: its name before any ":service" suffix.
+inline std::string_view base_package(std::string_view process) { return process.substr(0, process.find(':')); }
+
 // Label value for events beyond the per-device package cap.
 inline constexpr std::string_view kOverflowPackage = "_other_";
 // Label value when neither a pid nor a name is known (raw layout).
@@ -83,6 +87,12 @@ struct PackageMetrics {
   // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
   ProfileStages hwui_profile;
   bool has_hwui_profile = false;
+  // The largest skip and the longest framestats frame since a run last took
+  // its baseline (metrics/run_book.h): a run's maxima cannot come from counters.
+  struct Peaks {
+    std::uint32_t skip_frames = 0;
+    std::int64_t frame_ns = 0;
+  } peaks;
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
@@ -154,6 +164,9 @@ struct DeviceMetrics {
   bool has_time = false;
 
   std::map<std::string, PackageMetrics, std::less<>> packages;
+  // Apps an open run measures (base package names): their process and layer
+  // series never expire while it is open, so its counters never restart.
+  std::set<std::string, std::less<>> pinned_packages;
   // Installed versions of apps (dumpsys package), by package name.
   std::map<std::string, AppVersion, std::less<>> app_versions;
   ProcessNames pid_names;  // from process start and death lines and ps
@@ -226,6 +239,7 @@ struct DeviceMetrics {
     std::uint64_t sessions = 0;                   // sessions started (first connection and reconnects)
     std::uint64_t logcat_streams = 0;             // logcat streams opened
     std::map<std::string, std::uint64_t> gfxinfo_polls;   // by result
+    std::int64_t gfxinfo_round_begun_ns = 0;      // host time the newest finished gfxinfo round began
     std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
     std::map<std::string, std::uint64_t> thermal_polls;   // dumpsys thermalservice by result

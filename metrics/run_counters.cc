@@ -1,0 +1,158 @@
+#include "metrics/run_counters.h"
+
+#include "metrics/state_io.h"
+
+namespace jank::metrics {
+namespace {
+
+std::string_view metric_of(std::string_view key) { return key.substr(0, key.rfind('@')); }
+
+void put(AppCounters& c, std::string_view metric, std::string_view source, std::uint64_t value) {
+  std::string key(metric);
+  key += '@';
+  key += source;
+  c.values[std::move(key)] = value;
+}
+
+void put_buckets(AppCounters& c, std::string_view histogram, std::string_view source, const Histogram& h) {
+  std::string key(histogram);
+  key += '@';
+  key += source;
+  c.buckets[std::move(key)] = h.counts();
+}
+
+constexpr std::size_t kMaxKeys = 4096;     // a package has a handful of processes and layers
+constexpr std::size_t kMaxBuckets = 256;   // the widest layout has ~30
+
+}  // namespace
+
+std::optional<std::uint64_t> AppCounters::total(std::string_view metric) const {
+  std::optional<std::uint64_t> sum;
+  for (const auto& [key, v] : values) {
+    if (metric_of(key) == metric) sum = sum.value_or(0) + v;
+  }
+  return sum;
+}
+
+std::vector<std::uint64_t> AppCounters::total_buckets(std::string_view histogram) const {
+  std::vector<std::uint64_t> sum;
+  for (const auto& [key, counts] : buckets) {
+    if (metric_of(key) != histogram) continue;
+    if (sum.size() < counts.size()) sum.resize(counts.size());
+    for (std::size_t i = 0; i < counts.size(); ++i) sum[i] += counts[i];
+  }
+  return sum;
+}
+
+std::map<std::string, std::uint64_t> AppCounters::totals_with_prefix(std::string_view prefix) const {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [key, v] : values) {
+    const std::string_view metric = metric_of(key);
+    if (metric.substr(0, prefix.size()) == prefix) out[std::string(metric.substr(prefix.size()))] += v;
+  }
+  return out;
+}
+
+void AppCounters::save(StateWriter& w) const {
+  w.u64(values.size());
+  for (const auto& [key, v] : values) w.str(key).u64(v);
+  w.u64(buckets.size());
+  for (const auto& [key, counts] : buckets) {
+    w.str(key).u64(counts.size());
+    for (const auto n : counts) w.u64(n);
+  }
+}
+
+bool AppCounters::load(StateReader& r) {
+  values.clear();
+  buckets.clear();
+  const std::uint64_t n = r.count(kMaxKeys);
+  for (std::uint64_t i = 0; i < n && !r.fail(); ++i) {
+    std::string key = r.str();
+    values[std::move(key)] = r.u64();
+  }
+  const std::uint64_t h = r.count(kMaxKeys);
+  for (std::uint64_t i = 0; i < h && !r.fail(); ++i) {
+    std::string key = r.str();
+    std::vector<std::uint64_t> counts(r.count(kMaxBuckets));
+    for (auto& c : counts) c = r.u64();
+    buckets[std::move(key)] = std::move(counts);
+  }
+  return !r.fail();
+}
+
+AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) {
+  AppCounters c;
+  for (const auto& [name, p] : device.packages) {
+    if (base_package(name) != package) continue;
+    put(c, "skipped_frames", name, p.skipped_frames);
+    put(c, "skip_events", name, p.skip_events);
+    put(c, "davey_frames", name, p.davey_frames);
+    put_buckets(c, kRunSkipSize, name, p.skip_size);
+    if (p.has_gfxinfo) {
+      put(c, "frames", name, p.gfxinfo.frames_rendered());
+      put(c, "janky_frames", name, p.gfxinfo.janky_frames());
+      for (std::size_t i = 0; i < kJankCauses; ++i) {
+        if (!p.gfxinfo.causes_seen()[i]) continue;
+        put(c, "cause:" + std::string(jank_cause_name(static_cast<JankCause>(i))), name, p.gfxinfo.causes()[i]);
+      }
+      put_buckets(c, kRunFrameDuration, name, p.gfxinfo.frame_duration());
+    }
+    if (p.has_framestats) {
+      put(c, "framestats_frames", name, p.framestats.frames());
+      put(c, "framestats_janky_frames", name, p.framestats.janky_frames());
+    }
+    if (p.has_frametimeline) {
+      put(c, "ft_frames", name, p.frametimeline.frames);
+      put(c, "ft_janky_frames", name, p.frametimeline.janky);
+      // Index 0 is "None": a frame on time is not a cause.
+      for (std::size_t i = 1; i < kJankLabels; ++i) {
+        if (p.frametimeline.by_label[i] > 0) put(c, "ft_type:" + std::string(jank_label(i)), name, p.frametimeline.by_label[i]);
+      }
+    }
+  }
+  for (const auto& [stable, l] : device.layers) {
+    if (base_package(l.package) != package) continue;
+    const std::string source = "layer:" + stable;
+    put(c, "sf_frames", source, l.presents.frames());
+    put(c, "active_ns", source, static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.presents.active_ns())));
+    put(c, "jank", source, l.presents.jank());
+    put(c, "big_jank", source, l.presents.big_jank());
+    put(c, "jank_ns", source, static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.presents.jank_ns())));
+  }
+  return c;
+}
+
+std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppCounters& now) {
+  std::uint64_t restarts = 0;
+  for (const auto& [key, v] : now.values) {
+    std::uint64_t growth = v;
+    if (const auto it = before.values.find(key); it != before.values.end()) {
+      if (v >= it->second) {
+        growth = v - it->second;
+      } else {
+        ++restarts;
+      }
+    }
+    if (sum.values.size() < kMaxKeys || sum.values.contains(key)) sum.values[key] += growth;
+  }
+  for (const auto& [key, counts] : now.buckets) {
+    std::vector<std::uint64_t> growth = counts;
+    if (const auto it = before.buckets.find(key); it != before.buckets.end() && it->second.size() == counts.size()) {
+      bool fell = false;
+      for (std::size_t i = 0; i < counts.size(); ++i) fell = fell || counts[i] < it->second[i];
+      if (fell) {
+        ++restarts;
+      } else {
+        for (std::size_t i = 0; i < counts.size(); ++i) growth[i] = counts[i] - it->second[i];
+      }
+    }
+    if (sum.buckets.size() >= kMaxKeys && !sum.buckets.contains(key)) continue;
+    auto& into = sum.buckets[key];
+    if (into.size() < growth.size()) into.resize(growth.size());
+    for (std::size_t i = 0; i < growth.size(); ++i) into[i] += growth[i];
+  }
+  return restarts;
+}
+
+}  // namespace jank::metrics

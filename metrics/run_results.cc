@@ -1,0 +1,107 @@
+#include "metrics/run_results.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "metrics/histogram.h"
+
+namespace jank::metrics {
+namespace {
+
+constexpr std::array<std::string_view, 23> kNames = {
+    "frames",        "janky_frames",      "janky_percent",     "frame_time_p50_ms", "frame_time_p90_ms",
+    "frame_time_p95_ms", "frame_time_p99_ms", "max_frame_ms",   "framestats_frames", "framestats_janky_frames",
+    "skipped_frames", "skip_events",      "max_skipped_frames", "sm",               "davey_frames",
+    "sf_frames",     "active_seconds",    "fps",               "jank",              "big_jank",
+    "stutter_percent", "ft_frames",       "ft_janky_frames"};
+
+std::optional<double> as_double(std::optional<std::uint64_t> v) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v);
+}
+
+}  // namespace
+
+std::span<const std::string_view> run_metric_names() { return kNames; }
+
+double run_duration_seconds(const Run& run, std::int64_t now_ns) {
+  if (run.state == RunState::starting) return 0;
+  const std::int64_t end = run.stop_requested_ns != 0 ? run.stop_requested_ns : now_ns;
+  return static_cast<double>(std::max<std::int64_t>(0, end - run.started_ns)) / 1e9;
+}
+
+std::optional<double> bucket_quantile(std::span<const double> bounds, const std::vector<std::uint64_t>& counts,
+                                      double q) {
+  std::uint64_t n = 0;
+  for (const auto c : counts) n += c;
+  if (n == 0 || bounds.empty()) return std::nullopt;
+  const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(n)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    seen += counts[i];
+    if (seen >= std::max<std::uint64_t>(rank, 1)) return bounds[std::min(i, bounds.size() - 1)];
+  }
+  return bounds.back();
+}
+
+RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t now_ns) {
+  RunDeviceResults out;
+  const AppCounters& c = d.counted;
+  const double seconds = run_duration_seconds(run, now_ns);
+  out.duration_seconds = seconds;
+  auto& m = out.metrics;
+  for (const auto name : kNames) m[std::string(name)] = std::nullopt;
+
+  const auto frames = c.total("frames");
+  const auto janky = c.total("janky_frames");
+  m["frames"] = as_double(frames);
+  m["janky_frames"] = as_double(janky);
+  if (frames && janky && *frames > 0) m["janky_percent"] = 100.0 * static_cast<double>(*janky) / static_cast<double>(*frames);
+  const auto durations = c.total_buckets(kRunFrameDuration);
+  const auto frame_bounds = buckets::frame_duration_seconds();
+  if (durations.size() == frame_bounds.size() + 1) {
+    for (const auto& [key, q] : {std::pair{"frame_time_p50_ms", 0.50}, std::pair{"frame_time_p90_ms", 0.90},
+                                 std::pair{"frame_time_p95_ms", 0.95}, std::pair{"frame_time_p99_ms", 0.99}}) {
+      if (const auto v = bucket_quantile(frame_bounds, durations, q)) m[key] = std::round(*v * 1e6) / 1e3;
+    }
+    out.histograms[std::string(kRunFrameDuration)] = {frame_bounds, durations};
+  }
+  const auto fs_frames = c.total("framestats_frames");
+  m["framestats_frames"] = as_double(fs_frames);
+  m["framestats_janky_frames"] = as_double(c.total("framestats_janky_frames"));
+  if (fs_frames && *fs_frames > 0) m["max_frame_ms"] = static_cast<double>(d.max_frame_ns) / 1e6;
+
+  const auto skipped = c.total("skipped_frames");
+  m["skipped_frames"] = as_double(skipped);
+  m["skip_events"] = as_double(c.total("skip_events"));
+  if (skipped) m["max_skipped_frames"] = static_cast<double>(d.max_skip_frames);
+  // Choreographer is always read: without a process series the app skipped nothing.
+  const double skipped_total = static_cast<double>(skipped.value_or(0));
+  if (seconds > 0) m["sm"] = std::clamp(d.refresh_hz - skipped_total / seconds, 0.0, d.refresh_hz);
+  m["davey_frames"] = as_double(c.total("davey_frames"));
+  const auto skips = c.total_buckets(kRunSkipSize);
+  if (skips.size() == buckets::skip_size_frames().size() + 1) {
+    out.histograms[std::string(kRunSkipSize)] = {buckets::skip_size_frames(), skips};
+  }
+
+  const auto sf = c.total("sf_frames");
+  m["sf_frames"] = as_double(sf);
+  if (sf) {
+    const double active = static_cast<double>(c.total("active_ns").value_or(0)) / 1e9;
+    m["active_seconds"] = active;
+    if (active > 0) {
+      m["fps"] = static_cast<double>(*sf) / active;
+      m["stutter_percent"] = 100.0 * static_cast<double>(c.total("jank_ns").value_or(0)) / 1e9 / active;
+    }
+    m["jank"] = as_double(c.total("jank"));
+    m["big_jank"] = as_double(c.total("big_jank"));
+  }
+  m["ft_frames"] = as_double(c.total("ft_frames"));
+  m["ft_janky_frames"] = as_double(c.total("ft_janky_frames"));
+  out.jank_causes = c.totals_with_prefix("cause:");
+  out.ft_jank_types = c.totals_with_prefix("ft_type:");
+  return out;
+}
+
+}  // namespace jank::metrics

@@ -1,0 +1,200 @@
+// Runs end to end (docs/runs.md): the `jank_exporter run` CLI starts and
+// stops runs on the real exporter while simulated devices play; a run's
+// results equal the simulator's truth for its interval, also across a
+// kill -9 of the exporter.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <map>
+#include <string>
+
+#include "tests/daemon/exporter_process.h"
+
+using namespace jank::daemon_test;
+
+namespace {
+
+const std::string kApp = "com.example.feed";
+
+// What the truth says of the app, per device name.
+struct AppCounts {
+  double skipped = 0, skip_lines = 0, davey = 0, frames = 0, janky = 0;
+};
+std::map<std::string, AppCounts> app_counts(DevSim& sim) {
+  std::map<std::string, AppCounts> out;
+  const Json truth = sim.truth();
+  for (const Json& dev : truth["devices"].arr) {
+    const Json* a = DevSim::app(truth, dev["name"].str, kApp);
+    if (a == nullptr) continue;
+    out[dev["name"].str] = {static_cast<double>((*a)["skipped_frames_logged"].u64()),
+                            static_cast<double>((*a)["skip_lines"].u64()), static_cast<double>((*a)["davey"].u64()),
+                            static_cast<double>((*a)["frames_rendered"].u64()),
+                            static_cast<double>((*a)["gfx_janky_frames"].u64())};
+  }
+  return out;
+}
+
+RunResult cli(const Exporter& ex, std::vector<std::string> args) {
+  std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--url");
+  argv.push_back("http://127.0.0.1:" + std::to_string(ex.port()));
+  return run(argv, {}, 90000ms);
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+const Json& run_device(const Json& run, const std::string& serial) {
+  for (const Json& d : run["devices"].arr) {
+    if (d["serial"].str == serial) return d;
+  }
+  FAIL("no device " << serial << " in the run");
+  return run;
+}
+
+// The run's counts equal the truth's growth between `before` and `after` on every device.
+void check_counts(const Json& run, const DevSim& sim, std::map<std::string, AppCounts> before,
+                  std::map<std::string, AppCounts> after) {
+  for (const auto& d : sim.devices()) {
+    const Json& dev = run_device(run, emulator_serial(d));
+    const Json& m = dev["metrics"];
+    const AppCounts& b = before[d.name];
+    const AppCounts& a = after[d.name];
+    INFO(d.name);
+    CHECK(dev["settled"].b);
+    CHECK(m["skipped_frames"].num == a.skipped - b.skipped);
+    CHECK(m["skip_events"].num == a.skip_lines - b.skip_lines);
+    CHECK(m["frames"].num == a.frames - b.frames);
+    CHECK(m["janky_frames"].num == a.janky - b.janky);
+    CHECK(a.frames - b.frames > 50);  // the run saw the app draw
+    CHECK(a.skipped - b.skipped > 0);
+    // The derived values follow from the counts.
+    CHECK(m["janky_percent"].num == Approx(100.0 * (a.janky - b.janky) / (a.frames - b.frames)).epsilon(1e-3));
+    const double seconds = run["duration_seconds"].num;
+    CHECK(m["sm"].num == Approx(std::clamp(60.0 - (a.skipped - b.skipped) / seconds, 0.0, 60.0)).margin(0.01));
+    CHECK(m["max_skipped_frames"].num > 0);
+    CHECK(m["max_skipped_frames"].num <= a.skipped - b.skipped);
+  }
+}
+
+void write_config(const std::string& path) {
+  std::ofstream(path) << "checkpoint_interval_seconds: 1\n"
+                         "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n"
+                         "runs:\n  step_seconds: 1\n";
+}
+
+}  // namespace
+
+TEST_CASE("a run started and stopped with the CLI counts exactly what the simulator did in between") {
+  AdbServer adb;
+  DevSim sim({"--devices", "2", "--sdk", "34", "--packages", kApp + ",com.example.chat", "--stall-prob", "0.05",
+              "--skip-bands", "3-20:1,30-90:1", "--log-rate", "5"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  write_config(conf);
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  for (const auto& d : sim.devices()) {
+    const std::string following =
+        "jank_exporter_device_state{serial=\"" + emulator_serial(d) + "\",state=\"following\"}";
+    const bool followed = wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms);
+    if (!followed) {
+      std::string lines;
+      std::istringstream in(ex.scrape());
+      for (std::string l; std::getline(in, l);) if (l.find("device_state") != std::string::npos) lines += l + "\n";
+      FAIL(lines << ex.log().substr(0, 3000));
+    }
+  }
+
+  // Quiet at the start: everything drawn so far is the exporter's before the run.
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const auto before = app_counts(sim);
+  const RunResult start = cli(ex, {"start", "--package", kApp, "--name", "scroll feed", "--tag", "build=1.0"});
+  INFO(start.err);
+  REQUIRE(start.exit == 0);
+  const std::string id = trimmed(start.out);
+  REQUIRE(!id.empty());
+
+  // Open: listed as running, with its series on /metrics.
+  const RunResult list = cli(ex, {"list", "--json"});
+  REQUIRE(list.exit == 0);
+  CHECK(list.out.find("\"" + id + "\"") != std::string::npos);
+  CHECK(list.out.find("\"running\"") != std::string::npos);
+
+  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(6s);
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const auto after = app_counts(sim);
+
+  const RunResult stop = cli(ex, {"stop", id, "--json"});
+  INFO(stop.err);
+  REQUIRE(stop.exit == 0);
+  const auto run = parse_json(stop.out);
+  REQUIRE(run);
+  CHECK((*run)["state"].str == "finished");
+  CHECK((*run)["name"].str == "scroll feed");
+  CHECK((*run)["tags"]["build"].str == "1.0");
+  CHECK((*run)["duration_seconds"].num > 5.5);
+  check_counts(*run, sim, before, after);
+  // One series step per second of the run, summing to the totals.
+  const Json& dev = run_device(*run, emulator_serial(sim.devices()[0]));
+  double steps = 0;
+  for (const Json& v : dev["series"]["skipped_frames"].arr) steps += v.num;
+  CHECK(steps == dev["metrics"]["skipped_frames"].num);
+  CHECK(dev["series"]["t"].size() >= 6);
+
+  // Stopped twice: refused. Unknown: refused.
+  CHECK(cli(ex, {"stop", id}).exit == 1);
+  CHECK(cli(ex, {"show", "no-such-run"}).exit == 1);
+  // CSV: a header and one row per device.
+  const RunResult csv = cli(ex, {"show", id, "--csv"});
+  REQUIRE(csv.exit == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);
+}
+
+TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--sdk", "33", "--packages", kApp, "--stall-prob", "0.05", "--skip-bands",
+              "3-20:1,30-90:1", "--log-rate", "5"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  const std::string serial = emulator_serial(sim.devices()[0]);
+  REQUIRE(adb.wait_state(serial, "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  write_config(conf);
+  const std::string following = "jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}";
+  auto ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{adb.port()}, state.path(),
+                                       std::vector<std::string>{"--config", conf});
+  REQUIRE(wait_until([&] { return ex->value(following) == 1; }, 30000ms, 250ms));
+
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const auto before = app_counts(sim);
+  const RunResult start = cli(*ex, {"start", "--package", kApp, "--serial", serial});
+  INFO(start.err);
+  REQUIRE(start.exit == 0);
+  const std::string id = trimmed(start.out);
+
+  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(4s);  // several checkpoints
+  ex->kill9();
+  std::this_thread::sleep_for(2s);  // the app goes on while the exporter is down
+  ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{adb.port()}, state.path(),
+                                  std::vector<std::string>{"--config", conf});
+  REQUIRE(wait_until([&] { return ex->value(following) == 1; }, 30000ms, 250ms));
+  std::this_thread::sleep_for(2s);
+  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const auto after = app_counts(sim);
+
+  const RunResult stop = cli(*ex, {"stop", id, "--json"});
+  INFO(stop.err);
+  REQUIRE(stop.exit == 0);
+  const auto run = parse_json(stop.out);
+  REQUIRE(run);
+  check_counts(*run, sim, before, after);
+}
