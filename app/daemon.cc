@@ -147,7 +147,7 @@ class Daemon {
         shared_.store,
         // Windows are kept on the host's timeline (metrics/device_clock.h): they end now.
         [clock = clock_.wall_ns](const metrics::DeviceMetrics&) { return clock(); },
-        &shared_.mutex, &shared_.daemon);
+        &shared_.mutex, &shared_.daemon, &shared_.runs);
     try {
       return std::make_unique<exporters::HttpServer>(
           http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get(),

@@ -45,6 +45,14 @@ enum class Family : std::uint16_t {
   jank_exporter_state_load_failures_total,
   jank_exporter_state_rejected_records_total,
   jank_exporter_config_reloads_total,
+  // Runs (docs/runs.md): the open ones only, so that run ids never pile up as series.
+  jank_exporter_run_open,
+  android_run_frames,
+  android_run_janky_frames,
+  android_run_skipped_frames,
+  jank_exporter_runs_started_total,
+  jank_exporter_runs_finished_total,
+  jank_exporter_runs_dropped_total,
   // Every device, replay included.
   android_display_refresh_rate_hertz,
   android_display_refresh_rate_fallback,

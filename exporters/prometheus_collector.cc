@@ -268,6 +268,33 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   }
 }
 
+void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
+  const LabelSet none({});
+  f.sample(F::jank_exporter_runs_started_total, none, count(book.counts().started));
+  f.sample(F::jank_exporter_runs_finished_total, none, count(book.counts().finished));
+  for (const char* reason : {"count", "age"}) {
+    const auto it = book.counts().dropped.find(reason);
+    f.sample(F::jank_exporter_runs_dropped_total, none, Extra{"reason", reason},
+             count(it == book.counts().dropped.end() ? 0 : it->second));
+  }
+  for (const auto& [seq, run] : book.runs()) {
+    if (run.state == metrics::RunState::finished) continue;
+    for (const auto& d : run.devices) {
+      f.sample(F::jank_exporter_run_open,
+               LabelSet({{"run", run.spec.id},
+                         {"name", run.spec.name},
+                         {"package", run.spec.package},
+                         {"serial", d.serial},
+                         {"state", std::string(metrics::run_state_name(run.state))}}),
+               1);
+      const LabelSet labels({{"run", run.spec.id}, {"serial", d.serial}});
+      if (const auto v = d.counted.total("frames")) f.sample(F::android_run_frames, labels, count(*v));
+      if (const auto v = d.counted.total("janky_frames")) f.sample(F::android_run_janky_frames, labels, count(*v));
+      f.sample(F::android_run_skipped_frames, labels, count(d.counted.total("skipped_frames").value_or(0)));
+    }
+  }
+}
+
 void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   const LabelSet none({});
   f.sample(F::jank_exporter_build_info, LabelSet({{"version", m.version}}), 1);
@@ -634,8 +661,8 @@ WindowNow input_time_now() {
 }
 
 StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex,
-                               const metrics::DaemonMetrics* daemon)
-    : store_(store), now_(std::move(now)), mutex_(mutex), daemon_(daemon) {}
+                               const metrics::DaemonMetrics* daemon, const metrics::RunBook* runs)
+    : store_(store), now_(std::move(now)), mutex_(mutex), daemon_(daemon), runs_(runs) {}
 
 std::vector<MetricFamily> StoreCollector::Collect() const {
   FamilySink families;
@@ -670,6 +697,7 @@ void StoreCollector::collect(SeriesSink& sink) const {
 
 void StoreCollector::collect_unlocked(SeriesSink& sink) const {
   if (daemon_ != nullptr) collect_daemon(sink, *daemon_);
+  if (runs_ != nullptr) collect_runs(sink, *runs_);
   for (const auto& [serial, device] : store_.devices()) {
     collect_device(sink, *device, now_(*device), store_.options().window_seconds);
   }

@@ -19,6 +19,7 @@
 #include "exporters/metric_catalogue.h"
 #include "exporters/text_format.h"
 #include "metrics/daemon_status.h"
+#include "metrics/run_book.h"
 #include "metrics/store.h"
 
 namespace jank::exporters {
@@ -71,9 +72,9 @@ class SeriesSink {
 class StoreCollector final : public prometheus::Collectable {
  public:
   // `mutex` (may be null) is held while reading the store; `daemon` (may be
-  // null) adds the daemon's own families.
+  // null) adds the daemon's own families, `runs` (may be null) the runs'.
   StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex = nullptr,
-                 const metrics::DaemonMetrics* daemon = nullptr);
+                 const metrics::DaemonMetrics* daemon = nullptr, const metrics::RunBook* runs = nullptr);
 
   std::vector<prometheus::MetricFamily> Collect() const override;
   // The exposition text, written straight from the store: no intermediate
@@ -94,6 +95,7 @@ class StoreCollector final : public prometheus::Collectable {
   WindowNow now_;
   std::mutex* mutex_;
   const metrics::DaemonMetrics* daemon_;
+  const metrics::RunBook* runs_;  // the open runs' series (the daemon's; null in replays)
 };
 
 // What the HTTP server calls per /metrics request: the whole store, or one

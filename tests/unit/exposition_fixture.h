@@ -5,6 +5,7 @@
 #pragma once
 
 #include "metrics/daemon_status.h"
+#include "metrics/run_book.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
@@ -118,6 +119,18 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   server.tracker = {5, 1, 3, 1, 2};
   daemon.checkpoints_written = 2;
   daemon.state_rejected_records["package"] = 1;
+}
+
+// An open run on device "s" for package "p" that saw a skip of 57 frames
+// (the device then skipped 60 in its window: SM 59, a value every float
+// format prints alike).
+inline void fill_runs(metrics::Store& store, metrics::RunBook& runs) {
+  auto& d = store.device("s");
+  runs.start(metrics::RunSpec{"r1", "scroll", "p", {"s"}, {}}, 1'000'000'000, store);
+  d.live.gfxinfo_round_begun_ns = 1'500'000'000;  // a poll after the start: the baseline may be taken
+  runs.advance(2'000'000'000, store);
+  store.record_skip(d, "p", 1'000'000'000, true, 57);
+  runs.advance(3'000'000'000, store);
 }
 
 }  // namespace jank::test

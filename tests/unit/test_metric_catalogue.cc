@@ -36,8 +36,10 @@ std::vector<std::string> split(std::string_view text, char sep) {
 std::string every_feature_exposition() {
   metrics::Store store;
   metrics::DaemonMetrics daemon;
+  metrics::RunBook runs;
   test::fill_every_feature(store, daemon);
-  return exporters::StoreCollector(store, exporters::input_time_now(), nullptr, &daemon).Text().str();
+  test::fill_runs(store, runs);
+  return exporters::StoreCollector(store, exporters::input_time_now(), nullptr, &daemon, &runs).Text().str();
 }
 
 std::string read_doc() {
@@ -150,11 +152,13 @@ TEST_CASE("the exposition serves exactly the catalogued families, types and labe
 TEST_CASE("Text() equals prometheus-cpp's TextSerializer of the same series byte for byte", "[exporter][oracle]") {
   metrics::Store store;
   metrics::DaemonMetrics daemon;
+  metrics::RunBook runs;
   test::fill_every_feature(store, daemon);
+  test::fill_runs(store, runs);
   // Label values that need repair and escaping on both paths.
   auto& odd = store.device("odd\"serial\\\n\xff");
   store.record_skip(odd, "com.\xc3\xa9t\xc3\xa9", 2'000'000'000, true, 60);  // SM 60 - 60/60 = 59
-  exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon);
+  exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   const auto families = collector.Collect();
   REQUIRE(families.size() == exporters::kFamilyCount);
   const std::string oracle = prometheus::TextSerializer().Serialize(families);
