@@ -154,9 +154,9 @@ RunBook::StartResult RunBook::start(RunSpec spec, std::int64_t now_ns, Store& st
 bool RunBook::stop(const std::string& id, std::int64_t now_ns, int& status, std::string& error) {
   for (auto& [seq, r] : runs_) {
     if (r.spec.id != id) continue;
-    if (r.state == RunState::stopping || r.state == RunState::finished) {
+    if (r.stop_requested_ns != 0) {
       status = 409;
-      error = "run " + id + " is already " + std::string(run_state_name(r.state));
+      error = "run " + id + " is already " + std::string(r.state == RunState::finished ? "finished" : "stopping");
       return false;
     }
     // A run stopped before its baseline: it starts and stops at the same

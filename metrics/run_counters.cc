@@ -1,5 +1,8 @@
 #include "metrics/run_counters.h"
 
+#include <algorithm>
+#include <set>
+
 #include "metrics/state_io.h"
 
 namespace jank::metrics {
@@ -124,14 +127,15 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
 }
 
 std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppCounters& now) {
-  std::uint64_t restarts = 0;
+  std::set<std::string_view> restarted;  // sources, not keys: one restart drops all of a source's values
+  auto source_of = [](std::string_view key) { return key.substr(key.rfind('@') + 1); };
   for (const auto& [key, v] : now.values) {
     std::uint64_t growth = v;
     if (const auto it = before.values.find(key); it != before.values.end()) {
       if (v >= it->second) {
         growth = v - it->second;
       } else {
-        ++restarts;
+        restarted.insert(source_of(key));
       }
     }
     if (sum.values.size() < kMaxKeys || sum.values.contains(key)) sum.values[key] += growth;
@@ -142,7 +146,7 @@ std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppC
       bool fell = false;
       for (std::size_t i = 0; i < counts.size(); ++i) fell = fell || counts[i] < it->second[i];
       if (fell) {
-        ++restarts;
+        restarted.insert(source_of(key));
       } else {
         for (std::size_t i = 0; i < counts.size(); ++i) growth[i] = counts[i] - it->second[i];
       }
@@ -152,7 +156,7 @@ std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppC
     if (into.size() < growth.size()) into.resize(growth.size());
     for (std::size_t i = 0; i < growth.size(); ++i) into[i] += growth[i];
   }
-  return restarts;
+  return restarted.size();
 }
 
 }  // namespace jank::metrics

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,7 +50,7 @@ struct AppCounters {
 AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package);
 
 // Adds to `sum` what grew from `before` to `now`, key by key (a fall counts
-// as a restart from 0). Returns how many keys restarted.
+// as a restart from 0). Returns how many sources restarted.
 std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppCounters& now);
 
 }  // namespace jank::metrics

@@ -1,0 +1,228 @@
+// Runs in the metric model (metrics/run_book.h, run_results.h): when the
+// baseline and the final counts are taken, what a run counts, and what it
+// keeps across a checkpoint.
+#include <catch2/catch.hpp>
+
+#include "metrics/run_book.h"
+#include "metrics/run_results.h"
+#include "metrics/state_io.h"
+
+using namespace jank;
+using metrics::RunState;
+
+namespace {
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+metrics::DeviceMetrics& following(metrics::Store& store, const std::string& serial) {
+  auto& d = store.device(serial);
+  d.live.live = true;
+  d.live.state = metrics::DeviceState::following;
+  return d;
+}
+
+parsers::GfxinfoDump gfx_dump(const std::string& package, std::uint64_t total, std::uint64_t janky) {
+  const std::string text = "Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 1\n\n** Graphics info for pid 42 [" +
+                           package + "] **\n\nStats since: 1000ns\nTotal frames rendered: " + std::to_string(total) +
+                           "\nJanky frames: " + std::to_string(janky) + " (1.00%)\n";
+  return parsers::parse_gfxinfo(text);
+}
+
+metrics::RunSpec spec(const std::string& id, const std::string& package, std::vector<std::string> serials = {}) {
+  metrics::RunSpec s;
+  s.id = id;
+  s.name = "scroll";
+  s.package = package;
+  s.serials = std::move(serials);
+  return s;
+}
+
+const metrics::RunDevice& device_of(const metrics::Run& run, const std::string& serial) {
+  for (const auto& d : run.devices) {
+    if (d.serial == serial) return d;
+  }
+  FAIL("no device " << serial);
+  return run.devices.front();
+}
+
+}  // namespace
+
+TEST_CASE("a run takes its baseline only after a gfxinfo round that began after the start") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  store.record_gfxinfo(d, gfx_dump("com.a", 100, 5));
+  metrics::RunBook book;
+  const auto started = book.start(spec("r", "com.a"), 10 * kSecond, store);
+  REQUIRE(started.run != nullptr);
+  CHECK(started.run->spec.serials == std::vector<std::string>{"s1"});  // every followed device
+  CHECK(d.pinned_packages.contains("com.a"));
+
+  // A round that began before the start does not settle it.
+  d.live.gfxinfo_round_begun_ns = 9 * kSecond;
+  book.advance(12 * kSecond, store);
+  CHECK(book.find("r")->state == RunState::starting);
+  // Frames drawn before the start, polled now, stay out of the run.
+  store.record_gfxinfo(d, gfx_dump("com.a", 130, 6));
+  d.live.gfxinfo_round_begun_ns = 10 * kSecond + 1;
+  book.advance(13 * kSecond, store);
+  REQUIRE(book.find("r")->state == RunState::running);
+  CHECK(device_of(*book.find("r"), "s1").settled_start);
+
+  store.record_gfxinfo(d, gfx_dump("com.a", 190, 10));
+  store.record_skip(d, "com.a", 0, false, 40);
+  store.record_skip(d, "com.a", 0, false, 7);
+  book.advance(14 * kSecond, store);
+
+  int status = 0;
+  std::string error;
+  REQUIRE(book.stop("r", 15 * kSecond, status, error));
+  CHECK(status == 202);
+  CHECK(book.find("r")->state == RunState::stopping);
+  // Drawn before the stop, polled after it: in the run.
+  store.record_gfxinfo(d, gfx_dump("com.a", 200, 11));
+  book.advance(15 * kSecond + kSecond / 2, store);  // no round since the stop yet
+  CHECK(book.find("r")->state == RunState::stopping);
+  d.live.gfxinfo_round_begun_ns = 15 * kSecond + 1;
+  book.advance(16 * kSecond, store);
+  const metrics::Run& run = *book.find("r");
+  REQUIRE(run.state == RunState::finished);
+  CHECK(!d.pinned_packages.contains("com.a"));
+
+  const auto results = metrics::run_results(run, device_of(run, "s1"), 16 * kSecond);
+  CHECK(results.duration_seconds == 2.0);  // baseline at 13 s, stop asked at 15 s
+  CHECK(*results.metrics.at("frames") == 70);  // 200 − 130
+  CHECK(*results.metrics.at("janky_frames") == 5);
+  CHECK(*results.metrics.at("janky_percent") == Approx(100.0 * 5 / 70));
+  CHECK(*results.metrics.at("skipped_frames") == 47);
+  CHECK(*results.metrics.at("skip_events") == 2);
+  CHECK(*results.metrics.at("max_skipped_frames") == 40);
+  CHECK(*results.metrics.at("sm") == Approx(60 - 47 / 2.0));
+  // No SurfaceFlinger or FrameTimeline source: absent, not 0.
+  CHECK(!results.metrics.at("fps").has_value());
+  CHECK(!results.metrics.at("ft_frames").has_value());
+}
+
+TEST_CASE("a source that restarts from 0 during a run adds its new counts and is counted") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  metrics::RunBook book;
+  book.start(spec("r", "com.a", {"s1"}), kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  store.record_skip(d, "com.a", 0, false, 10);
+  book.advance(3 * kSecond, store);  // baseline: 10 skipped before
+  store.record_skip(d, "com.a", 0, false, 5);
+  book.advance(4 * kSecond, store);
+  // The process series goes (as if expired) and comes back from 0.
+  d.packages.erase("com.a");
+  store.record_skip(d, "com.a", 0, false, 3);
+  book.advance(5 * kSecond, store);
+  const auto& dev = device_of(*book.find("r"), "s1");
+  CHECK(dev.counted.total("skipped_frames") == 8u);
+  CHECK(dev.restarts == 1);
+}
+
+TEST_CASE("runs refuse bad specs and overlaps and bound how many stay open and kept") {
+  metrics::Store store;
+  following(store, "s1");
+  following(store, "s2");
+  metrics::RunBookOptions options;
+  options.max_open = 2;
+  options.max_kept = 1;
+  metrics::RunBook book(options);
+  CHECK(book.start(spec("bad id!", "com.a"), kSecond, store).status == 400);
+  CHECK(book.start(spec("r", "not a package"), kSecond, store).status == 400);
+  auto long_name = spec("r", "com.a");
+  long_name.name = std::string(129, 'x');
+  CHECK(book.start(long_name, kSecond, store).status == 400);
+  REQUIRE(book.start(spec("r1", "com.a", {"s1"}), kSecond, store).run != nullptr);
+  // The same app on the same device: a conflict; another device or app is fine.
+  CHECK(book.start(spec("r2", "com.a", {"s1", "s2"}), kSecond, store).status == 409);
+  CHECK(book.start(spec("r1", "com.b", {"s2"}), kSecond, store).status == 409);  // the id is taken
+  REQUIRE(book.start(spec("r2", "com.a", {"s2"}), kSecond, store).run != nullptr);
+  CHECK(book.start(spec("r3", "com.b", {"s2"}), kSecond, store).status == 429);
+
+  // Two finish; only the newer is kept.
+  int status = 0;
+  std::string error;
+  for (const char* id : {"r1", "r2"}) REQUIRE(book.stop(id, 2 * kSecond, status, error));
+  book.advance(10 * kSecond, store);
+  book.advance(40 * kSecond, store);  // past the settle timeout: finished, unsettled
+  CHECK(book.runs().size() == 1);
+  CHECK(book.find("r2") != nullptr);
+  CHECK(book.counts().dropped.at("count") == 1);
+  CHECK(!book.stop("r2", 50 * kSecond, status, error));
+  CHECK(status == 409);
+  CHECK(!book.stop("r9", 50 * kSecond, status, error));
+  CHECK(status == 404);
+}
+
+TEST_CASE("a run's steps merge in pairs past the step cap and keep their sums") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  metrics::RunBookOptions options;
+  options.step_ns = kSecond;
+  options.max_steps = 4;
+  metrics::RunBook book(options);
+  book.start(spec("r", "com.a", {"s1"}), 0, store);
+  d.live.gfxinfo_round_begun_ns = 1;
+  book.advance(kSecond, store);  // baseline
+  for (int s = 2; s <= 6; ++s) {
+    store.record_skip(d, "com.a", 0, false, static_cast<std::uint32_t>(s));
+    book.advance(s * kSecond, store);
+  }
+  const auto& run = *book.find("r");
+  const auto& dev = device_of(run, "s1");
+  REQUIRE(dev.steps.size() == 3);  // 5 one-second steps: 4 kept, the fifth merged them to 2+1
+  CHECK(run.step_ns == 2 * kSecond);
+  std::uint64_t sum = 0;
+  for (const auto& step : dev.steps) sum += step.skipped_frames;
+  CHECK(sum == 2 + 3 + 4 + 5 + 6);
+  CHECK(dev.steps[0].span_ns == 2 * kSecond);
+}
+
+TEST_CASE("runs survive a checkpoint round trip and refuse a damaged one") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  metrics::RunBook book;
+  auto s = spec("r", "com.a", {"s1"});
+  s.tags = {{"build", "1.2"}};
+  book.start(s, kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  d.app_versions["com.a"] = {"1.2", 12};
+  book.advance(3 * kSecond, store);
+  store.record_skip(d, "com.a", 0, false, 9);
+  book.advance(4 * kSecond, store);
+  const std::string text = book.save();
+
+  metrics::Store other;
+  following(other, "s1");
+  metrics::RunBook restored;
+  std::string error;
+  REQUIRE(restored.load(text, error, other));
+  CHECK(restored.save() == text);
+  const auto& run = *restored.find("r");
+  CHECK(run.state == RunState::running);
+  CHECK(run.spec.tags.at("build") == "1.2");
+  CHECK(device_of(run, "s1").versions.at(0).version.code == 12);
+  CHECK(other.device("s1").pinned_packages.contains("com.a"));  // pins come back with the runs
+
+  for (const auto& bad : {text.substr(0, text.size() / 2), std::string("jank_exporter_runs 9 1 0 0 0 0\nend\n"),
+                          std::string("garbage")}) {
+    metrics::RunBook broken;
+    std::string why;
+    CHECK(!broken.load(bad, why, other));
+    CHECK(!why.empty());
+  }
+}
+
+TEST_CASE("bucket quantiles give the upper bound of the bucket holding the rank") {
+  const std::vector<double> bounds = {0.01, 0.02, 0.05};
+  CHECK(!metrics::bucket_quantile(bounds, {0, 0, 0, 0}, 0.5));
+  // 10 observations: 6 ≤ 10 ms, 3 ≤ 20 ms, 1 ≤ 50 ms.
+  const std::vector<std::uint64_t> counts = {6, 3, 1, 0};
+  CHECK(*metrics::bucket_quantile(bounds, counts, 0.5) == 0.01);  // rank 5
+  CHECK(*metrics::bucket_quantile(bounds, counts, 0.9) == 0.02);  // rank 9
+  CHECK(*metrics::bucket_quantile(bounds, counts, 0.99) == 0.05);  // rank 10
+  // Beyond the last bound: that bound (a floor).
+  CHECK(*metrics::bucket_quantile(bounds, {0, 0, 0, 2}, 0.5) == 0.05);
+}
