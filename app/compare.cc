@@ -202,6 +202,15 @@ void check_sides(std::vector<LoadedRun>& a, std::vector<LoadedRun>& b, std::vect
     if (packages.size() > 1)
       notices.push_back(std::string("the ") + name + " mixes several apps (--package selects one)");
   }
+  // Samples pool devices, so a different mix of devices shows up as a change.
+  std::set<std::string> serials_a, serials_b;
+  for (const auto& r : a)
+    for (const auto& d : r.run.devices) serials_a.insert(d.serial);
+  for (const auto& r : b)
+    for (const auto& d : r.run.devices) serials_b.insert(d.serial);
+  if (serials_a != serials_b)
+    notices.push_back("the baseline's devices (" + std::to_string(serials_a.size()) + ") and the candidate's (" +
+                      std::to_string(serials_b.size()) + ") are not the same: the device mix may show as a change");
   if (a.front().run.package != b.front().run.package)
     notices.push_back("the baseline is " + a.front().run.package + ", the candidate " + b.front().run.package);
 }

@@ -206,7 +206,7 @@ std::string fetch_runs(const std::string& url) {
     stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
     const auto& response = parser.get();
     if (response.result() != http::status::ok)
-      throw InputError(url + prefix + "/api/runs: HTTP " + std::to_string(response.result_int()));
+      throw InputError("http://" + hostport + prefix + "/api/runs: HTTP " + std::to_string(response.result_int()));
     return response.body();
   } catch (const boost::system::system_error& e) {
     throw InputError(url + ": " + e.code().message());

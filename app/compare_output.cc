@@ -10,14 +10,15 @@ namespace {
 
 using metrics::Verdict;
 
-// Four significant digits: 3.333 %, 59.97 fps, 248.7 /min, 0.41 %.
-std::string num(double v, bool sign = false) {
+// Four significant digits by default: 3.333 %, 59.97 fps, 248.7 /min, 0.41 %;
+// whole numbers from where %g would switch to an exponent.
+std::string num(double v, bool sign = false, int digits = 4) {
   if (std::isnan(v)) return "-";
   char buf[48];
-  if (std::abs(v) >= 1e4)
+  if (std::abs(v) >= std::pow(10.0, digits))
     std::snprintf(buf, sizeof buf, sign ? "%+.0f" : "%.0f", v);
   else
-    std::snprintf(buf, sizeof buf, sign ? "%+.4g" : "%.4g", v);
+    std::snprintf(buf, sizeof buf, sign ? "%+.*g" : "%.*g", digits, v);
   return buf;
 }
 
@@ -33,7 +34,7 @@ std::string threshold_text(metrics::Threshold t) { return num(t.value) + (t.rela
 std::string change_text(const metrics::MetricComparison& m) {
   if (m.verdict == Verdict::kInsufficientData) return "-";
   std::string s = num(m.change, true);
-  if (m.relative_change) return s + " (" + num(*m.relative_change, true) + "%)";
+  if (m.relative_change) return s + " (" + num(*m.relative_change, true, 3) + "%)";
   return m.change == 0 ? s : s + " (new)";
 }
 
@@ -58,11 +59,12 @@ std::string verdict_text(Verdict v) {
   return "";
 }
 
-std::string row(const std::string& metric, const std::string& better, const std::string& n, const std::string& a,
+std::string row(const std::string& metric, const std::string& unit, const std::string& better, const std::string& n, const std::string& a,
                 const std::string& b, const std::string& change, const std::string& shift, const std::string& p,
                 const std::string& threshold, const std::string& verdict) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-26s %-6s %9s %9s %9s %18s %26s %8s %9s  %s", metric.c_str(), better.c_str(),
+  std::snprintf(buf, sizeof buf, "%-26s %-6s %-6s %9s %9s %9s %18s %26s %8s %9s  %s", metric.c_str(), unit.c_str(),
+                better.c_str(),
                 n.c_str(), a.c_str(), b.c_str(), change.c_str(), shift.c_str(), p.c_str(), threshold.c_str(),
                 verdict.c_str());
   std::string s = buf;
@@ -95,12 +97,11 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
   out << "one sample per " << (o.per_run ? "run (its devices averaged)" : "run and device")
       << "; Mann-Whitney U, alpha " << num(o.alpha) << "; shift: Hodges-Lehmann, " << confidence
       << "% interval\n\n";
-  out << row("metric", "better", "n (b/c)", "baseline", "candidate", "change of medians",
+  out << row("metric", "unit", "better", "n (b/c)", "baseline", "candidate", "change of medians",
              "shift [" + std::to_string(confidence) + "% interval]", "p", "threshold", "verdict");
   for (const auto& m : r.comparison.metrics) {
     const bool judged = m.verdict != Verdict::kInsufficientData;
-    out << row(std::string(m.def->name) + " (" + std::string(m.def->unit) + ")",
-               m.def->better == metrics::Better::kLower ? "lower" : "higher",
+    out << row(std::string(m.def->name), std::string(m.def->unit), m.def->better == metrics::Better::kLower ? "lower" : "higher",
                std::to_string(m.n_baseline) + "/" + std::to_string(m.n_candidate), num(m.median_baseline),
                num(m.median_candidate), change_text(m), shift_text(m), judged ? p_text(m.test.p_value) : "-",
                threshold_text(m.threshold), verdict_text(m.verdict));

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/compare.h"
@@ -21,11 +22,12 @@ struct RunSpec {
   int code = 1;
   std::string build = "a";
   std::string state = "finished";
+  std::string serial = "emu";
 };
 
 std::string run_json(const RunSpec& s) {
   return R"({"format":1,"id":")" + s.id + R"(","name":"scroll","package":"com.example.feed","tags":{"build":")" +
-         s.build + R"("},"state":")" + s.state + R"(","duration_seconds":60,"devices":[{"serial":"emu","settled":true,)" +
+         s.build + R"("},"state":")" + s.state + R"(","duration_seconds":60,"devices":[{"serial":")" + s.serial + R"(","settled":true,)" +
          R"("versions":[{"name":")" + s.version + R"(","code":)" + std::to_string(s.code) +
          R"(,"at_seconds":0}],"version_changed":false,"metrics":{"janky_percent":)" + std::to_string(s.janky) +
          R"(,"skipped_frames":120,"fps":null}}]})";
@@ -59,6 +61,56 @@ struct Result {
   std::string out, err;
 };
 
+// Answers one HTTP request on 127.0.0.1 with `response`, recording the request line.
+class OneShotServer {
+ public:
+  explicit OneShotServer(std::string response) : response_(std::move(response)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener_, 1) == 0);
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      char buf[4096];
+      while (request_.find("\r\n\r\n") == std::string::npos) {
+        const auto n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        request_.append(buf, static_cast<std::size_t>(n));
+      }
+      for (std::size_t done = 0; done < response_.size();) {
+        const auto n = ::write(fd, response_.data() + done, response_.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+    });
+  }
+  ~OneShotServer() {
+    ::shutdown(listener_, SHUT_RDWR);  // wakes an accept still waiting
+    if (thread_.joinable()) thread_.join();
+    ::close(listener_);
+  }
+  OneShotServer(const OneShotServer&) = delete;
+  OneShotServer& operator=(const OneShotServer&) = delete;
+  int port() const { return port_; }
+  // Waits for the one exchange to end.
+  const std::string& request() {
+    if (thread_.joinable()) thread_.join();
+    return request_;
+  }
+
+ private:
+  std::string response_, request_;
+  int listener_ = -1, port_ = 0;
+  std::thread thread_;
+};
+
 Result compare(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int status = jank::app::run_compare(args, out, err);
@@ -74,12 +126,12 @@ TEST_CASE("compare exits 1 on a regression and prints a table naming it", "[comp
   const auto r = compare({a, b});
   CHECK(r.status == jank::app::kExitRegression);
   CHECK_THAT(r.out, Catch::Contains("baseline:  " + a + " (10 runs, 10 run × device results)"));
-  CHECK_THAT(r.out, Catch::Contains("janky_percent (%)"));
+  CHECK_THAT(r.out, Catch::Contains("janky_percent              %      lower"));
   CHECK_THAT(r.out, Catch::Contains("verdict: REGRESSION in janky_percent\n"));
   // 120 skipped frames in every 60 s run on both sides: 120 a minute, no change.
-  CHECK_THAT(r.out, Catch::Contains("skipped_frames_per_minute (/min)"));
+  CHECK_THAT(r.out, Catch::Contains("skipped_frames_per_minute  /min   lower"));
   CHECK_THAT(r.out, Catch::Contains("no change"));
-  CHECK_THAT(r.out, !Catch::Contains("fps (fps)"));  // null on every run: not compared
+  CHECK_THAT(r.out, !Catch::Contains("\nfps "));  // null on every run: not compared
 }
 
 TEST_CASE("compare exits 0 without a regression and reports an improvement", "[compare_cli]") {
@@ -93,6 +145,11 @@ TEST_CASE("compare exits 0 without a regression and reports an improvement", "[c
   const auto improved = compare({a, better});
   CHECK(improved.status == 0);
   CHECK_THAT(improved.out, Catch::Contains("verdict: no regression; improvement in janky_percent"));
+  CHECK(improved.err.empty());
+  const auto elsewhere = write(dir, "elsewhere.json", list_json(ten("e", 2.0, RunSpec{"", 0, "1.0", 1, "a", "finished", "pixel"})));
+  const auto moved = compare({a, elsewhere});
+  CHECK(moved.status == 0);
+  CHECK_THAT(moved.err, Catch::Contains("the baseline's devices (1) and the candidate's (1) are not the same"));
 }
 
 TEST_CASE("compare --json gives the verdict and every figure", "[compare_cli]") {
@@ -228,4 +285,25 @@ TEST_CASE("a threshold given on the command line changes the verdict", "[compare
   CHECK(compare({"--threshold", "janky_percent=0.25", a, b}).status == 1);
   CHECK(compare({"--threshold", "janky_percent=20%", a, b}).status == 1);  // 0.5 / 2.45 = 20.4 %
   CHECK(compare({"--threshold", "janky_percent=25%", a, b}).status == 0);
+}
+
+TEST_CASE("compare fetches the run list of a live exporter over HTTP", "[compare_cli]") {
+  auto runs = ten("old", 2.0, RunSpec{"", 0, "1.1", 11});
+  for (auto& r : ten("new", 4.0, RunSpec{"", 0, "1.2", 12})) runs.push_back(r);
+  const std::string body = list_json(runs);
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  const auto r = compare({"--by", "version", "http://127.0.0.1:" + std::to_string(server.port()) + "/farm/"});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Catch::Contains("verdict: REGRESSION in janky_percent"));
+  CHECK_THAT(server.request(), Catch::StartsWith("GET /farm/api/runs HTTP/1.1\r\n"));
+}
+
+TEST_CASE("compare of an exporter that answers an error exits 66", "[compare_cli]") {
+  OneShotServer server("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const auto r = compare({"--by", "version", url});
+  CHECK(r.status == jank::app::kExitNoInput);
+  CHECK_THAT(r.err, Catch::Contains(url + "/api/runs: HTTP 404"));
+  CHECK(compare({"--by", "version", "https://example.invalid"}).status == jank::app::kExitNoInput);
 }
