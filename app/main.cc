@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/compare.h"
 #include "app/daemon.h"
 #include "app/log.h"
 #include "app/replay.h"
@@ -35,6 +36,7 @@ void print_usage(std::ostream& out) {
   out << "Usage: jank_exporter [OPTIONS]            run the exporter\n"
          "       jank_exporter replay [OPTIONS] FILE... | -\n"
          "       jank_exporter run start|stop|list|show [OPTIONS]   mark soak-test runs\n"
+         "       jank_exporter compare [OPTIONS] BASELINE CANDIDATE\n"
          "       jank_exporter --check-config FILE\n"
          "\n"
          "Follows every Android device of the adb server(s) and serves Prometheus\n"
@@ -54,7 +56,8 @@ void print_usage(std::ostream& out) {
          "\n"
          "Command-line options override the configuration file, also after SIGHUP.\n"
          "SIGHUP reloads the configuration; SIGTERM and SIGINT stop after writing the\n"
-         "state. `jank_exporter replay --help` describes offline replays.\n"
+         "state. `jank_exporter replay --help` describes offline replays,\n"
+         "`jank_exporter compare --help` verdicts between two builds' runs.\n"
          "\n"
          "Configuration keys (YAML, dotted by section; docs/config.md):\n"
       << jank::config::describe_schema();
@@ -84,6 +87,10 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "run") {
     args.erase(args.begin());
     return jank::app::run_runs_cli(args, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "compare") {
+    args.erase(args.begin());
+    return jank::app::run_compare(args, std::cout, std::cerr);
   }
   jank::app::DaemonOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {

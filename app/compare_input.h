@@ -1,0 +1,50 @@
+// Run results (docs/runs.md, format 1) read for `jank_exporter compare`:
+// files holding a run list or one run, directories of them, and a live
+// exporter's /api/runs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metrics/run_compare.h"
+
+namespace jank::app {
+
+// A source that cannot be read or does not hold format-1 results; the message
+// names the source and the field.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct AppVersionRef {
+  std::string name;
+  std::optional<std::int64_t> code;
+};
+
+// A finished run, its unsettled devices already left out.
+struct LoadedRun {
+  metrics::CompareRun run;
+  std::string origin;  // where it was read, for messages
+  std::map<std::string, std::string> tags;
+  // The app's version at the start when every device agrees and none saw it
+  // change; otherwise why not (for --by version).
+  std::optional<AppVersionRef> version;
+  std::string version_problem;
+};
+
+// Runs of `text`, a run list or one run; `origin` names it in messages.
+// What is left out (unfinished runs, unsettled devices) is told in `notices`.
+std::vector<LoadedRun> parse_results(std::string_view text, const std::string& origin,
+                                     std::vector<std::string>& notices);
+
+// A file, every *.json file of a directory (in name order), or an
+// http://HOST:PORT[/PREFIX] URL, whose PREFIX/api/runs is fetched.
+std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices);
+
+}  // namespace jank::app

@@ -1,0 +1,28 @@
+// How `jank_exporter compare` prints its verdict: a table for CI logs, or JSON.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "metrics/run_compare.h"
+
+namespace jank::app {
+
+struct CompareSide {
+  std::string label;  // the source or the selection, e.g. "version 1.4.2"
+  std::vector<std::string> run_ids;
+  std::size_t devices = 0;  // (run, device) pairs
+};
+
+struct CompareReport {
+  CompareSide baseline, candidate;
+  metrics::CompareOptions options;
+  metrics::Comparison comparison;
+  std::vector<std::string> notices;  // runs and devices left out, mixed apps
+};
+
+void write_compare_text(std::ostream& out, const CompareReport& report);
+void write_compare_json(std::ostream& out, const CompareReport& report);
+
+}  // namespace jank::app
