@@ -35,6 +35,11 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
   return out;
 }
 
+std::string gfxinfo_command(const config::Config& config, const std::string& package) {
+  return config.gfxinfo_reset_after_poll ? ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats", "reset"})
+                                         : ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"});
+}
+
 GfxinfoPoller::GfxinfoPoller(PollerContext context) : ctx_(std::move(context)) {}
 
 void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
@@ -74,20 +79,22 @@ void GfxinfoPoller::round() {
 
 void GfxinfoPoller::poll_next() {
   if (queue_.empty()) {
-    in_round_ = false;
     ctx_.shared.with_device(ctx_.serial,
                             [this](metrics::DeviceMetrics& d) { d.live.gfxinfo_round_begun_ns = round_began_ns_; });
-    // The ~120-frame window overflowed somewhere: come back sooner.
-    const double seconds =
-        again_ ? 0
-               : overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds
-                                : ctx_.config->gfxinfo_poll_interval_seconds;
-    ctx_.after(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
+    versions_.run_due([this] {
+      in_round_ = false;  // only now: a round asked for meanwhile must not overlap the version polls
+      // The ~120-frame window overflowed somewhere: come back sooner.
+      const double seconds =
+          again_ ? 0
+                 : overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds
+                                  : ctx_.config->gfxinfo_poll_interval_seconds;
+      ctx_.after(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
+    });
     return;
   }
   const std::string package = queue_.back();
   queue_.pop_back();
-  ctx_.run(ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"}), kGfxinfoOutput,
+  ctx_.run(gfxinfo_command(*ctx_.config, package), kGfxinfoOutput,
        [this, package](ingest::ShellResult r) {
          std::string result(ingest::shell_result_name(r));
          const parsers::GfxinfoDump dump = r.error ? parsers::GfxinfoDump{} : parsers::parse_gfxinfo(r.output);
@@ -103,11 +110,12 @@ void GfxinfoPoller::poll_next() {
              };
              const std::uint64_t before = overflows();
              ctx_.shared.store.set_host_time(ctx_.host_now());
-             ctx_.shared.store.record_gfxinfo(d, dump);
+             ctx_.shared.store.record_gfxinfo(d, dump, ctx_.config->gfxinfo_reset_after_poll);
              if (overflows() > before) overflow_seen_ = true;
            }
            ++d.live.gfxinfo_polls[result];
          }
+         versions_.seen(dump);
          poll_next();  // not under the lock: the runner may answer at once
        });
 }

@@ -1,6 +1,7 @@
 // gfxinfo/framestats polling for one device session: a round every
 // gfxinfo.poll_interval_seconds (sooner while framestats windows overflow
-// between polls) over the packages worth polling, one command at a time.
+// between polls) over the packages worth polling, one command at a time,
+// then the app versions that are due (app/version_poller.h).
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "app/session_io.h"
 #include "app/shared_state.h"
+#include "app/version_poller.h"
 #include "config/config.h"
 
 namespace jank::app {
@@ -23,6 +25,9 @@ namespace jank::app {
 // unknown labels.
 std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
                                           const std::optional<std::string>& foreground);
+// The poll's command: with gfxinfo.reset_after_poll, HWUI dumps and then
+// resets the stats in the one command (`reset` after `framestats`).
+std::string gfxinfo_command(const config::Config& config, const std::string& package);
 
 class GfxinfoPoller {
  public:
@@ -36,6 +41,7 @@ class GfxinfoPoller {
   void poll_next();
 
   PollerContext ctx_;
+  VersionPoller versions_{ctx_};  // after ctx_, which it refers to
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;
   bool in_round_ = false;

@@ -70,6 +70,10 @@ struct Config {
   double gfxinfo_poll_interval_seconds = 10;
   double gfxinfo_fast_poll_interval_seconds = 2;
   std::size_t gfxinfo_max_windows = 8;  // window series per app
+  bool gfxinfo_reset_after_poll = false;  // `framestats reset`: zeroes the app's stats for every other reader too
+
+  // packages: versionName/versionCode of the polled apps (dumpsys package)
+  double packages_version_poll_interval_seconds = 300;
 
   // logcat
   std::size_t logcat_max_line_bytes = 16 * 1024;

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <utility>
 
 #include "devsim/model.h"
 
@@ -229,9 +230,11 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
               a.windows.size(), 42 * a.windows.size());
     }
     a.truth.gfx_last_dumped = a.gfx.total;
+    a.truth.gfx_janky_last_dumped = a.gfx.janky;
     if (reset && stats) {
       a.truth.gfx_dumped_before += a.gfx.total;
       a.truth.gfx_last_dumped = 0;
+      a.truth.gfx_janky_dumped_before += std::exchange(a.truth.gfx_janky_last_dumped, 0);
       a.gfx = GfxCounters{};
       a.gfx.since_mono_ns = now;
       a.recent.clear();

@@ -89,6 +89,10 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
     AppState a;
     a.cfg = ac;
     a.uid = uid++;
+    a.version_name = ac.version_name;
+    a.version_code = ac.version_code;
+    // Installed a day before the simulation started.
+    a.first_install_wall = a.last_update_wall = wall_of(sim_time_) - 86'400'000'000'000;
     a.windows.emplace_back().title = ac.package + "/" + ac.package + ".MainActivity";
     for (const auto& title : ac.extra_windows) a.windows.emplace_back().title = title;
     apps_.push_back(std::move(a));
@@ -393,7 +397,7 @@ std::int64_t Device::exp_delay(double per_sec) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(d(rng_) * 1e9));
 }
 
-std::uint32_t Device::sample_skip(const AppConfig& c) {
+std::uint32_t Device::sample_skip(const AppConfig& c, double jank_factor) {
   double total = 0;
   for (const auto& b : c.bands) total += b.weight;
   if (c.bands.empty() || total <= 0) return 1;
@@ -406,7 +410,10 @@ std::uint32_t Device::sample_skip(const AppConfig& c) {
     }
     r -= b.weight;
   }
-  return std::uniform_int_distribution<std::uint32_t>(pick->lo, std::max(pick->lo, pick->hi))(rng_);
+  const std::uint32_t n = std::uniform_int_distribution<std::uint32_t>(pick->lo, std::max(pick->lo, pick->hi))(rng_);
+  if (jank_factor == 1) return n;
+  // A build that janks more stalls longer too (the same draws: factor 1 is unchanged).
+  return static_cast<std::uint32_t>(std::clamp(std::lround(n * jank_factor), 1L, 100'000L));
 }
 
 void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
@@ -502,6 +509,7 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   a.pid = pid > 0 ? pid : next_pid_;
   a.truth.gfx_dumped_before += a.truth.gfx_last_dumped;  // a new process: new gfxinfo counters
   a.truth.gfx_last_dumped = 0;
+  a.truth.gfx_janky_dumped_before += std::exchange(a.truth.gfx_janky_last_dumped, 0);
   // Choreographer reads the limit once per process (class init).
   a.threshold = 30;
   if (auto v = getprop("debug.choreographer.skipwarning")) {
@@ -760,7 +768,7 @@ void Device::frame(std::size_t idx, std::int64_t t) {
     // A vsync arrives: decide whether the main thread is blocked.
     std::uint32_t n = a.forced_skip;
     a.forced_skip = 0;
-    if (n == 0 && u(rng_) < a.cfg.stall_prob) n = sample_skip(a.cfg);
+    if (n == 0 && u(rng_) < std::min(1.0, a.cfg.stall_prob * a.jank_factor)) n = sample_skip(a.cfg, a.jank_factor);
     if (n > 0) {
       a.pending_skip = n;
       a.pending_intended = t;
@@ -772,7 +780,9 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   const std::int64_t intended = skipped ? a.pending_intended : t;
   a.pending_skip = 0;
   // Work of the frame itself: mostly within budget, sometimes a bit over.
-  double work = u(rng_) < 0.06 ? (1.0 + u(rng_) * 0.8) : (0.3 + u(rng_) * 0.6);
+  // The jank factor makes frames over budget more frequent and longer.
+  double work = u(rng_) < std::min(1.0, 0.06 * a.jank_factor) ? (1.0 + u(rng_) * 0.8 * a.jank_factor)
+                                                               : (0.3 + u(rng_) * 0.6);
   const std::int64_t own = static_cast<std::int64_t>(work * throttle_at(t) * static_cast<double>(iv));
   const std::int64_t duration = static_cast<std::int64_t>(skipped) * iv + own;
   const std::int64_t gpu = static_cast<std::int64_t>((0.1 + u(rng_) * 0.4) * static_cast<double>(iv));
@@ -987,6 +997,24 @@ void Device::restart_zygote() {
   for (auto& a : apps_) start_app(a);
 }
 
+bool Device::install_app(std::string_view pkg, std::string version_name, std::int64_t version_code,
+                         double jank_factor) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg) continue;
+    // The package manager stops the old build's process; the new build's
+    // starts (a launcher or test harness opens it again at once here).
+    kill_app(a, "fg  TOP", false);
+    a.version_name = std::move(version_name);
+    a.version_code = version_code;
+    a.jank_factor = jank_factor;
+    a.last_update_wall = wall_now();
+    start_app(a);
+    return true;
+  }
+  return false;
+}
+
 bool Device::restart_app(std::string_view pkg, std::int32_t pid) {
   advance();
   for (auto& a : apps_) {
@@ -1074,6 +1102,9 @@ std::string Device::truth_json() const {
              t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
+    s += fmt(",\"gfx_janky_frames_dumped\":%" PRIu64, t.gfx_janky_dumped_before + t.gfx_janky_last_dumped);
+    s += fmt(",\"version_name\":\"%s\",\"version_code\":%" PRId64 ",\"jank_factor\":%.3f", a.version_name.c_str(),
+             a.version_code, a.jank_factor);
     s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).

@@ -43,6 +43,9 @@ struct AppConfig {
   // Titles of further windows ("pkg/pkg.SettingsActivity", "PopupWindow:1"):
   // with the main activity's, they draw the app's frames in turn.
   std::vector<std::string> extra_windows;
+  // The installed build (dumpsys package) until an `install` replaces it.
+  std::string version_name = "1.0";
+  std::int64_t version_code = 1;
 };
 
 // Scripted throttling episodes (--thermal-episodes): the last `length_s` of
@@ -170,6 +173,7 @@ struct AppTruth {
   // a poller that never double-counts can have added up.
   std::uint64_t gfx_dumped_before = 0;  // earlier processes / before a reset
   std::uint64_t gfx_last_dumped = 0;    // the current process, at its last dump
+  std::uint64_t gfx_janky_dumped_before = 0, gfx_janky_last_dumped = 0;  // the same for janky frames
 };
 
 // HWUI's frame-time histogram labels: 5..32 step 1, 34..48 step 2, 53..133 step 4, 150..4950 step 50.
@@ -220,6 +224,12 @@ struct SimWindow {
 
 struct AppState {
   AppConfig cfg;
+  // The installed build: its version, when it was installed (wall ns) and
+  // how much it janks (1: as configured; install's JANK_FACTOR).
+  std::string version_name;
+  std::int64_t version_code = 1;
+  std::int64_t first_install_wall = 0, last_update_wall = 0;
+  double jank_factor = 1;
   std::int32_t uid = 10000;
   std::int32_t pid = 0;  // 0 while dead
   std::int32_t threshold = 30;
@@ -333,6 +343,11 @@ class Device {
   // Control-channel hooks; false when the package is unknown.
   // pid > 0: the new process gets that pid (pid reuse).
   bool restart_app(std::string_view pkg, std::int32_t pid = 0);
+  // A new build of the app installed over the old one (adb install -r): the
+  // process restarts (new pid, death and start lines), the version changes,
+  // and its jank scales by `jank_factor` (> 0; stall probability and length,
+  // frames over budget). False when the package is unknown.
+  bool install_app(std::string_view pkg, std::string version_name, std::int64_t version_code, double jank_factor);
   // Logs `lines` background lines now (forces a buffer wrap).
   void flood(std::size_t lines);
   bool crash_app(std::string_view pkg);
@@ -363,6 +378,9 @@ class Device {
   // Shell outputs.
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
   std::string dumpsys_display() const;
+  // dumpsys package PKG in the release's layout (devsim/package_dump.cc);
+  // `Unable to find package: PKG` for one not installed.
+  std::string dumpsys_package(std::string_view pkg) const;
   std::string dumpsys_surfaceflinger() const;
   std::string surfaceflinger_list() const;                      // --list
   std::string surfaceflinger_latency(std::string_view layer) const;  // --latency <exact name>
@@ -439,7 +457,7 @@ class Device {
               std::uint32_t skipped = 0, bool davey = false);
   std::int64_t interval_ns() const;
   std::int64_t exp_delay(double per_sec);
-  std::uint32_t sample_skip(const AppConfig& c);
+  std::uint32_t sample_skip(const AppConfig& c, double jank_factor = 1);
   std::string gfx_block(const GfxCounters& g) const;
   std::string profile_table(SimWindow& w);
   // The app's profiled frames still in its buffers are gone (death, reset).

@@ -338,11 +338,13 @@ void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t
   }
 }
 
-// toybox grep with fixed patterns only (-e P ... or one P): the lines of
-// `input` holding any of them; exit 1 when none does.
+// toybox grep with fixed patterns only (-e P ... or one P; -F says so, and
+// patterns are taken as fixed strings without it too): the lines of `input`
+// holding any of them; exit 1 when none does.
 int run_grep(const std::vector<std::string>& w, const std::string& input, ShellResult& r) {
   std::vector<std::string> patterns;
   for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i] == "-F") continue;
     if (w[i] == "-e" && i + 1 < w.size()) {
       patterns.push_back(w[++i]);
     } else if (!w[i].empty() && w[i][0] == '-') {
@@ -436,13 +438,19 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {
-      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  power\n";
+      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n";
       return 0;
     }
     if (w[1] == "gfxinfo") {
       int code = 0;
       r.out += dev.dumpsys_gfxinfo(std::vector<std::string>(w.begin() + 2, w.end()), &code);
       return code;
+    }
+    if (w[1] == "package") {
+      // dumpsys package [PKG]: options (-f, --checkin, ...) are not simulated.
+      dev.advance();
+      r.out += dev.dumpsys_package(w.size() >= 3 ? std::string_view(w[2]) : std::string_view());
+      return 0;
     }
     if (w[1] == "display") {
       dev.advance();

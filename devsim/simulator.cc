@@ -1,5 +1,6 @@
 #include "devsim/simulator.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -259,7 +260,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal "
+                 "screen idle thermal install "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -375,6 +376,24 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       const bool ok = crash ? d.model().crash_app(pkg) : d.model().restart_app(pkg, pid);
       d.pump();
       return ok ? std::string() : "unknown or dead package " + pkg;
+    };
+  } else if (cmd == "install") {
+    // install DEV PKG VERSION_NAME VERSION_CODE [JANK_FACTOR]
+    const std::string pkg = arg(0), name = arg(1);
+    double code = 0, factor = 1;
+    // A version name is printed into dumpsys and the truth's JSON as is.
+    const bool name_ok = !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+      return c > ' ' && c < 127 && c != '"' && c != '\\';
+    });
+    const bool code_ok = parse_number(arg(2), &code) && code >= 0 && code == std::floor(code) && code < 9e18;
+    const bool factor_ok = args.size() < 4 || (parse_number(arg(3), &factor) && factor > 0 && factor <= 100);
+    if (args.size() < 3 || args.size() > 4 || !name_ok || !code_ok || !factor_ok) {
+      return reply("ERR usage: install DEV PKG VERSION_NAME VERSION_CODE [JANK_FACTOR]");
+    }
+    fn = [=](SimDevice& d) {
+      const bool ok = d.model().install_app(pkg, name, static_cast<std::int64_t>(code), factor);
+      d.pump();
+      return ok ? std::string() : "unknown package " + pkg;
     };
   } else if (cmd == "screen") {
     const std::string state = arg(0);

@@ -262,6 +262,9 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   for (const auto& [result, n] : l.thermal_polls) {
     f.sample(F::jank_exporter_thermal_polls_total, dev, Extra{"result", result}, count(n));
   }
+  for (const auto& [result, n] : l.package_polls) {
+    f.sample(F::jank_exporter_package_polls_total, dev, Extra{"result", result}, count(n));
+  }
   if (l.last_line_time_ns != 0) {
     f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
     f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, static_cast<double>(l.last_line_time_ns) / 1e9);
@@ -576,6 +579,14 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_surface(f, d, dev);
   collect_thermal(f, d, dev, now);
+  for (const auto& [package, v] : d.app_versions) {
+    f.sample(F::android_app_info,
+             LabelSet({{"serial", d.serial},
+                       {"package", package},
+                       {"version_name", v.name},
+                       {"version_code", v.code ? std::to_string(*v.code) : std::string()}}),
+             1);
+  }
 
   const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {

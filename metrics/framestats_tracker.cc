@@ -10,6 +10,9 @@ namespace {
 
 constexpr std::int64_t kMaxFrameNs = 10'000'000'000;  // HWUI ignores events ≥ 10 s too
 constexpr std::size_t kMaxWindows = 64;               // per package; windows beyond share one slot
+constexpr std::size_t kRingRows = 120;                // HWUI keeps a window's last 120 frames
+// A window's newest IntendedVsync after its ring was reset: every row is new.
+constexpr std::int64_t kAfterReset = std::numeric_limits<std::int64_t>::min() + 1;
 
 struct Columns {
   std::optional<std::size_t> flags, intended, completed, input, animation, traversals, draw, sync_queued,
@@ -63,6 +66,10 @@ FramestatsTracker::FramestatsTracker()
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds()),
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds())} {}
 
+void FramestatsTracker::note_reset() {
+  for (auto& [window, newest] : newest_) newest = kAfterReset;
+}
+
 void FramestatsTracker::apply(std::string_view window, const parsers::FramestatsTable& table,
                               std::int64_t frame_interval_ns, std::vector<TimedFrame>* timed,
                               std::vector<CountedFrame>* counted) {
@@ -93,7 +100,11 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
   // row of this one, frames fell out of the ~120-row window between polls.
   std::int64_t oldest_here = std::numeric_limits<std::int64_t>::max();
   for (const auto& row : table.rows) oldest_here = std::min(oldest_here, row[*c.intended]);
-  if (!inserted && newest != std::numeric_limits<std::int64_t>::min() && oldest_here > newest) ++overflows_;
+  if (newest == kAfterReset) {
+    if (table.rows.size() >= kRingRows) ++overflows_;
+  } else if (!inserted && newest != std::numeric_limits<std::int64_t>::min() && oldest_here > newest) {
+    ++overflows_;
+  }
 
   std::int64_t newest_here = newest;
   for (const auto& row : table.rows) {

@@ -46,6 +46,11 @@ class FramestatsTracker {
   void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns,
              std::vector<TimedFrame>* timed = nullptr, std::vector<CountedFrame>* counted = nullptr);
 
+  // The device's frame rings were emptied right after the last table applied
+  // (a `gfxinfo reset` of ours): every row of the next table is new, and
+  // frames fell out unseen only when that table is full.
+  void note_reset();
+
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
   std::uint64_t janky_frames() const { return janky_; }       // of those, longer than one frame interval
   std::uint64_t flagged_frames() const { return flagged_; }   // new rows with Flags ≠ 0 (not timed)

@@ -37,6 +37,12 @@ class GfxinfoTracker {
   GfxinfoTracker();
 
   void apply(const parsers::GfxStats& stats);
+  // The device's counters were zeroed right after the last dump applied (a
+  // `gfxinfo reset` of ours): the next dump is counted whole, as a new
+  // baseline that is no baseline reset. Without this, a release that prints
+  // no "Stats since" would take a next window with more frames than the last
+  // for the same baseline and count only the difference.
+  void note_reset() { previous_.reset(); }
 
   std::uint64_t frames_rendered() const { return frames_rendered_; }
   std::uint64_t janky_frames() const { return janky_; }

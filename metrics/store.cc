@@ -102,7 +102,38 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
       ++it;
     }
   }
+  // A version lives only as long as its package's series.
+  std::erase_if(device.app_versions, [&](const auto& entry) { return !has_package_series(device, entry.first); });
   return removed;
+}
+
+bool has_package_series(const DeviceMetrics& device, std::string_view package) {
+  const std::string_view base = base_package(package);
+  for (auto it = device.packages.lower_bound(base); it != device.packages.end(); ++it) {
+    const std::string_view name = it->first;
+    if (!name.starts_with(base)) break;
+    if (name.size() == base.size() || name[base.size()] == ':') return true;
+  }
+  return false;
+}
+
+bool Store::record_app_version(DeviceMetrics& device, std::string_view package, AppVersion version) {
+  const std::string_view base = base_package(package);
+  if (base.empty() || !has_package_series(device, base)) return false;
+  auto it = device.app_versions.find(base);
+  if (it == device.app_versions.end()) {
+    if (device.app_versions.size() >= options_.max_packages_per_device) return false;
+    it = device.app_versions.emplace(std::string(base), AppVersion{}).first;
+  }
+  it->second = std::move(version);
+  return true;
+}
+
+const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package) {
+  const auto d = store.devices().find(serial);
+  if (d == store.devices().end()) return nullptr;
+  const auto v = d->second->app_versions.find(base_package(package));
+  return v == d->second->app_versions.end() ? nullptr : &v->second;
 }
 
 void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {
@@ -303,7 +334,7 @@ void Store::record_process_list(DeviceMetrics& device,
   mark_running_packages_alive(device);
 }
 
-void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump) {
+void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after) {
   ++device.gfxinfo_dumps;
   auto& input = device.dump_input;
   input.gfxinfo_lines += dump.lines;
@@ -362,6 +393,11 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       apply_profile(pkg, window);
       if (!window.framestats) continue;
       apply_framestats(pkg, window.name, *window.framestats);
+    }
+    if (reset_after) {
+      // Zeroed on the device right after this dump: the next one starts afresh.
+      pkg.gfxinfo.note_reset();
+      pkg.framestats.note_reset();
     }
   }
   const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(), has_data);

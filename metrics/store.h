@@ -48,9 +48,6 @@ struct StoreOptions {
   std::size_t max_windows_per_package = 8;  // window series per app (framestats)
 };
 
-// The app a process belongs to: its name before any ":service" suffix.
-inline std::string_view base_package(std::string_view process) { return process.substr(0, process.find(':')); }
-
 // Label value for events beyond the per-device package cap.
 inline constexpr std::string_view kOverflowPackage = "_other_";
 // Label value when neither a pid nor a name is known (raw layout).
@@ -167,7 +164,10 @@ struct DeviceMetrics {
   // Apps an open run measures (base package names): their process and layer
   // series never expire while it is open, so its counters never restart.
   std::set<std::string, std::less<>> pinned_packages;
-  // Installed versions of apps (dumpsys package), by package name.
+  // Installed versions of apps (dumpsys package), by package name (the base
+  // package, without a process's ":suffix"); held only while the package has
+  // series (Store::record_app_version, expire_packages). Not checkpointed:
+  // a restarted exporter asks again.
   std::map<std::string, AppVersion, std::less<>> app_versions;
   ProcessNames pid_names;  // from process start and death lines and ps
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
@@ -243,6 +243,7 @@ struct DeviceMetrics {
     std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
     std::map<std::string, std::uint64_t> thermal_polls;   // dumpsys thermalservice by result
+    std::map<std::string, std::uint64_t> package_polls;   // dumpsys package (app versions) by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
@@ -269,7 +270,14 @@ class Store {
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
-  void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump);
+  // `reset_after`: the command reset the dumped processes' stats right after
+  // dumping them (`dumpsys gfxinfo <pkg> framestats reset`), so their next
+  // dump starts a new baseline whatever it shows.
+  void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after = false);
+  // The installed version of `package` (a process name is taken as its base
+  // package). Kept only while the package has series on the device, and at
+  // most max_packages_per_device of them; false when not kept.
+  bool record_app_version(DeviceMetrics& device, std::string_view package, AppVersion version);
   // A --list answer: only its lines are counted (the poller picks layers).
   void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
   // One --latency poll of an app layer. Nothing added, and
@@ -297,7 +305,8 @@ class Store {
   // including the "pid:N" series of pids still running.
   void mark_running_packages_alive(DeviceMetrics& device);
   // Removes package series not alive for `grace_ns`, and layers not polled
-  // for as long; returns how many packages.
+  // for as long, and the versions of packages left without series; returns
+  // how many packages.
   std::size_t expire_packages(DeviceMetrics& device, std::int64_t grace_ns);
 
   // Name used for a process: the pid's known name, else the name printed in
@@ -325,6 +334,13 @@ class Store {
   std::int64_t host_now_ns_ = 0;
   std::map<std::string, std::unique_ptr<DeviceMetrics>, std::less<>> devices_;
 };
+
+// Whether any series of `package` (its base package, or a ":suffix" process
+// of it) is on the device.
+bool has_package_series(const DeviceMetrics& device, std::string_view package);
+// The installed version of `package` (or of a process's base package) on
+// device `serial` as last read, or nullptr. Call under the store's lock.
+const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package);
 
 // Feeds one device's logcat events into the store.
 class DeviceLogcatRecorder final : public parsers::LogcatSink {

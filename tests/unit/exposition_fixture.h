@@ -109,6 +109,8 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   store.record_timestats(d, ts);
 
   d.live.thermal_polls["ok"] = 1;
+  d.live.package_polls["ok"] = 1;
+  store.record_app_version(d, "p", metrics::AppVersion{"1.0", 1});
   store.record_thermal(d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
                                                         "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
 
