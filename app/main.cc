@@ -10,6 +10,7 @@
 #include "app/daemon.h"
 #include "app/log.h"
 #include "app/replay.h"
+#include "app/report.h"
 #include "config/config.h"
 #include "config/files.h"
 #include "config/schema.h"
@@ -33,6 +34,7 @@ void raise_descriptor_limit() {
 void print_usage(std::ostream& out) {
   out << "Usage: jank_exporter [OPTIONS]            run the exporter\n"
          "       jank_exporter replay [OPTIONS] FILE... | -\n"
+         "       jank_exporter report [-o FILE] INPUT...   HTML page of run results\n"
          "       jank_exporter --check-config FILE\n"
          "\n"
          "Follows every Android device of the adb server(s) and serves Prometheus\n"
@@ -52,7 +54,8 @@ void print_usage(std::ostream& out) {
          "\n"
          "Command-line options override the configuration file, also after SIGHUP.\n"
          "SIGHUP reloads the configuration; SIGTERM and SIGINT stop after writing the\n"
-         "state. `jank_exporter replay --help` describes offline replays.\n"
+         "state. `jank_exporter replay --help` describes offline replays,\n"
+         "`jank_exporter report --help` the run report.\n"
          "\n"
          "Configuration keys (YAML, dotted by section; docs/config.md):\n"
       << jank::config::describe_schema();
@@ -78,6 +81,10 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "replay") {
     args.erase(args.begin());
     return jank::app::run_replay(args, stdin, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "report") {
+    args.erase(args.begin());
+    return jank::app::run_report(args, stdin, std::cout, std::cerr);
   }
   jank::app::DaemonOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
