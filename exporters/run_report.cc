@@ -160,7 +160,7 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
         out += "</td><td" + span + " class=\"app\">" + breakable(r.package) + "</td>";
       }
       if (!d) {
-        out += "<td></td><td class=\"missing\" colspan=\"13\">no device</td><td></td></tr>";
+        out += "<td class=\"missing\" colspan=\"14\">no device in this run</td></tr>";
         continue;
       }
       const std::string sc = scope(r, d);
@@ -275,8 +275,10 @@ void comparison(std::string& out, const std::vector<Run>& runs, const std::vecto
            "<code>jank_exporter compare</code> decides one (give its result with <code>--verdict</code>).</p>";
   }
   out += "<div class=\"table-wrap\"><table class=\"comparison\"><thead><tr><th>Metric</th>"
-         "<th class=\"num baseline\">Baseline median<br><small>" + std::to_string(counts[0]) + " runs</small></th>"
-         "<th class=\"num candidate\">Candidate median<br><small>" + std::to_string(counts[1]) + " runs</small></th>"
+         "<th class=\"num baseline\">Baseline median<br><small><span data-metric=\"baseline_runs\" data-value=\"" +
+         std::to_string(counts[0]) + "\">" + std::to_string(counts[0]) + "</span> runs</small></th>"
+         "<th class=\"num candidate\">Candidate median<br><small><span data-metric=\"candidate_runs\" data-value=\"" +
+         std::to_string(counts[1]) + "\">" + std::to_string(counts[1]) + "</span> runs</small></th>"
          "<th class=\"num\">Change</th>" + std::string(verdict ? "<th>Verdict</th>" : "") +
          "<th class=\"spread\">Runs <small>(\u25cf a run on one device, \u2502 median)</small></th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {

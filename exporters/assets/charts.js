@@ -93,7 +93,7 @@
       x -= width;
       if (it.line) {
         el('line', {x1: x - 18, x2: x - 2, y1: 16, y2: 16, stroke: it.color, 'stroke-width': 2.5,
-                    'stroke-dasharray': it.dash ? '5 3' : null}, svg);
+                    'stroke-dasharray': it.dash === 'ref' ? '2 3' : it.dash ? '5 3' : null}, svg);
       } else {
         el('rect', {x: x - 13, y: 10, width: 11, height: 11, rx: 2, fill: it.color}, svg);
       }
@@ -145,9 +145,8 @@
     var yMax = Math.max.apply(null, all.concat([opts.yAtLeast || yMin + 1]));
     var xMax = Math.max.apply(null, opts.x.concat([1]));
     var s = axes(svg, box, [0, xMax], [yMin, yMax], {xTicks: 6, yLabel: opts.yLabel, xLabel: opts.xLabel, height: h});
-    (opts.refs || []).forEach(function (r) {
-      el('line', {x1: box.l, x2: box.r, y1: s.y(r.value), y2: s.y(r.value), 'class': 'ref'}, svg);
-      label(svg, box.l + 6, s.y(r.value) + 13, r.label, {'class': 'ref-label'});
+    (opts.refs || []).forEach(function (r) {  // named in the legend: a label on the plot hides points
+      el('line', {x1: box.l, x2: box.r, y1: s.y(r.value), y2: s.y(r.value), 'class': 'ref', 'data-value': r.value}, svg);
     });
     opts.series.forEach(function (ser) {
       var d = '';
@@ -171,7 +170,8 @@
         });
       }
     });
-    legend(svg, opts.series.map(function (x) { return {name: x.name, color: x.color, line: true, dash: x.dash}; }));
+    legend(svg, opts.series.map(function (x) { return {name: x.name, color: x.color, line: true, dash: x.dash}; })
+      .concat((opts.refs || []).map(function (r) { return {name: r.label, color: '#8C959F', line: true, dash: 'ref'}; })));
     return svg;
   }
 
@@ -235,7 +235,8 @@
                           fill: opts.color, 'class': 'bar', 'data-metric': opts.metric, 'data-key': it.label,
                           'data-value': it.value}, svg);
       tooltip(r, it.label + ': ' + fmt(it.value, 2) + (total ? ' (' + fmt(it.value / total * 100, 1) + ' %)' : ''));
-      label(svg, sx(it.value) + 5, y + 14, fmt(it.value, 2), {'class': 'value'});
+      label(svg, sx(it.value) + 5, y + 14, fmt(it.value, 2),
+            {'class': 'value', 'data-metric': opts.metric, 'data-key': it.label, 'data-value': it.value});
     });
     return svg;
   }
@@ -244,9 +245,9 @@
   // counts: per bucket, the last one above the last bound.
   // opts: title, bounds, counts, unit, metric, color, xLabel, yLabel.
   function histogram(container, opts) {
-    var h = opts.height || 270;
+    var h = opts.height || 284;
     var svg = figure(container, opts, h, 'histogram');
-    var box = plotBox(h, 66);
+    var box = plotBox(h, 80);  // room for the slanted bucket labels
     var n = opts.counts.length;
     var s = axes(svg, box, [0, n], [0, Math.max.apply(null, opts.counts.concat([1]))],
                  {yLabel: opts.yLabel, xLabel: opts.xLabel, height: h});
@@ -262,7 +263,8 @@
                           'data-metric': opts.metric, 'data-bucket': i, 'data-value': c}, svg);
       tooltip(r, name + ' ' + opts.unit + ': ' + fmt(c, 0) + ' frames' + (total ? ' (' + fmt(c / total * 100, 1) + ' %)' : ''));
       if (c > 0) {  // the tail is what matters, and its bars are too short to see
-        label(svg, box.l + (i + 0.5) * slot, top - 3, fmt(c, 0), {'class': 'value', 'text-anchor': 'middle'});
+        label(svg, box.l + (i + 0.5) * slot, top - 3, fmt(c, 0),
+              {'class': 'value', 'text-anchor': 'middle', 'data-metric': opts.metric, 'data-bucket': i, 'data-value': c});
       }
       var cx = box.l + (i + 0.5) * slot;
       label(svg, cx + 3, box.b + 12, name, {'class': 'tick', 'text-anchor': 'end',

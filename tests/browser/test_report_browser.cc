@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -371,6 +372,16 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
         }
         for (const auto& bar : find_tags(in_chart(dom.tags, "skipped-janky", id, serial), {{"data-metric", metric}})) {
           if (bar.name == "rect") drawn.push_back(format_value(std::stod(bar.get("data-value"))));
+        }
+        CHECK(drawn == want);
+      }
+      for (const std::string key : {"jank_causes", "ft_jank_types"}) {
+        if (!d.contains(key)) continue;
+        std::map<std::string, double> want, drawn;
+        for (const auto& [k, v] : d[key].items()) want[k] = v.get<double>();
+        const std::string kind = key == "jank_causes" ? "jank-causes" : "ft-jank-types";
+        for (const auto& bar : find_tags(in_chart(dom.tags, kind, id, serial), {{"class", "bar"}})) {
+          drawn[bar.get("data-key")] = std::stod(bar.get("data-value"));
         }
         CHECK(drawn == want);
       }

@@ -360,3 +360,12 @@ TEST_CASE("report command writes the page and fails with 2 on bad input", "[repo
   CHECK(out5.str().find("Usage: jank_exporter report") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("run report shows a run without devices as one row", "[report]") {
+  const std::string html = render(one(run("empty-run", {})));
+  const auto tags = scan_tags(html);
+  const auto body = find_tags(tags, {{"data-run", "empty-run"}});
+  REQUIRE(body.size() >= 1);
+  CHECK(body[0].name == "tbody");
+  CHECK(html.find("no device in this run") != std::string::npos);
+}
