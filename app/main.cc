@@ -12,6 +12,7 @@
 #include "app/log.h"
 #include "app/replay.h"
 #include "app/run_cli.h"
+#include "app/report.h"
 #include "config/config.h"
 #include "config/files.h"
 #include "config/schema.h"
@@ -37,6 +38,7 @@ void print_usage(std::ostream& out) {
          "       jank_exporter replay [OPTIONS] FILE... | -\n"
          "       jank_exporter run start|stop|list|show [OPTIONS]   mark soak-test runs\n"
          "       jank_exporter compare [OPTIONS] BASELINE CANDIDATE\n"
+         "       jank_exporter report [-o FILE] INPUT...   HTML page of run results\n"
          "       jank_exporter --check-config FILE\n"
          "\n"
          "Follows every Android device of the adb server(s) and serves Prometheus\n"
@@ -58,6 +60,7 @@ void print_usage(std::ostream& out) {
          "SIGHUP reloads the configuration; SIGTERM and SIGINT stop after writing the\n"
          "state. `jank_exporter replay --help` describes offline replays,\n"
          "`jank_exporter compare --help` verdicts between two builds' runs.\n"
+         "`jank_exporter report --help` the run report.\n"
          "\n"
          "Configuration keys (YAML, dotted by section; docs/config.md):\n"
       << jank::config::describe_schema();
@@ -91,6 +94,10 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "compare") {
     args.erase(args.begin());
     return jank::app::run_compare(args, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "report") {
+    args.erase(args.begin());
+    return jank::app::run_report(args, stdin, std::cout, std::cerr);
   }
   jank::app::DaemonOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {

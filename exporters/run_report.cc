@@ -1,0 +1,531 @@
+#include "exporters/run_report.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "exporters/report_assets.h"
+
+namespace jank::exporters {
+namespace {
+
+using nlohmann::json;
+using report::Device;
+using report::Group;
+using report::Run;
+
+constexpr std::string_view kMissing = "\u2013";  // en dash: "not measured", never 0
+
+// How a metric is shown. `trim`: drop trailing zeros (bucket bounds such as
+// 17 ms read better than 17.0).
+struct MetricInfo {
+  std::string_view key;
+  std::string_view label;
+  std::string_view unit;
+  int decimals;
+  bool trim;
+};
+
+constexpr std::array<MetricInfo, 19> kMetrics = {{
+    {"frames", "Frames", "", 0, false},
+    {"janky_frames", "Janky frames", "", 0, false},
+    {"janky_percent", "Janky", "%", 2, false},
+    {"frame_time_p50_ms", "Frame time p50", "ms", 1, true},
+    {"frame_time_p90_ms", "Frame time p90", "ms", 1, true},
+    {"frame_time_p95_ms", "Frame time p95", "ms", 1, true},
+    {"frame_time_p99_ms", "Frame time p99", "ms", 1, true},
+    {"max_frame_ms", "Longest frame", "ms", 1, true},
+    {"skipped_frames", "Skipped frames", "", 0, false},
+    {"skip_events", "Skip events", "", 0, false},
+    {"max_skipped_frames", "Largest skip", "frames", 0, false},
+    {"sm", "SM", "frames/s", 1, false},
+    {"davey_frames", "Davey frames", "", 0, false},
+    {"fps", "FPS", "frames/s", 1, false},
+    {"jank", "Jank", "", 0, false},
+    {"big_jank", "Big jank", "", 0, false},
+    {"stutter_percent", "Stutter", "%", 2, false},
+    {"ft_janky_frames", "FrameTimeline janky", "", 0, false},
+    {"duration_seconds", "Duration", "s", 1, false},
+}};
+
+const MetricInfo& info(std::string_view key) {
+  for (const auto& m : kMetrics) {
+    if (m.key == key) return m;
+  }
+  static const MetricInfo unknown{"", "", "", 2, true};
+  return unknown;
+}
+
+// The comparison's rows, in the order a reader scans them: jank first.
+constexpr std::array<std::string_view, 13> kCompared = {
+    "janky_percent",  "frame_time_p90_ms",  "frame_time_p95_ms", "frame_time_p99_ms", "max_frame_ms",
+    "sm",             "fps",                "skipped_frames",    "max_skipped_frames", "davey_frames",
+    "jank",           "big_jank",           "stutter_percent"};
+
+std::string attr(std::string_view name, std::string_view value) {
+  return std::string(" ") + std::string(name) + "=\"" + html_escape(value) + "\"";
+}
+
+std::string display(double value, const MetricInfo& m) {
+  std::string s = format_fixed(value, m.decimals);
+  if (m.trim && s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+const char* group_name(Group g) {
+  switch (g) {
+    case Group::baseline: return "baseline";
+    case Group::candidate: return "candidate";
+    case Group::none: break;
+  }
+  return "";
+}
+
+std::optional<double> metric_of(const Run& r, const Device& d, std::string_view key) {
+  if (key == "duration_seconds") return r.duration_seconds;
+  const auto it = d.metrics.find(std::string(key));
+  if (it == d.metrics.end()) return std::nullopt;
+  return it->second;
+}
+
+// One number in the DOM: its element carries what it is and its exact value,
+// so a test (or a scraper) never has to parse the formatted text.
+void number(std::string& out, std::string_view tag, std::string_view cls, const std::string& scope_attrs,
+            std::string_view metric, std::optional<double> value, const std::string& text = "") {
+  out += "<" + std::string(tag) + attr("class", value ? std::string(cls) : std::string(cls) + " missing") + scope_attrs +
+         attr("data-metric", metric);
+  if (value) {
+    out += attr("data-value", format_exact(*value)) + ">" + html_escape(text.empty() ? display(*value, info(metric)) : text);
+  } else {
+    out += ">" + std::string(kMissing);
+  }
+  out += "</" + std::string(tag) + ">";
+}
+
+std::string scope(const Run& r, const Device* d) {
+  return attr("data-run", r.id) + (d ? attr("data-serial", d->serial) : std::string());
+}
+
+std::string version_text(const Device& d) {
+  if (d.versions.empty()) return "";
+  auto one = [](const report::Version& v) { return v.name.empty() && v.code ? format_exact(*v.code) : v.name; };
+  std::string s = one(d.versions.front());
+  if (d.versions.size() > 1) s += " \u2192 " + one(d.versions.back());
+  return s;
+}
+
+// A package name that may wrap after its dots, never inside a word.
+std::string breakable(const std::string& package) {
+  std::string out;
+  for (char c : html_escape(package)) {
+    out += c;
+    if (c == '.') out += "<wbr>";
+  }
+  return out;
+}
+
+void run_table(std::string& out, const std::vector<Run>& runs) {
+  out += "<section id=\"runs\"><h2>Runs</h2><div class=\"table-wrap\"><table class=\"runs\"><thead><tr>"
+         "<th>Run</th><th>Name</th><th>App</th><th>Version</th><th>Device</th>"
+         "<th class=\"num\">Duration<br><small>s</small></th><th class=\"num\">Frames</th>"
+         "<th class=\"num\">Janky<br><small>%</small></th><th class=\"num\">p90<br><small>ms</small></th>"
+         "<th class=\"num\">p95<br><small>ms</small></th><th class=\"num\">p99<br><small>ms</small></th>"
+         "<th class=\"num\">SM<br><small>frames/s</small></th><th class=\"num\">FPS<br><small>frames/s</small></th>"
+         "<th class=\"num\">Skipped<br><small>frames</small></th><th class=\"num\">Max skip<br><small>frames</small></th>"
+         "<th class=\"num\">Davey</th><th class=\"num\">Jank / big jank</th></tr></thead>\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    const std::size_t rows = std::max<std::size_t>(r.devices.size(), 1);
+    const std::string span = rows > 1 ? attr("rowspan", std::to_string(rows)) : std::string();
+    out += "<tbody" + attr("class", std::string("run ") + group_name(r.group)) + scope(r, nullptr) + ">";
+    for (std::size_t k = 0; k < rows; ++k) {
+      const Device* d = k < r.devices.size() ? &r.devices[k] : nullptr;
+      out += "<tr>";
+      if (k == 0) {
+        out += "<td" + span + " class=\"id\"><a" + attr("href", "#run-" + std::to_string(i)) + ">" + html_escape(r.id) + "</a>";
+        if (r.group != Group::none) out += " <span" + attr("class", std::string("badge ") + group_name(r.group)) + ">" + group_name(r.group) + "</span>";
+        if (!r.state.empty() && r.state != "finished") out += " <span class=\"badge state\">" + html_escape(r.state) + "</span>";
+        out += "</td><td" + span + " class=\"name\">" + html_escape(r.name);
+        for (const auto& [key, value] : r.tags) {
+          out += " <span class=\"tag\">" + html_escape(key) + ": " + html_escape(value) + "</span>";
+        }
+        out += "</td><td" + span + " class=\"app\">" + breakable(r.package) + "</td>";
+      }
+      if (!d) {
+        out += "<td class=\"missing\" colspan=\"14\">no device in this run</td></tr>";
+        continue;
+      }
+      const std::string sc = scope(r, d);
+      out += "<td>" + html_escape(version_text(*d)) + "</td><td class=\"device\">" + html_escape(d->serial);
+      if (!d->model.empty()) out += " <small>" + html_escape(d->model) + "</small>";
+      out += "</td>";
+      for (std::string_view key : {"duration_seconds", "frames", "janky_percent", "frame_time_p90_ms", "frame_time_p95_ms",
+                                   "frame_time_p99_ms", "sm", "fps", "skipped_frames", "max_skipped_frames",
+                                   "davey_frames"}) {
+        number(out, "td", "num", sc, key, metric_of(r, *d, key));
+      }
+      out += "<td class=\"num\">";
+      number(out, "span", "", sc, "jank", metric_of(r, *d, "jank"));
+      out += " / ";
+      number(out, "span", "", sc, "big_jank", metric_of(r, *d, "big_jank"));
+      out += "</td></tr>\n";
+    }
+    out += "</tbody>\n";
+  }
+  out += "</table></div></section>\n";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Every (run, device) value of `key` in a group: one sample per device's run.
+std::vector<double> samples(const std::vector<Run>& runs, Group g, std::string_view key) {
+  std::vector<double> out;
+  for (const auto& r : runs) {
+    if (r.group != g) continue;
+    for (const auto& d : r.devices) {
+      if (auto v = metric_of(r, d, key)) out.push_back(*v);
+    }
+  }
+  return out;
+}
+
+struct Row {
+  std::string metric;
+  std::optional<double> baseline, candidate, change;
+  std::string verdict;
+  std::vector<double> baseline_values, candidate_values;
+};
+
+std::vector<Row> comparison_rows(const std::vector<Run>& runs, const report::Verdict* verdict) {
+  std::vector<Row> rows;
+  auto fill_samples = [&](Row& row) {
+    row.baseline_values = samples(runs, Group::baseline, row.metric);
+    row.candidate_values = samples(runs, Group::candidate, row.metric);
+  };
+  if (verdict) {  // compare's numbers are the authority: shown as given
+    for (const auto& m : verdict->metrics) {
+      Row row{m.metric, m.baseline_median, m.candidate_median, m.change, m.verdict, {}, {}};
+      fill_samples(row);
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+  for (std::string_view key : kCompared) {
+    Row row;
+    row.metric = std::string(key);
+    fill_samples(row);
+    if (row.baseline_values.empty() && row.candidate_values.empty()) continue;
+    if (!row.baseline_values.empty()) row.baseline = median(row.baseline_values);
+    if (!row.candidate_values.empty()) row.candidate = median(row.candidate_values);
+    if (row.baseline && row.candidate && *row.baseline != 0) {
+      row.change = (*row.candidate - *row.baseline) / std::fabs(*row.baseline) * 100;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string change_text(double change) {
+  std::string s = format_fixed(change, 1);
+  if (s != "0.0" && s[0] != '-') s = "+" + s;
+  if (s[0] == '-') s = "\u2212" + s.substr(1);  // a real minus sign
+  return s + " %";
+}
+
+// A verdict as a class name: "no change" → "v-no-change".
+std::string verdict_class(std::string v) {
+  std::replace(v.begin(), v.end(), ' ', '-');
+  return "v-" + v;
+}
+
+std::string verdict_label(const std::string& v) {
+  if (v == "regression") return "Regression";
+  if (v == "improvement") return "Improvement";
+  if (v == "no change") return "No change";
+  return v;
+}
+
+void comparison(std::string& out, const std::vector<Run>& runs, const std::vector<Row>& rows,
+                const report::Verdict* verdict) {
+  std::size_t counts[2] = {0, 0};
+  for (const auto& r : runs) {
+    if (r.group == Group::baseline) ++counts[0];
+    if (r.group == Group::candidate) ++counts[1];
+  }
+  out += "<section id=\"comparison\"><h2>Baseline and candidate</h2>";
+  if (verdict) {
+    out += "<div" + attr("class", "verdict " + verdict_class(verdict->verdict)) + attr("data-metric", "verdict") +
+           attr("data-value", verdict->verdict) + "><span class=\"verdict-word\">" + html_escape(verdict_label(verdict->verdict)) +
+           "</span><span class=\"verdict-source\">verdict of <code>jank_exporter compare</code> (" +
+           html_escape(verdict->file) + ")</span></div>";
+  } else {
+    out += "<p class=\"note\">Medians of each build's runs, one value per run and device. No verdict: "
+           "<code>jank_exporter compare</code> decides one (give its result with <code>--verdict</code>).</p>";
+  }
+  out += "<div class=\"table-wrap\"><table class=\"comparison\"><thead><tr><th>Metric</th>"
+         "<th class=\"num baseline\">Baseline median<br><small><span data-metric=\"baseline_runs\" data-value=\"" +
+         std::to_string(counts[0]) + "\">" + std::to_string(counts[0]) + "</span> runs</small></th>"
+         "<th class=\"num candidate\">Candidate median<br><small><span data-metric=\"candidate_runs\" data-value=\"" +
+         std::to_string(counts[1]) + "\">" + std::to_string(counts[1]) + "</span> runs</small></th>"
+         "<th class=\"num\">Change</th>" + std::string(verdict ? "<th>Verdict</th>" : "") +
+         "<th class=\"spread\">Runs <small>(\u25cf a run on one device, \u2502 median)</small></th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    const MetricInfo& m = info(row.metric);
+    const std::string label = m.label.empty() ? row.metric : std::string(m.label);
+    const std::string sc = attr("data-row", row.metric);
+    out += "<tr" + attr("data-metric-row", row.metric) + "><th scope=\"row\">" + html_escape(label) +
+           (m.unit.empty() ? std::string() : " <small>" + html_escape(m.unit) + "</small>") + "</th>";
+    number(out, "td", "num", sc + attr("data-group", "baseline"), "baseline_median", row.baseline);
+    number(out, "td", "num", sc + attr("data-group", "candidate"), "candidate_median", row.candidate);
+    number(out, "td", "num", sc, "change", row.change, row.change ? change_text(*row.change) : "");
+    if (verdict) {
+      out += "<td><span" + attr("class", "badge " + verdict_class(row.verdict)) + ">" + html_escape(verdict_label(row.verdict)) + "</span></td>";
+    }
+    out += "<td class=\"spread\"><div class=\"strip\"" + attr("id", "strip-" + std::to_string(i)) + "></div></td></tr>\n";
+  }
+  out += "</tbody></table></div></section>\n";
+}
+
+void details(std::string& out, const std::vector<Run>& runs) {
+  out += "<section id=\"devices\"><h2>Devices over time</h2>\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    out += "<section" + attr("class", std::string("run-detail ") + group_name(r.group)) + attr("id", "run-" + std::to_string(i)) +
+           scope(r, nullptr) + "><h3>" + html_escape(r.name.empty() ? r.id : r.name) + " <small>" + html_escape(r.id);
+    if (!r.package.empty()) out += " \u00b7 " + html_escape(r.package);
+    if (r.group != Group::none) out += " \u00b7 " + std::string(group_name(r.group));
+    out += "</small></h3>";
+    if (!r.started_at.empty()) {
+      out += "<p class=\"when\">" + html_escape(r.started_at) + (r.stopped_at.empty() ? "" : " \u2192 " + html_escape(r.stopped_at)) +
+             " <small>(" + html_escape(r.file) + ")</small></p>";
+    }
+    for (std::size_t k = 0; k < r.devices.size(); ++k) {
+      const Device& d = r.devices[k];
+      const std::string sc = scope(r, &d);
+      out += "<article class=\"device-card\"" + sc + "><h4>" + html_escape(d.serial);
+      if (!d.model.empty()) out += " <span class=\"model\">" + html_escape(d.model) + "</span>";
+      out += "</h4><p class=\"facts\">";
+      if (d.sdk) out += "SDK " + std::string() + "<span" + sc + attr("data-metric", "sdk") + attr("data-value", format_exact(*d.sdk)) + ">" + format_fixed(*d.sdk, 0) + "</span> \u00b7 ";
+      if (d.refresh_hz) {
+        out += "<span" + sc + attr("data-metric", "refresh_hz") + attr("data-value", format_exact(*d.refresh_hz)) + ">" +
+               display(*d.refresh_hz, MetricInfo{"", "", "", 1, true}) + "</span> Hz \u00b7 ";
+      }
+      if (!d.versions.empty()) out += "version " + html_escape(version_text(d));
+      if (d.version_changed) out += " <span class=\"warn\">version changed during the run</span>";
+      if (d.settled && !*d.settled) out += " <span class=\"warn\">not settled: counts stop at the last poll</span>";
+      out += "</p><div class=\"charts\"" + attr("id", "charts-" + std::to_string(i) + "-" + std::to_string(k)) + ">";
+      if (!d.series && !d.frame_duration && d.jank_causes.empty() && d.ft_jank_types.empty()) {
+        out += "<p class=\"note\">No series, causes or histograms in this input (run lists carry none).</p>";
+      }
+      out += "</div></article>\n";
+    }
+    out += "</section>\n";
+  }
+  out += "</section>\n";
+}
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// What the charts need, and nothing the page does not show.
+json page_data(const std::vector<Run>& runs, const std::vector<Row>& rows, bool compared) {
+  json data;
+  data["runs"] = json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    json jr{{"id", r.id}, {"name", r.name}, {"package", r.package}, {"group", group_name(r.group)}};
+    jr["devices"] = json::array();
+    for (std::size_t k = 0; k < r.devices.size(); ++k) {
+      const Device& d = r.devices[k];
+      json jd{{"serial", d.serial}, {"model", d.model}, {"refresh_hz", optional_json(d.refresh_hz)},
+              {"container", "charts-" + std::to_string(i) + "-" + std::to_string(k)},
+              {"jank_causes", d.jank_causes}, {"ft_jank_types", d.ft_jank_types}};
+      jd["frame_duration"] = d.frame_duration ? json{{"bounds", d.frame_duration->bounds}, {"counts", d.frame_duration->counts}}
+                                              : json(nullptr);
+      if (d.series) {
+        json s{{"interval_seconds", d.series->interval_seconds}, {"t", d.series->t}};
+        for (const auto& [key, column] : d.series->columns) {
+          json values = json::array();
+          for (const auto& v : column) values.push_back(optional_json(v));
+          s[key] = std::move(values);
+        }
+        jd["series"] = std::move(s);
+      } else {
+        jd["series"] = nullptr;
+      }
+      jr["devices"].push_back(std::move(jd));
+    }
+    data["runs"].push_back(std::move(jr));
+  }
+  data["comparison"] = nullptr;
+  if (compared) {
+    json metrics = json::array();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& row = rows[i];
+      const MetricInfo& m = info(row.metric);
+      metrics.push_back({{"metric", row.metric}, {"unit", m.unit}, {"container", "strip-" + std::to_string(i)},
+                         {"baseline", row.baseline_values}, {"candidate", row.candidate_values},
+                         {"baseline_median", optional_json(row.baseline)},
+                         {"candidate_median", optional_json(row.candidate)}});
+    }
+    data["comparison"] = {{"metrics", std::move(metrics)}};
+  }
+  return data;
+}
+
+// Runs before anything else on the page: every error (thrown, or reported by
+// the report's own catch) is counted on <html data-js-errors> and shown, so
+// that a broken chart is seen by a reader and fails the browser test.
+constexpr std::string_view kErrorCatcher = R"js(
+(function () {
+  var errors = [];
+  window.__errors = errors;
+  window.__noteError = function (message) {
+    errors.push(String(message));
+    document.documentElement.setAttribute('data-js-errors', String(errors.length));
+    var box = document.getElementById('js-errors');
+    if (box) { box.hidden = false; box.textContent = 'Charts failed: ' + errors.join('; '); }
+  };
+  window.addEventListener('error', function (e) { window.__noteError(e.message || 'error'); });
+  window.addEventListener('unhandledrejection', function (e) { window.__noteError(e.reason || 'rejection'); });
+})();
+)js";
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string script_safe_json(std::string_view json_text) {
+  std::string out;
+  out.reserve(json_text.size());
+  for (char c : json_text) {
+    switch (c) {
+      case '<': out += "\\u003c"; break;
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_fixed(double value, int decimals) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return format_exact(value);
+  std::string s(buf, end);
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // no "-0.0"
+  return s;
+}
+
+std::string format_exact(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
+
+RunReportResult render_run_report(const RunReportRequest& request) {
+  RunReportResult result;
+  std::vector<Run> runs;
+  const std::pair<const std::vector<report::InputFile>*, Group> groups[] = {
+      {&request.runs, Group::none}, {&request.baseline, Group::baseline}, {&request.candidate, Group::candidate}};
+  for (const auto& [files, group] : groups) {
+    for (const auto& file : *files) {
+      result.error = report::read_runs(file, group, runs);
+      if (!result.ok()) return result;
+    }
+  }
+  if (request.baseline.empty() != request.candidate.empty()) {
+    result.error = "a comparison needs runs of both builds (--baseline and --candidate)";
+    return result;
+  }
+  if (runs.empty()) {
+    result.error = "no runs in the input";
+    return result;
+  }
+  std::map<std::string, std::string> seen;  // run id → file: ids key the page
+  for (const auto& r : runs) {
+    auto [it, fresh] = seen.emplace(r.id, r.file);
+    if (!fresh) {
+      result.error = r.file + ": id: run \"" + r.id + "\" is also in " + it->second;
+      return result;
+    }
+  }
+  report::Verdict verdict;
+  if (request.verdict) {
+    result.error = report::read_verdict(*request.verdict, verdict);
+    if (!result.ok()) return result;
+  }
+  const report::Verdict* v = request.verdict ? &verdict : nullptr;
+  const bool compared = v || !request.baseline.empty();
+  const std::vector<Row> rows = compared ? comparison_rows(runs, v) : std::vector<Row>{};
+
+  std::set<std::string> packages;
+  std::size_t devices = 0;
+  for (const auto& r : runs) {
+    if (!r.package.empty()) packages.insert(r.package);
+    devices += r.devices.size();
+  }
+  const std::string title = request.title.empty() ? "Jank report" : request.title;
+  std::string& out = result.html;
+  out.reserve(256 * 1024);
+  out += "<!DOCTYPE html>\n<html lang=\"en\" data-js-errors=\"0\" data-render=\"pending\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         // The page may fetch nothing: a report opened years later, offline,
+         // shows the same, and hostile names cannot make it call out.
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+         "style-src 'unsafe-inline'; img-src data:\">"
+         "<meta name=\"generator\" content=\"jank_exporter report\"><title>" +
+         html_escape(title) + "</title>\n<style>\n";
+  out += assets::report_css();
+  out += "</style>\n<script>";
+  out += kErrorCatcher;
+  out += "</script></head>\n<body>\n<header class=\"page\"><h1>" + html_escape(title) + "</h1><p class=\"summary\">";
+  out += "<span data-metric=\"runs\" data-value=\"" + std::to_string(runs.size()) + "\">" + std::to_string(runs.size()) +
+         "</span> run" + (runs.size() == 1 ? "" : "s") + " \u00b7 <span data-metric=\"devices\" data-value=\"" +
+         std::to_string(devices) + "\">" + std::to_string(devices) + "</span> device result" + (devices == 1 ? "" : "s");
+  for (const auto& p : packages) out += " \u00b7 <span class=\"app\">" + html_escape(p) + "</span>";
+  out += "</p><div id=\"js-errors\" class=\"js-errors\" role=\"alert\" hidden></div>"
+         "<noscript><p class=\"note\">The charts need JavaScript; the tables below are complete without it.</p></noscript></header>\n<main>\n";
+  if (compared) comparison(out, runs, rows, v);
+  run_table(out, runs);
+  details(out, runs);
+  out += "</main>\n<footer>Written by <code>jank_exporter report</code> from run results format 1 (docs/runs.md). "
+         "Every figure counts the run's interval only; \u2013 marks a metric whose source the device never showed.</footer>\n";
+  out += "<script type=\"application/json\" id=\"report-data\">";
+  out += script_safe_json(page_data(runs, rows, compared).dump(-1, ' ', false, json::error_handler_t::replace));
+  out += "</script>\n<script>\n";
+  out += assets::charts_js();
+  out += "</script>\n<script>\n";
+  out += assets::report_js();
+  out += "</script>\n</body></html>\n";
+  return result;
+}
+
+}  // namespace jank::exporters

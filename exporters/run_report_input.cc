@@ -1,0 +1,304 @@
+#include "exporters/run_report_input.h"
+
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace jank::exporters::report {
+namespace {
+
+using nlohmann::json;
+
+// Thrown with the field's path; read_runs() adds the file name.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw FieldError((path.empty() ? std::string("top level") : path) + ": " + what);
+}
+
+const char* type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// The member `key` of `obj`, or nullptr when absent or null (absent means
+// "never seen" in format 1, and a null says the same).
+const json* member(const json& obj, const std::string& key) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+void expect_object(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, std::string("expected an object, found ") + type_name(v));
+}
+
+double number_value(const json& v, const std::string& path) {
+  if (!v.is_number()) fail(path, std::string("expected a number, found ") + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(path, "number out of range");
+  return d;
+}
+
+std::optional<double> optional_number(const json& obj, const std::string& key, const std::string& path) {
+  const json* v = member(obj, key);
+  if (!v) return std::nullopt;
+  return number_value(*v, join(path, key));
+}
+
+std::string optional_string(const json& obj, const std::string& key, const std::string& path) {
+  const json* v = member(obj, key);
+  if (!v) return "";
+  if (!v->is_string()) fail(join(path, key), std::string("expected a string, found ") + type_name(*v));
+  return v->get<std::string>();
+}
+
+std::string required_string(const json& obj, const std::string& key, const std::string& path) {
+  if (!member(obj, key)) fail(join(path, key), "missing");
+  std::string s = optional_string(obj, key, path);
+  if (s.empty()) fail(join(path, key), "empty");
+  return s;
+}
+
+std::map<std::string, double> number_map(const json& obj, const std::string& key, const std::string& path) {
+  std::map<std::string, double> out;
+  const json* v = member(obj, key);
+  if (!v) return out;
+  const std::string here = join(path, key);
+  expect_object(*v, here);
+  for (const auto& [k, value] : v->items()) {
+    if (value.is_null()) continue;
+    out[k] = number_value(value, join(here, k));
+  }
+  return out;
+}
+
+std::vector<double> number_array(const json& v, const std::string& path) {
+  if (!v.is_array()) fail(path, std::string("expected an array, found ") + type_name(v));
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(number_value(v[i], at(path, i)));
+  return out;
+}
+
+Histogram read_histogram(const json& v, const std::string& path) {
+  expect_object(v, path);
+  Histogram h;
+  const json* bounds = member(v, "bounds");
+  const json* counts = member(v, "counts");
+  if (!bounds) fail(join(path, "bounds"), "missing");
+  if (!counts) fail(join(path, "counts"), "missing");
+  h.bounds = number_array(*bounds, join(path, "bounds"));
+  h.counts = number_array(*counts, join(path, "counts"));
+  for (std::size_t i = 1; i < h.bounds.size(); ++i) {
+    if (!(h.bounds[i] > h.bounds[i - 1])) fail(at(join(path, "bounds"), i), "bounds must increase");
+  }
+  if (h.counts.size() != h.bounds.size() + 1) {
+    fail(join(path, "counts"), "expected " + std::to_string(h.bounds.size() + 1) + " entries (bounds and +Inf), found " +
+                                   std::to_string(h.counts.size()));
+  }
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    if (h.counts[i] < 0) fail(at(join(path, "counts"), i), "negative count");
+  }
+  return h;
+}
+
+Series read_series(const json& v, const std::string& path) {
+  expect_object(v, path);
+  Series s;
+  s.interval_seconds = optional_number(v, "interval_seconds", path).value_or(0);
+  const json* t = member(v, "t");
+  if (!t) fail(join(path, "t"), "missing");
+  s.t = number_array(*t, join(path, "t"));
+  for (const auto& [key, value] : v.items()) {
+    if (key == "t" || !value.is_array()) continue;
+    const std::string here = join(path, key);
+    if (value.size() != s.t.size()) {
+      fail(here, "expected " + std::to_string(s.t.size()) + " entries (one per step of t), found " +
+                     std::to_string(value.size()));
+    }
+    Column column;
+    column.reserve(value.size());
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (value[i].is_null()) {
+        column.emplace_back();
+      } else {
+        column.emplace_back(number_value(value[i], at(here, i)));
+      }
+    }
+    s.columns.emplace(key, std::move(column));
+  }
+  return s;
+}
+
+Device read_device(const json& v, const std::string& path) {
+  expect_object(v, path);
+  Device d;
+  d.serial = required_string(v, "serial", path);
+  d.model = optional_string(v, "model", path);
+  d.sdk = optional_number(v, "sdk", path);
+  d.refresh_hz = optional_number(v, "refresh_hz", path);
+  if (const json* settled = member(v, "settled")) {
+    if (!settled->is_boolean()) fail(join(path, "settled"), std::string("expected a boolean, found ") + type_name(*settled));
+    d.settled = settled->get<bool>();
+  }
+  if (const json* versions = member(v, "versions")) {
+    const std::string here = join(path, "versions");
+    if (!versions->is_array()) fail(here, std::string("expected an array, found ") + type_name(*versions));
+    for (std::size_t i = 0; i < versions->size(); ++i) {
+      const json& e = (*versions)[i];
+      expect_object(e, at(here, i));
+      Version version;
+      version.name = optional_string(e, "name", at(here, i));
+      version.code = optional_number(e, "code", at(here, i));
+      version.at_seconds = optional_number(e, "at_seconds", at(here, i)).value_or(0);
+      d.versions.push_back(std::move(version));
+    }
+  }
+  if (const json* changed = member(v, "version_changed")) {
+    if (!changed->is_boolean()) {
+      fail(join(path, "version_changed"), std::string("expected a boolean, found ") + type_name(*changed));
+    }
+    d.version_changed = changed->get<bool>();
+  }
+  if (const json* metrics = member(v, "metrics")) {
+    const std::string here = join(path, "metrics");
+    expect_object(*metrics, here);
+    for (const auto& [key, value] : metrics->items()) {
+      if (value.is_null()) continue;
+      d.metrics[key] = number_value(value, join(here, key));
+    }
+  }
+  d.jank_causes = number_map(v, "jank_causes", path);
+  d.ft_jank_types = number_map(v, "ft_jank_types", path);
+  if (const json* histograms = member(v, "histograms")) {
+    const std::string here = join(path, "histograms");
+    expect_object(*histograms, here);
+    if (const json* frame = member(*histograms, "frame_duration_seconds")) {
+      d.frame_duration = read_histogram(*frame, join(here, "frame_duration_seconds"));
+    }
+  }
+  if (const json* series = member(v, "series")) d.series = read_series(*series, join(path, "series"));
+  return d;
+}
+
+void check_format(const json& v, const std::string& path, bool required) {
+  const json* format = member(v, "format");
+  if (!format) {
+    if (required) fail(join(path, "format"), "missing (expected 1)");
+    return;
+  }
+  if (!format->is_number_integer() || format->get<long long>() != 1) {
+    fail(join(path, "format"), "unsupported format " + format->dump() + " (this version reads format 1)");
+  }
+}
+
+Run read_run(const json& v, const std::string& path) {
+  expect_object(v, path);
+  check_format(v, path, false);
+  Run r;
+  r.id = required_string(v, "id", path);
+  r.name = optional_string(v, "name", path);
+  r.package = optional_string(v, "package", path);
+  r.state = optional_string(v, "state", path);
+  r.started_at = optional_string(v, "started_at", path);
+  r.stopped_at = optional_string(v, "stopped_at", path);
+  r.duration_seconds = optional_number(v, "duration_seconds", path);
+  if (const json* tags = member(v, "tags")) {
+    const std::string here = join(path, "tags");
+    expect_object(*tags, here);
+    for (const auto& [key, value] : tags->items()) {
+      if (!value.is_string()) fail(join(here, key), std::string("expected a string, found ") + type_name(value));
+      r.tags.emplace_back(key, value.get<std::string>());
+    }
+  }
+  const json* devices = member(v, "devices");
+  if (!devices) fail(join(path, "devices"), "missing");
+  if (!devices->is_array()) fail(join(path, "devices"), std::string("expected an array, found ") + type_name(*devices));
+  std::set<std::string> serials;
+  for (std::size_t i = 0; i < devices->size(); ++i) {
+    Device d = read_device((*devices)[i], at(join(path, "devices"), i));
+    if (!serials.insert(d.serial).second) fail(at(join(path, "devices"), i) + ".serial", "\"" + d.serial + "\" twice");
+    r.devices.push_back(std::move(d));
+  }
+  return r;
+}
+
+json parse(const InputFile& file) {
+  try {
+    return json::parse(file.text);
+  } catch (const json::parse_error& e) {
+    throw FieldError("not JSON (at byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+}  // namespace
+
+std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs) {
+  try {
+    const json doc = parse(file);
+    expect_object(doc, "");
+    check_format(doc, "", true);
+    std::vector<Run> read;
+    if (doc.contains("runs")) {
+      const json& list = doc["runs"];
+      if (!list.is_array()) fail("runs", std::string("expected an array, found ") + type_name(list));
+      for (std::size_t i = 0; i < list.size(); ++i) read.push_back(read_run(list[i], at("runs", i)));
+    } else {
+      read.push_back(read_run(doc, ""));
+    }
+    for (auto& r : read) {
+      r.file = file.name;
+      r.group = group;
+      runs.push_back(std::move(r));
+    }
+    return "";
+  } catch (const std::exception& e) {  // FieldError, and nlohmann's own for anything missed
+    return file.name + ": " + e.what();
+  }
+}
+
+std::string read_verdict(const InputFile& file, Verdict& verdict) {
+  try {
+    const json doc = parse(file);
+    expect_object(doc, "");
+    Verdict out;
+    out.file = file.name;
+    out.verdict = required_string(doc, "verdict", "");
+    if (out.verdict != "regression" && out.verdict != "no change" && out.verdict != "improvement") {
+      fail("verdict", "\"" + out.verdict + "\" is none of regression, no change, improvement");
+    }
+    if (const json* metrics = member(doc, "metrics")) {
+      if (!metrics->is_array()) fail("metrics", std::string("expected an array, found ") + type_name(*metrics));
+      for (std::size_t i = 0; i < metrics->size(); ++i) {
+        const json& m = (*metrics)[i];
+        const std::string here = at("metrics", i);
+        expect_object(m, here);
+        VerdictMetric vm;
+        vm.metric = required_string(m, "metric", here);
+        vm.baseline_median = optional_number(m, "baseline_median", here);
+        vm.candidate_median = optional_number(m, "candidate_median", here);
+        vm.change = optional_number(m, "change", here);
+        vm.verdict = optional_string(m, "verdict", here);
+        out.metrics.push_back(std::move(vm));
+      }
+    }
+    verdict = std::move(out);
+    return "";
+  } catch (const std::exception& e) {
+    return file.name + ": " + e.what();
+  }
+}
+
+}  // namespace jank::exporters::report

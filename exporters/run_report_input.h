@@ -1,0 +1,92 @@
+// Run results (docs/runs.md, format 1) read for the run report: every field
+// the report shows, checked for its type, with an error that names the file
+// and the field. Unknown fields are ignored so that a newer exporter's files
+// still make a report. No I/O: the caller hands in the files' text.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jank::exporters::report {
+
+struct InputFile {
+  std::string name;  // shown in error messages (the path as given)
+  std::string text;
+};
+
+// A step column of `series`: one value per step, nullopt for JSON null.
+using Column = std::vector<std::optional<double>>;
+
+struct Series {
+  double interval_seconds = 0;
+  std::vector<double> t;
+  std::map<std::string, Column> columns;  // every array beside `t`
+};
+
+struct Histogram {
+  std::vector<double> bounds;  // upper bounds, increasing
+  std::vector<double> counts;  // per bucket, one more than bounds (+Inf)
+};
+
+struct Version {
+  std::string name;
+  std::optional<double> code;
+  double at_seconds = 0;
+};
+
+struct Device {
+  std::string serial;
+  std::string model;
+  std::optional<double> sdk;
+  std::optional<double> refresh_hz;
+  std::optional<bool> settled;
+  std::vector<Version> versions;
+  bool version_changed = false;
+  std::map<std::string, double> metrics;  // numeric entries of `metrics` only
+  std::map<std::string, double> jank_causes;
+  std::map<std::string, double> ft_jank_types;
+  std::optional<Histogram> frame_duration;  // histograms.frame_duration_seconds
+  std::optional<Series> series;
+};
+
+enum class Group { none, baseline, candidate };
+
+struct Run {
+  std::string file;  // where it was read
+  Group group = Group::none;
+  std::string id;
+  std::string name;
+  std::string package;
+  std::string state;
+  std::string started_at;
+  std::string stopped_at;
+  std::optional<double> duration_seconds;
+  std::vector<std::pair<std::string, std::string>> tags;
+  std::vector<Device> devices;
+};
+
+// A `jank_exporter compare` result.
+struct VerdictMetric {
+  std::string metric;
+  std::optional<double> baseline_median;
+  std::optional<double> candidate_median;
+  std::optional<double> change;  // percent
+  std::string verdict;
+};
+struct Verdict {
+  std::string file;
+  std::string verdict;  // "regression", "no change" or "improvement"
+  std::vector<VerdictMetric> metrics;
+};
+
+// Appends the runs of `file` (one run object or a list {"format":1,"runs":[…]})
+// to `runs`. Returns "" or an error "FILE: FIELD: what is wrong".
+std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs);
+
+// Returns "" or an error as above.
+std::string read_verdict(const InputFile& file, Verdict& verdict);
+
+}  // namespace jank::exporters::report
