@@ -198,3 +198,54 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
   REQUIRE(run);
   check_counts(*run, sim, before, after);
 }
+
+TEST_CASE("compare finds the regression of a build that janks more and none between two runs of one build") {
+  AdbServer adb;
+  DevSim sim({"--devices", "10", "--sdk", "34", "--packages", kApp, "--stall-prob", "0.02", "--skip-bands",
+              "3-20:1,30-90:1", "--log-rate", "2"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir, out;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  write_config(conf);
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  for (const auto& d : sim.devices()) {
+    const std::string following =
+        "jank_exporter_device_state{serial=\"" + emulator_serial(d) + "\",state=\"following\"}";
+    REQUIRE(wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms));
+  }
+  // One run on all ten devices: ten samples per build.
+  auto measure = [&](const std::string& build) {
+    const RunResult start = cli(ex, {"start", "--package", kApp, "--tag", "build=" + build});
+    INFO(start.err);
+    REQUIRE(start.exit == 0);
+    std::this_thread::sleep_for(12s);
+    const std::string id = trimmed(start.out);
+    REQUIRE(cli(ex, {"stop", id}).exit == 0);
+    return id;
+  };
+  const std::string baseline = measure("1.0");
+  // A new build whose app stalls four times as often.
+  REQUIRE(sim.control("install * " + kApp + " 2.0 2 4") == "OK");
+  const std::string candidate = measure("2.0");
+  const std::string again = measure("2.0");
+
+  const RunResult list = cli(ex, {"list", "--json"});
+  REQUIRE(list.exit == 0);
+  const std::string runs = out.path() + "/runs.json";
+  std::ofstream(runs) << list.out;
+  auto compare = [&](const std::string& a, const std::string& b) {
+    return run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", a, "--candidate", b, "--metrics",
+                "janky_percent,sm", runs},
+               {}, 30000ms);
+  };
+  const RunResult worse = compare(baseline, candidate);
+  INFO(worse.out << worse.err);
+  CHECK(worse.exit == 1);
+  CHECK(worse.out.find("verdict: REGRESSION in janky_percent, sm") != std::string::npos);
+  // The runs carry the version they measured.
+  CHECK(list.out.find("\"2.0\"") != std::string::npos);
+  const RunResult same = compare(candidate, again);
+  INFO(same.out << same.err);
+  CHECK(same.exit == 0);
+}
