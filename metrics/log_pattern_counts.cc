@@ -20,7 +20,9 @@ void count_pattern_hit(DevicePatterns& device, PackagePatterns& package, const p
   counts.has_value = counts.has_value || hit.has_value;
   std::string_view label;
   if (hit.has_label) {
-    if (hit.label.empty() || hit.label.size() > parsers::kMaxLogPatternLabelBytes) {
+    if (hit.label == kOverflowPatternValue) {
+      label = kOverflowPatternValue;  // captured as is: the overflow series, not a value of the cap
+    } else if (hit.label.empty() || hit.label.size() > parsers::kMaxLogPatternLabelBytes) {
       ++counts.discarded[static_cast<std::size_t>(parsers::PatternDiscard::label_invalid)];
       label = kOverflowPatternValue;
     } else if (counts.values.contains(hit.label)) {

@@ -202,7 +202,10 @@ std::shared_ptr<const LogPatternSet> LogPatternSet::compile(std::vector<LogPatte
     }
   };
   for (std::size_t i = 0; i < set->specs_.size(); ++i) group_of(set->specs_[i], i);
-  set->prefilter_.every_line = set->any_tag_ != nullptr;
+  // A pattern without tag, or more tags than substring passes are worth:
+  // every line's header is read and its tag looked up instead.
+  set->prefilter_.every_line = set->any_tag_ != nullptr || set->prefilter_.words.size() > kMaxPrefilterWords;
+  if (set->prefilter_.every_line) set->prefilter_.words.clear();
   auto build_set = [&](Group& g) {
     if (g.patterns.size() < 2) return;
     auto re_set = std::make_unique<RE2::Set>(regex_options(), RE2::UNANCHORED);
@@ -224,9 +227,12 @@ void LogPatternSet::match_group(const Group& group, const LogLine& line, std::ve
     return min_rank == 0 || (rank != 0 && rank >= min_rank);
   };
   if (group.set) {
-    std::vector<int> matched;
+    // Asking which patterns matched costs an allocation in RE2: first only
+    // whether any did, which is rare.
     RE2::Set::ErrorInfo info{};
-    if (group.set->Match(text, &matched, &info)) {
+    if (!group.set->Match(text, nullptr, &info) && info.kind != RE2::Set::kOutOfMemory) return;
+    std::vector<int> matched;
+    if (info.kind != RE2::Set::kOutOfMemory && group.set->Match(text, &matched, &info)) {
       for (const int k : matched) {
         const std::size_t i = group.patterns[static_cast<std::size_t>(k)];
         if (admitted(i)) hits.push_back(i);

@@ -39,6 +39,9 @@ inline constexpr std::size_t kMaxLogPatternRegexBytes = 4096;
 inline constexpr std::size_t kMaxLogPatternTags = 64;  // per pattern
 inline constexpr std::size_t kMaxLogPatternNameBytes = 64;
 inline constexpr std::int64_t kLogPatternMaxMem = 1 << 20;  // per pattern (and per shared-tag set)
+// Beyond this many distinct tags, the pre-filter reads every line's header
+// rather than search each tag in the text.
+inline constexpr std::size_t kMaxPrefilterWords = 16;
 // Longer captured label values are refused (a counted discard).
 inline constexpr std::size_t kMaxLogPatternLabelBytes = 128;
 

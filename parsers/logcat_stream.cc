@@ -87,11 +87,21 @@ ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, L
   ScanResult result;
   const PatternPrefilter& filter = patterns->prefilter();
   if (filter.every_line) {
-    // A pattern without a tag filter: every line needs its header read.
+    // Every line needs its header read; the vector scan still flags the
+    // trigger and NUL lines, which are then found again by their address.
+    struct Flagged final : LineVisitor {
+      std::vector<std::pair<const char*, unsigned>> lines;
+      void visit(std::string_view line, unsigned flags) override { lines.emplace_back(line.data(), flags); }
+    } flagged;
+    scan_lines(region, max_line_bytes, flagged);
+    std::size_t next = 0;
     for (std::size_t at = 0; at < region.size();) {
       const std::size_t end = line_end(region, at);
-      const std::string_view line = region.substr(at, end - at);
-      visitor.visit(line, line_flags(line));
+      unsigned flags = kLineExtra;
+      if (next < flagged.lines.size() && flagged.lines[next].first == region.data() + at) {
+        flags |= flagged.lines[next++].second;
+      }
+      visitor.visit(region.substr(at, end - at), flags);
       at = end + 1;
     }
     return result;
