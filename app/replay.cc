@@ -246,7 +246,11 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     metrics::DeviceLogcatRecorder recorder(store, device, o.max_pattern_values);
     parsers::LogcatStream stream(recorder, stream_options);
     const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (name == "-" || threads < 2 || !replay_mapped(in, threads, o.patterns.get(), stream)) {
+    // When every line is parsed for the patterns, the parse (in order, one
+    // thread) is the cost, not the scan: the selected lines of a parallel
+    // round would only fill memory.
+    const bool every_line = o.patterns && o.patterns->prefilter().every_line;
+    if (name == "-" || threads < 2 || every_line || !replay_mapped(in, threads, o.patterns.get(), stream)) {
       stream.feed(head);
       std::string chunk;
       for (;;) {

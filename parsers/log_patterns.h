@@ -40,8 +40,10 @@ inline constexpr std::size_t kMaxLogPatternTags = 64;  // per pattern
 inline constexpr std::size_t kMaxLogPatternNameBytes = 64;
 inline constexpr std::int64_t kLogPatternMaxMem = 1 << 20;  // per pattern (and per shared-tag set)
 // Beyond this many distinct tags, the pre-filter reads every line's header
-// rather than search each tag in the text.
-inline constexpr std::size_t kMaxPrefilterWords = 16;
+// rather than search each tag in the text: each search is a pass over the
+// text, and from four on the passes cost more than the header parse
+// (docs/performance.md, "Log patterns").
+inline constexpr std::size_t kMaxPrefilterWords = 3;
 // Longer captured label values are refused (a counted discard).
 inline constexpr std::size_t kMaxLogPatternLabelBytes = 128;
 

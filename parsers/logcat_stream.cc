@@ -84,31 +84,45 @@ unsigned line_flags(std::string_view line) {
 ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
                           const LogPatternSet* patterns) {
   if (patterns == nullptr || patterns->prefilter().empty()) return scan_lines(region, max_line_bytes, visitor);
-  ScanResult result;
   const PatternPrefilter& filter = patterns->prefilter();
-  if (filter.every_line) {
-    // Every line needs its header read; the vector scan still flags the
-    // trigger and NUL lines, which are then found again by their address.
-    struct Flagged final : LineVisitor {
-      std::vector<std::pair<const char*, unsigned>> lines;
-      void visit(std::string_view line, unsigned flags) override { lines.emplace_back(line.data(), flags); }
-    } flagged;
-    scan_lines(region, max_line_bytes, flagged);
-    std::size_t next = 0;
-    for (std::size_t at = 0; at < region.size();) {
-      const std::size_t end = line_end(region, at);
-      unsigned flags = kLineExtra;
-      if (next < flagged.lines.size() && flagged.lines[next].first == region.data() + at) {
-        flags |= flagged.lines[next++].second;
-      }
-      visitor.visit(region.substr(at, end - at), flags);
-      at = end + 1;
+  // The vector scan flags the trigger, NUL and other non-plain lines as
+  // always; the candidates are merged in by address, in line order.
+  struct Flagged final : LineVisitor {
+    std::vector<std::pair<const char*, unsigned>> lines;
+    void visit(std::string_view line, unsigned flags) override { lines.emplace_back(line.data(), flags); }
+  } flagged;
+  ScanResult result = scan_lines(region, max_line_bytes, flagged);
+  std::size_t next = 0;
+  // Visits the flagged lines before `p` as the scan saw them.
+  auto flush = [&](const char* p) {
+    while (next < flagged.lines.size() && flagged.lines[next].first < p) {
+      const char* q = flagged.lines[next].first;
+      const std::size_t end = line_end(region, static_cast<std::size_t>(q - region.data()));
+      visitor.visit(std::string_view(q, static_cast<std::size_t>(region.data() + end - q)), flagged.lines[next++].second);
     }
+  };
+  // Visits the candidate line at `at` (with its flags and kLineExtra) after
+  // the flagged lines before it; returns where the next line starts.
+  auto emit = [&](std::size_t at) {
+    const char* p = region.data() + at;
+    flush(p);
+    const std::size_t end = line_end(region, at);
+    unsigned flags = kLineExtra;
+    if (next < flagged.lines.size() && flagged.lines[next].first == p) {
+      flags |= flagged.lines[next++].second;
+    } else {
+      --result.plain_lines;  // a plain line, visited after all
+    }
+    visitor.visit(region.substr(at, end - at), flags);
+    return end + 1;
+  };
+  if (filter.every_line) {
+    for (std::size_t at = 0; at < region.size();) at = emit(at);
+    flush(region.data() + region.size());
     return result;
   }
-  // The candidate lines, by their start: those holding a tag (memmem runs
-  // at memchr-like speed, one pass per distinct tag), and those after a
-  // line that starts with '['.
+  // The candidate lines, by their start: those holding a tag (one memmem
+  // pass per distinct tag), and those after a line that starts with '['.
   std::vector<std::size_t> starts;
   for (const std::string& word : filter.words) {
     for (std::size_t at = 0; at < region.size();) {
@@ -121,8 +135,8 @@ ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, L
   }
   for (std::size_t at = 0; at < region.size();) {
     if (region[at] == '[') {
-      const std::size_t next = line_end(region, at) + 1;
-      if (next < region.size()) starts.push_back(next);
+      const std::size_t after = line_end(region, at) + 1;
+      if (after < region.size()) starts.push_back(after);
     }
     const void* nl = memmem(region.data() + at, region.size() - at, "\n[", 2);
     if (nl == nullptr) break;
@@ -130,15 +144,8 @@ ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, L
   }
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-  std::size_t done = 0;
-  for (const std::size_t start : starts) {
-    if (start > done) result.plain_lines += scan_lines(region.substr(done, start - done), max_line_bytes, visitor).plain_lines;
-    const std::size_t end = line_end(region, start);
-    const std::string_view line = region.substr(start, end - start);
-    visitor.visit(line, line_flags(line));
-    done = end + 1;
-  }
-  if (done < region.size()) result.plain_lines += scan_lines(region.substr(done), max_line_bytes, visitor).plain_lines;
+  for (const std::size_t start : starts) emit(start);
+  flush(region.data() + region.size());
   return result;
 }
 
