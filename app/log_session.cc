@@ -17,9 +17,12 @@ LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string
   parsers::LogcatStreamOptions options;
   options.max_line_bytes = config_->logcat_max_line_bytes;
   options.track_last_time = false;  // the follower hands over each entry's time
+  options.patterns = config_->log_pattern_set.get();  // config_ keeps it alive
   std::lock_guard<std::mutex> lock(shared_.mutex);
   auto& d = shared_.store.device(serial_);
-  sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d);
+  // A pattern gone from the configuration (a reload, a restart) takes its series along.
+  shared_.store.retain_patterns(d, options.patterns);
+  sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d, config_->log_patterns_max_values);
   lines_base_ = d.lines;
   ++d.live.logcat_streams;
   stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);

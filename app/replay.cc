@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/replay_dumps.h"
+#include "config/config.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
 #include "parsers/input_kind.h"
@@ -39,6 +40,9 @@ struct Options {
   std::int64_t window_seconds = 60;
   int year = 0;
   std::string layer;  // for --latency captures that do not name theirs
+  std::string config;  // --config: its log_patterns are counted
+  std::shared_ptr<const parsers::LogPatternSet> patterns;
+  std::size_t max_pattern_values = metrics::kDefaultPatternValues;
   std::vector<std::string> files;
 };
 
@@ -79,6 +83,9 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
     } else if (a == "--layer") {
       if (!value(v) || v.empty()) return "--layer needs the layer's exact name";
       o.layer = v;
+    } else if (a == "--config") {
+      if (!value(v) || v.empty()) return "--config needs a configuration file";
+      o.config = v;
     } else if (a == "--threads") {
       if (!value(v) || !parse_number(v, o.threads) || o.threads < 1 || o.threads > 64)
         return "--threads needs a number from 1 to 64";
@@ -141,13 +148,14 @@ std::size_t line_end_after(std::string_view text, std::size_t at) {
 }
 
 // Scans `slice` (whole lines) piece by piece into `out`.
-void scan_slice(std::string_view slice, const char* map_base, std::vector<ScannedPiece>& out) {
+void scan_slice(std::string_view slice, const char* map_base, const parsers::LogPatternSet* patterns,
+                std::vector<ScannedPiece>& out) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   for (std::size_t start = 0; start < slice.size();) {
     const std::size_t end = line_end_after(slice, std::min(slice.size(), start + kPieceBytes));
     const std::string_view piece = slice.substr(start, end - start);
     ScannedPiece& scanned = out.emplace_back();
-    scanned.region = parsers::scan_region(piece, kMaxLineBytes);
+    scanned.region = parsers::scan_region(piece, kMaxLineBytes, patterns);
     std::size_t bytes = scanned.region.last_line.size();
     for (const auto& line : scanned.region.lines) bytes += line.first.size();
     scanned.storage.reserve(bytes);  // no reallocation below: the views stay valid
@@ -170,7 +178,8 @@ void scan_slice(std::string_view slice, const char* map_base, std::vector<Scanne
 // A large UTF-8 file: the pre-filter (the costly part) runs on every core
 // over contiguous slices; the few lines it selects are then parsed in input
 // order, so the result is the same as reading it in one stream.
-bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
+bool replay_mapped(Input& in, unsigned threads, const parsers::LogPatternSet* patterns,
+                   parsers::LogcatStream& stream) {
   const int fd = fileno(in.file());
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
@@ -203,9 +212,10 @@ bool replay_mapped(Input& in, unsigned threads, parsers::LogcatStream& stream) {
     std::vector<std::vector<ScannedPiece>> slices(cuts.size() - 1);
     std::vector<std::thread> workers;
     for (std::size_t i = 1; i < slices.size(); ++i) {
-      workers.emplace_back([&, i] { scan_slice(round.substr(cuts[i], cuts[i + 1] - cuts[i]), map_base, slices[i]); });
+      workers.emplace_back(
+          [&, i] { scan_slice(round.substr(cuts[i], cuts[i + 1] - cuts[i]), map_base, patterns, slices[i]); });
     }
-    scan_slice(round.substr(0, cuts[1]), map_base, slices[0]);
+    scan_slice(round.substr(0, cuts[1]), map_base, patterns, slices[0]);
     for (auto& w : workers) w.join();
     for (const auto& slice : slices) {
       for (const auto& piece : slice) stream.feed_scanned(piece.region);
@@ -232,10 +242,15 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
   if (kind == parsers::InputKind::logcat) {
     parsers::LogcatStreamOptions stream_options;
     stream_options.parse.default_year = o.year != 0 ? o.year : current_utc_year();
-    metrics::DeviceLogcatRecorder recorder(store, device);
+    stream_options.patterns = o.patterns.get();
+    metrics::DeviceLogcatRecorder recorder(store, device, o.max_pattern_values);
     parsers::LogcatStream stream(recorder, stream_options);
     const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (name == "-" || threads < 2 || !replay_mapped(in, threads, stream)) {
+    // When every line is parsed for the patterns, the parse (in order, one
+    // thread) is the cost, not the scan: the selected lines of a parallel
+    // round would only fill memory.
+    const bool every_line = o.patterns && o.patterns->prefilter().every_line;
+    if (name == "-" || threads < 2 || every_line || !replay_mapped(in, threads, o.patterns.get(), stream)) {
       stream.feed(head);
       std::string chunk;
       for (;;) {
@@ -289,6 +304,8 @@ void print_replay_help(std::ostream& out) {
          "                         command line (... --latency NAME) kept in a capture\n"
          "                         names the polls after it\n"
          "  --threads N            threads scanning large files (default: one per core)\n"
+         "  --config FILE          count the log_patterns of this configuration file (its\n"
+         "                         other keys are checked, not used)\n"
          "  -h, --help             this text\n"
          "\n"
          "A `dumpsys thermalservice` output gives the thermal status and temperatures\n"
@@ -297,7 +314,8 @@ void print_replay_help(std::ostream& out) {
          "Processes are labelled by name when the input names them (process start\n"
          "lines, Android Studio layouts, gfxinfo headers), otherwise package=\"pid:N\".\n"
          "\n"
-         "Exit status: 0 success, 64 bad usage, 66 an input could not be read.\n";
+         "Exit status: 0 success, 64 bad usage, 66 an input could not be read,\n"
+         "78 the configuration file is not valid.\n";
 }
 
 int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err) {
@@ -310,6 +328,13 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   if (help) {
     print_replay_help(out);
     return kExitOk;
+  }
+  if (!o.config.empty()) {
+    const auto loaded = config::load_config_file(o.config);
+    for (const auto& e : loaded.errors) err << e.to_string() << "\n";
+    if (!loaded.ok()) return config::kExitConfig;
+    o.patterns = loaded.config.log_pattern_set;
+    o.max_pattern_values = loaded.config.log_patterns_max_values;
   }
   metrics::StoreOptions store_options;
   store_options.default_refresh_hz = o.refresh_hz;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "config/schema.h"
@@ -27,6 +28,14 @@ class Loader {
     marks_[""] = root.Mark();
     mapping(root, "", c);
     for (const auto& e : cross_key_errors(c)) error_at(mark_of(e.key), e.message);
+    // An error of a pattern's field already told is not told again by the compiler.
+    for (const auto& e : compile_log_patterns(c)) {
+      const bool told = std::any_of(failed_items_.begin(), failed_items_.end(), [&](const std::string& k) {
+        return e.key == k || (e.key.compare(0, k.size(), k) == 0 && e.key[k.size()] == '.') ||
+               k.compare(0, e.key.size(), e.key) == 0;
+      });
+      if (!told) error_at(mark_of(e.key), e.message);
+    }
   }
 
  private:
@@ -37,7 +46,9 @@ class Loader {
       const std::string name = kv.first.Scalar();
       const std::string key = path.empty() ? name : path + "." + name;
       marks_[key] = kv.second.Mark();
-      if (const Setting* s = find_setting(key)) {
+      if (const Setting* s = find_setting(key); s && s->type == ValueType::mapping_list) {
+        items(kv.second, *s, c);
+      } else if (s) {
         value(kv.second, *s, c);
       } else if (is_group(key)) {
         mapping(kv.second, key, c);
@@ -48,13 +59,49 @@ class Loader {
     }
   }
 
-  void value(const YAML::Node& node, const Setting& s, Config& c) {
+  // A list of mappings (log_patterns): each item is started by the list's
+  // apply and filled by the settings "<key>[].<field>", errors named
+  // "<key>[i].<field>".
+  void items(const YAML::Node& node, const Setting& list, Config& c) {
+    if (node.IsNull()) return;
+    if (!node.IsSequence()) return error(node, list.key + ": expected a list of mappings");
+    std::size_t index = 0;
+    for (const auto& item : node) {
+      const std::string path = list.key + "[" + std::to_string(index++) + "]";
+      marks_[path] = item.Mark();
+      if (std::string e = list.apply(RawValue{}, c); !e.empty()) {
+        error(item, list.key + ": " + e);
+        break;
+      }
+      if (!item.IsMap()) {
+        error(item, path + ": expected a mapping");
+        failed_items_.insert(path);  // its empty item keeps the indices of the rest
+        continue;
+      }
+      for (const auto& kv : item) {
+        const std::string name = kv.first.Scalar();
+        const Setting* field = find_setting(list.key + "[]." + name);
+        if (field == nullptr) {
+          error(kv.first, "unknown key '" + path + "." + name + "' (allowed in " + list.key + ": " +
+                              allowed_in(list.key + "[]") + ")");
+          continue;
+        }
+        marks_[path + "." + name] = kv.second.Mark();
+        const std::size_t before = result_.errors.size();
+        value(kv.second, *field, c, path + "." + name);
+        if (result_.errors.size() != before) failed_items_.insert(path + "." + name);
+      }
+    }
+  }
+
+  void value(const YAML::Node& node, const Setting& s, Config& c, const std::string& shown = "") {
+    const std::string& key = shown.empty() ? s.key : shown;
     RawValue raw;
     bool ok = true;
     auto check = [&](const YAML::Node& at, const std::string& text) {
       if (!s.check) return;
       if (std::string e = s.check(text); !e.empty()) {
-        error(at, s.key + ": " + e);
+        error(at, key + ": " + e);
         ok = false;
       }
     };
@@ -62,7 +109,7 @@ class Loader {
       raw.is_list = true;
       for (const auto& item : node) {
         if (!item.IsScalar()) {
-          error(item, s.key + ": expected a list of strings");
+          error(item, key + ": expected a list of strings");
           ok = false;
           continue;
         }
@@ -73,13 +120,14 @@ class Loader {
       raw.scalar = node.Scalar();
       if (s.type != ValueType::string_list) check(node, raw.scalar);
     } else {
-      return error(node, s.key + ": expected " + std::string(s.type == ValueType::string_list ? "a list" : "a value"));
+      return error(node, key + ": expected " + std::string(s.type == ValueType::string_list ? "a list" : "a value"));
     }
     if (!ok) return;
-    if (std::string e = s.apply(raw, c); !e.empty()) error(node, s.key + ": " + e);
+    if (std::string e = s.apply(raw, c); !e.empty()) error(node, key + ": " + e);
   }
 
   static bool is_group(const std::string& key) {
+    if (key.find('[') != std::string::npos) return false;  // list items are no group
     for (const auto& s : schema()) {
       if (s.key.size() > key.size() && s.key.compare(0, key.size(), key) == 0 && s.key[key.size()] == '.') return true;
     }
@@ -93,6 +141,7 @@ class Loader {
                              s.key[path.size()] == '.')) {
         continue;
       }
+      if (path.find('[') == std::string::npos && s.key.find('[') != std::string::npos) continue;  // item fields
       std::string rest = path.empty() ? s.key : s.key.substr(path.size() + 1);
       rest = rest.substr(0, rest.find('.'));
       if (std::find(seen.begin(), seen.end(), rest) != seen.end()) continue;
@@ -115,6 +164,7 @@ class Loader {
   std::string file_;
   LoadResult& result_;
   std::map<std::string, YAML::Mark> marks_;
+  std::set<std::string> failed_items_;  // list items and fields whose errors were told
 };
 
 }  // namespace

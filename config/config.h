@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "parsers/log_patterns.h"
 
 namespace jank::config {
 
@@ -81,6 +84,13 @@ struct Config {
   // fewer, larger reads cost far less CPU than one per trickle of lines, for
   // at most this much more latency.
   int logcat_read_batch_ms = 100;
+
+  // log_patterns: custom log counters (docs/config.md, "Custom log counters")
+  std::vector<parsers::LogPatternSpec> log_patterns;
+  std::size_t log_patterns_max_values = 50;  // label values per pattern and device
+  // Compiled from log_patterns when the file is loaded, then shared
+  // read-only by every log stream; null when there are none.
+  std::shared_ptr<const parsers::LogPatternSet> log_pattern_set;
 
   // timeouts
   double connect_timeout_seconds = 5;

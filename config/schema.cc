@@ -171,6 +171,89 @@ Setting group_path(std::string key, std::optional<Group> Config::*group, std::st
   return s;
 }
 
+// A field of the newest log_patterns item (the loader starts one per item).
+Setting pattern_field(std::string field, ValueType type, std::string help,
+                      std::function<std::string(const RawValue&, parsers::LogPatternSpec&)> apply,
+                      std::function<std::string(const std::string&)> check = nullptr) {
+  Setting s;
+  s.key = "log_patterns[]." + std::move(field);
+  s.type = type;
+  s.help = std::move(help);
+  s.check = std::move(check);
+  s.apply = [apply = std::move(apply)](const RawValue& v, Config& c) -> std::string {
+    if (c.log_patterns.empty()) return "outside a log_patterns item";
+    if (v.is_list && apply == nullptr) return "expected a string";
+    return apply(v, c.log_patterns.back());
+  };
+  s.show = [](const Config&) { return std::string(); };  // no default: per item
+  return s;
+}
+
+// A string field of a log pattern.
+std::function<std::string(const RawValue&, parsers::LogPatternSpec&)> pattern_text(
+    std::string parsers::LogPatternSpec::*member) {
+  return [member](const RawValue& v, parsers::LogPatternSpec& p) -> std::string {
+    if (v.is_list) return "expected a string";
+    p.*member = v.scalar;
+    return "";
+  };
+}
+
+std::vector<Setting> log_pattern_settings() {
+  Setting list;
+  list.key = "log_patterns";
+  list.type = ValueType::mapping_list;
+  list.help = "custom log counters: RE2 patterns counted per device, app and pattern (docs/config.md)";
+  list.apply = [](const RawValue&, Config& c) -> std::string {
+    if (c.log_patterns.size() >= parsers::kMaxLogPatterns) {
+      return "at most " + std::to_string(parsers::kMaxLogPatterns) + " log patterns";
+    }
+    c.log_patterns.emplace_back();
+    return "";
+  };
+  list.show = [](const Config& c) {
+    std::vector<std::string> names;
+    for (const auto& p : c.log_patterns) names.push_back(p.name);
+    return show_list(names);
+  };
+  auto tag = [](const RawValue& v, parsers::LogPatternSpec& p) -> std::string {
+    if (!v.is_list) {
+      if (std::string e = parsers::check_log_tag(v.scalar); !e.empty()) return e;
+      p.tags = {v.scalar};
+      return "";
+    }
+    if (v.items.empty()) return "an empty list matches no tag: leave tag out to match any";
+    p.tags = v.items;
+    return "";
+  };
+  auto priority = [](const RawValue& v, parsers::LogPatternSpec& p) -> std::string {
+    if (v.is_list) return "expected a string";
+    p.min_priority = v.scalar[0];  // checked: one of V D I W E F
+    return "";
+  };
+  return {
+      std::move(list),
+      pattern_field("name", ValueType::string,
+                    "required: the pattern label of its series ([A-Za-z_][A-Za-z0-9_]*, unique)",
+                    pattern_text(&parsers::LogPatternSpec::name),
+                    [](const std::string& v) { return parsers::check_log_pattern_name(v); }),
+      pattern_field("tag", ValueType::string_list, "exact log tag, or a list of them; left out: any tag (slower)", tag,
+                    [](const std::string& v) { return parsers::check_log_tag(v); }),
+      pattern_field("priority", ValueType::string, "lowest priority counted: V, D, I, W, E or F (left out: any)",
+                    priority, [](const std::string& v) { return parsers::check_log_priority(v); }),
+      pattern_field("regex", ValueType::string, "required: RE2 searched in the message (single-quote it in YAML)",
+                    pattern_text(&parsers::LogPatternSpec::regex)),
+      pattern_field("label_group", ValueType::string,
+                    "capture group (number or name) whose text becomes the series' value label",
+                    pattern_text(&parsers::LogPatternSpec::label_group)),
+      pattern_field("value_group", ValueType::string,
+                    "capture group (number or name) whose number is summed (android_log_pattern_value_sum_total)",
+                    pattern_text(&parsers::LogPatternSpec::value_group)),
+      number("log_patterns_max_values", &Config::log_patterns_max_values, 1, 10000, "",
+             "label values per pattern and device; further ones count under value=\"_other_\""),
+  };
+}
+
 std::vector<Setting> build() {
   constexpr double kDay = 86400;
   return {
@@ -271,6 +354,12 @@ std::vector<Setting> build() {
   };
 }
 
+std::vector<Setting> build_all() {
+  std::vector<Setting> all = build();
+  for (auto& s : log_pattern_settings()) all.push_back(std::move(s));
+  return all;
+}
+
 }  // namespace
 
 std::string value_type_name(ValueType type) {
@@ -280,6 +369,7 @@ std::string value_type_name(ValueType type) {
     case ValueType::number: return "number";
     case ValueType::integer: return "integer";
     case ValueType::string_list: return "list of strings";
+    case ValueType::mapping_list: return "list of mappings";
   }
   return "?";
 }
@@ -290,7 +380,7 @@ std::string Setting::range_text() const {
 }
 
 const std::vector<Setting>& schema() {
-  static const std::vector<Setting> settings = build();
+  static const std::vector<Setting> settings = build_all();
   return settings;
 }
 
@@ -317,6 +407,20 @@ std::vector<KeyError> cross_key_errors(const Config& c) {
   if (c.tls && (c.tls->certificate_file.empty() || c.tls->key_file.empty())) {
     out.push_back({"http.tls", "http.tls: needs both certificate_file and key_file"});
   }
+  return out;
+}
+
+std::vector<KeyError> compile_log_patterns(Config& c) {
+  std::vector<KeyError> out;
+  c.log_pattern_set.reset();
+  if (c.log_patterns.empty()) return out;
+  std::vector<parsers::LogPatternSet::Error> errors;
+  auto set = parsers::LogPatternSet::compile(c.log_patterns, errors);
+  for (const auto& e : errors) {
+    const std::string key = "log_patterns[" + std::to_string(e.index) + "]" + (e.field.empty() ? "" : "." + e.field);
+    out.push_back({key, key + ": " + e.message});
+  }
+  if (errors.empty()) c.log_pattern_set = std::move(set);
   return out;
 }
 

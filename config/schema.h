@@ -11,7 +11,10 @@
 
 namespace jank::config {
 
-enum class ValueType { string, boolean, number, integer, string_list };
+// mapping_list: a list of mappings whose keys are the settings named
+// "<key>[].<field>"; the list's `apply` starts a new item, the fields' apply
+// fill in the newest one.
+enum class ValueType { string, boolean, number, integer, string_list, mapping_list };
 std::string value_type_name(ValueType type);
 
 // A YAML value as the schema sees it: a scalar or a list of scalars.
@@ -54,6 +57,10 @@ struct KeyError {
   std::string message;
 };
 std::vector<KeyError> cross_key_errors(const Config& config);
+
+// Compiles config.log_patterns into config.log_pattern_set; each error at
+// its item's key ("log_patterns[2].regex").
+std::vector<KeyError> compile_log_patterns(Config& config);
 
 // `--help`: one line per key with type, default, range and help.
 std::string describe_schema();

@@ -66,6 +66,8 @@ enum class Family : std::uint16_t {
   jank_exporter_framestats_rows_total,
   jank_exporter_gfxinfo_profile_rows_total,
   jank_exporter_package_overflow_events_total,
+  jank_exporter_log_pattern_overflow_total,
+  jank_exporter_log_pattern_discards_total,
   // Thermal state (dumpsys thermalservice).
   android_thermal_status,
   android_thermal_temperature_celsius,
@@ -132,6 +134,9 @@ enum class Family : std::uint16_t {
   android_timestats_jank_frames_total,
   android_app_active,
   android_app_active_seconds_total,
+  android_log_pattern_matches_total,
+  android_log_pattern_value_sum_total,
+  android_log_pattern_value_count_total,
   // Per SurfaceFlinger layer.
   android_layer_frames_presented_total,
   android_layer_frame_time_seconds,

@@ -102,6 +102,7 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
       ++it;
     }
   }
+  if (removed > 0 && !device.log_patterns.empty()) rebuild_pattern_values(device);
   // A version lives only as long as its package's series.
   std::erase_if(device.app_versions, [&](const auto& entry) { return !has_package_series(device, entry.first); });
   return removed;
@@ -134,6 +135,35 @@ const AppVersion* find_app_version(const Store& store, std::string_view serial, 
   if (d == store.devices().end()) return nullptr;
   const auto v = d->second->app_versions.find(base_package(package));
   return v == d->second->app_versions.end() ? nullptr : &v->second;
+}
+
+void Store::rebuild_pattern_values(DeviceMetrics& device) {
+  for (auto& [name, counts] : device.log_patterns) counts.values.clear();
+  for (const auto& [package, p] : device.packages) {
+    for (const auto& [key, series] : p.log_patterns) {
+      if (key.second.empty() || key.second == kOverflowPatternValue) continue;
+      device.log_patterns[key.first].values.insert(key.second);
+    }
+  }
+}
+
+void Store::record_pattern(DeviceMetrics& device, std::string_view package_name, const parsers::LogPatternHit& hit,
+                           std::size_t max_values) {
+  count_pattern_hit(device.log_patterns, package(device, package_name).log_patterns, hit, max_values);
+}
+
+void Store::retain_patterns(DeviceMetrics& device, const parsers::LogPatternSet* patterns) {
+  auto configured = [&](std::string_view name) {
+    if (patterns == nullptr) return false;
+    for (std::size_t i = 0; i < patterns->size(); ++i) {
+      if (patterns->spec(i).name == name) return true;
+    }
+    return false;
+  };
+  std::erase_if(device.log_patterns, [&](const auto& entry) { return !configured(entry.first); });
+  for (auto& [name, p] : device.packages) {
+    std::erase_if(p.log_patterns, [&](const auto& entry) { return !configured(entry.first.first); });
+  }
 }
 
 void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {
@@ -458,6 +488,11 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   if (p.peaks.skip_frames > 0 || p.peaks.frame_ns > 0) {
     w.newline().tag("peaks").u64(p.peaks.skip_frames).i64(p.peaks.frame_ns);
   }
+  // Absent from files written before log patterns were counted, and without them.
+  if (!p.log_patterns.empty()) {
+    w.newline();
+    save_package_patterns(w, p.log_patterns);
+  }
   w.newline();
 }
 
@@ -514,6 +549,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
       r.reject();
     }
   }
+  if (r.peek("log_patterns") && !load_package_patterns(r, p.log_patterns)) r.reject();
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
@@ -667,6 +703,10 @@ std::string Store::save() const {
     if (d->surface_input.frametimeline_lines > 0) {
       w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
       d->frametimeline.save(w);
+      w.newline();
+    }
+    if (!d->log_patterns.empty()) {
+      save_device_patterns(w, d->log_patterns);
       w.newline();
     }
   }
@@ -860,6 +900,12 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         d->surface_input.frametimeline_malformed = malformed;
       }
     }
+    // Absent from files written before log patterns were counted, and without them.
+    if (r.peek("log_pattern_device") && !load_device_patterns(r, d->log_patterns) && !r.fail()) {
+      d->log_patterns.clear();
+      reject(serial, "log_patterns", "a value that cannot be true; overflow and discard counts restart from 0");
+    }
+    rebuild_pattern_values(*d);
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
   r.expect("end");
@@ -883,6 +929,13 @@ void DeviceLogcatRecorder::on_davey(const parsers::LogLine& line, const parsers:
   const std::int64_t t = wall_time_ns(line, has_time);
   if (has_time) store_.note_time(device_, device_.clock.place(t));
   store_.record_davey(device_, Store::package_label(device_, line.pid, line.package), davey);
+}
+
+void DeviceLogcatRecorder::on_pattern(const parsers::LogLine& line, const parsers::LogPatternHit& hit) {
+  bool has_time = false;
+  const std::int64_t t = wall_time_ns(line, has_time);
+  if (has_time) store_.note_time(device_, device_.clock.place(t));
+  store_.record_pattern(device_, Store::package_label(device_, line.pid, line.package), hit, max_pattern_values_);
 }
 
 void DeviceLogcatRecorder::on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) {

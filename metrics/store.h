@@ -22,6 +22,7 @@
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/hwui_profile.h"
+#include "metrics/log_pattern_counts.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
@@ -93,6 +94,8 @@ struct PackageMetrics {
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
+  // Custom log patterns that matched its lines (config log_patterns).
+  PackagePatterns log_patterns;
 };
 
 // What one --frametimeline poll brought.
@@ -170,6 +173,8 @@ struct DeviceMetrics {
   // a restarted exporter asks again.
   std::map<std::string, AppVersion, std::less<>> app_versions;
   ProcessNames pid_names;  // from process start and death lines and ps
+  // Custom log patterns: label values admitted, overflow and discards per pattern.
+  DevicePatterns log_patterns;
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
   // What happened to the log between streams (docs/metrics.md).
@@ -268,6 +273,12 @@ class Store {
                    std::uint32_t frames);
   void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
+  // A configured log pattern matched a line of the package (metrics/log_pattern_counts.h).
+  void record_pattern(DeviceMetrics& device, std::string_view package, const parsers::LogPatternHit& hit,
+                      std::size_t max_values);
+  // Drops the device's counts of patterns `patterns` no longer has (null: none
+  // configured): a removed pattern's series disappear.
+  void retain_patterns(DeviceMetrics& device, const parsers::LogPatternSet* patterns);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
   // `reset_after`: the command reset the dumped processes' stats right after
@@ -329,6 +340,8 @@ class Store {
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
+  // The label values the cap counts: those that still have a series.
+  static void rebuild_pattern_values(DeviceMetrics& device);
 
   StoreOptions options_;
   std::int64_t host_now_ns_ = 0;
@@ -345,14 +358,17 @@ const AppVersion* find_app_version(const Store& store, std::string_view serial, 
 // Feeds one device's logcat events into the store.
 class DeviceLogcatRecorder final : public parsers::LogcatSink {
  public:
-  DeviceLogcatRecorder(Store& store, DeviceMetrics& device) : store_(store), device_(device) {}
+  DeviceLogcatRecorder(Store& store, DeviceMetrics& device, std::size_t max_pattern_values = kDefaultPatternValues)
+      : store_(store), device_(device), max_pattern_values_(max_pattern_values) {}
   void on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) override;
   void on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) override;
   void on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) override;
+  void on_pattern(const parsers::LogLine& line, const parsers::LogPatternHit& hit) override;
 
  private:
   Store& store_;
   DeviceMetrics& device_;
+  std::size_t max_pattern_values_;
 };
 
 }  // namespace jank::metrics

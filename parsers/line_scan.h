@@ -17,6 +17,7 @@ bool line_has_trigger(std::string_view line);
 enum LineFlag : std::uint8_t {
   kLineTrigger = 1,  // contains a trigger word
   kLineNul = 2,      // contains a NUL byte
+  kLineExtra = 4,    // wanted by a log pattern's pre-filter (parsers/log_patterns.h)
 };
 
 // Receives the lines of a region. Plain lines (no flag, non-empty, not

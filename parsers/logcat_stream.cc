@@ -58,6 +58,97 @@ LineCounts& LineCounts::operator+=(const LineCounts& other) {
   return *this;
 }
 
+namespace {
+
+// The start of the line holding region[at].
+std::size_t line_start(std::string_view region, std::size_t at) {
+  const void* nl = at == 0 ? nullptr : memrchr(region.data(), '\n', at);
+  return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - region.data()) + 1 : 0;
+}
+
+// The end (its '\n') of the line holding region[at]; the region ends with one.
+std::size_t line_end(std::string_view region, std::size_t at) {
+  const void* nl = std::memchr(region.data() + at, '\n', region.size() - at);
+  return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - region.data()) : region.size() - 1;
+}
+
+unsigned line_flags(std::string_view line) {
+  unsigned flags = kLineExtra;
+  if (line_has_trigger(line)) flags |= kLineTrigger;
+  if (std::memchr(line.data(), '\0', line.size()) != nullptr) flags |= kLineNul;
+  return flags;
+}
+
+}  // namespace
+
+ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
+                          const LogPatternSet* patterns) {
+  if (patterns == nullptr || patterns->prefilter().empty()) return scan_lines(region, max_line_bytes, visitor);
+  const PatternPrefilter& filter = patterns->prefilter();
+  // The vector scan flags the trigger, NUL and other non-plain lines as
+  // always; the candidates are merged in by address, in line order.
+  struct Flagged final : LineVisitor {
+    std::vector<std::pair<const char*, unsigned>> lines;
+    void visit(std::string_view line, unsigned flags) override { lines.emplace_back(line.data(), flags); }
+  } flagged;
+  ScanResult result = scan_lines(region, max_line_bytes, flagged);
+  std::size_t next = 0;
+  // Visits the flagged lines before `p` as the scan saw them.
+  auto flush = [&](const char* p) {
+    while (next < flagged.lines.size() && flagged.lines[next].first < p) {
+      const char* q = flagged.lines[next].first;
+      const std::size_t end = line_end(region, static_cast<std::size_t>(q - region.data()));
+      visitor.visit(std::string_view(q, static_cast<std::size_t>(region.data() + end - q)), flagged.lines[next++].second);
+    }
+  };
+  // Visits the candidate line at `at` (with its flags and kLineExtra) after
+  // the flagged lines before it; returns where the next line starts.
+  auto emit = [&](std::size_t at) {
+    const char* p = region.data() + at;
+    flush(p);
+    const std::size_t end = line_end(region, at);
+    unsigned flags = kLineExtra;
+    if (next < flagged.lines.size() && flagged.lines[next].first == p) {
+      flags |= flagged.lines[next++].second;
+    } else {
+      --result.plain_lines;  // a plain line, visited after all
+    }
+    visitor.visit(region.substr(at, end - at), flags);
+    return end + 1;
+  };
+  if (filter.every_line) {
+    for (std::size_t at = 0; at < region.size();) at = emit(at);
+    flush(region.data() + region.size());
+    return result;
+  }
+  // The candidate lines, by their start: those holding a tag (one memmem
+  // pass per distinct tag), and those after a line that starts with '['.
+  std::vector<std::size_t> starts;
+  for (const std::string& word : filter.words) {
+    for (std::size_t at = 0; at < region.size();) {
+      const void* hit = memmem(region.data() + at, region.size() - at, word.data(), word.size());
+      if (hit == nullptr) break;
+      const auto pos = static_cast<std::size_t>(static_cast<const char*>(hit) - region.data());
+      starts.push_back(line_start(region, pos));
+      at = line_end(region, pos) + 1;
+    }
+  }
+  for (std::size_t at = 0; at < region.size();) {
+    if (region[at] == '[') {
+      const std::size_t after = line_end(region, at) + 1;
+      if (after < region.size()) starts.push_back(after);
+    }
+    const void* nl = memmem(region.data() + at, region.size() - at, "\n[", 2);
+    if (nl == nullptr) break;
+    at = static_cast<std::size_t>(static_cast<const char*>(nl) - region.data()) + 1;
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  for (const std::size_t start : starts) emit(start);
+  flush(region.data() + region.size());
+  return result;
+}
+
 LogcatStream::LogcatStream(LogcatSink& sink, LogcatStreamOptions options)
     : sink_(sink), options_(options) {}
 
@@ -132,7 +223,7 @@ void LogcatStream::feed_utf8(std::string_view text) {
   if (last_nl != nullptr) {
     std::size_t region_len = static_cast<std::size_t>(last_nl - text.data()) + 1;
     std::string_view region = text.substr(0, region_len);
-    ScanResult scanned = scan_lines(region, max, *this);
+    ScanResult scanned = scan_lines_for(region, max, *this, options_.patterns);
     counts_.received += scanned.plain_lines;
     counts_.unmatched += scanned.plain_lines;
     // The newest timestamp costs one header parse per chunk, not one per line.
@@ -157,11 +248,11 @@ struct RegionCollector : LineVisitor {
 };
 }  // namespace
 
-ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes) {
+ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes, const LogPatternSet* patterns) {
   ScannedRegion out;
   RegionCollector collector;
   collector.out = &out;
-  out.plain_lines = scan_lines(region, max_line_bytes, collector).plain_lines;
+  out.plain_lines = scan_lines_for(region, max_line_bytes, collector, patterns).plain_lines;
   std::string_view body = region.substr(0, region.empty() ? 0 : region.size() - 1);
   const char* prev_nl = static_cast<const char*>(memrchr(body.data(), '\n', body.size()));
   out.last_line = prev_nl ? body.substr(static_cast<std::size_t>(prev_nl - body.data()) + 1) : body;
@@ -190,11 +281,11 @@ void LogcatStream::process_line(std::string_view line) {
     discard(DiscardReason::too_long);
     return;
   }
-  unsigned flags = 0;
-  if (line_has_trigger(line)) flags |= kLineTrigger;
-  if (std::memchr(line.data(), '\0', line.size()) != nullptr) flags |= kLineNul;
+  unsigned flags = line_flags(line);
+  // One line: no pre-filter needed to let the patterns see it.
+  if (options_.patterns == nullptr || options_.patterns->size() == 0) flags &= ~unsigned{kLineExtra};
   handle(line, flags);
-  if (flags == 0) note_time(line);
+  if ((flags & ~unsigned{kLineExtra}) == 0) note_time(line);
 }
 
 void LogcatStream::visit(std::string_view line, unsigned flags) { handle(line, flags); }
@@ -252,7 +343,7 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
       }
     }
   }
-  if ((flags & kLineTrigger) == 0) {
+  if ((flags & (kLineTrigger | kLineExtra)) == 0) {
     ++counts_.unmatched;
     return;
   }
@@ -288,16 +379,18 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   if (entry.layout == LogLayout::thread && entry.tag.empty()) {
     // `logcat -v thread` prints no tag.
     if (entry.time.base != TimeBase::none) last_time_ = entry.time;
+    const bool matched = match_patterns(entry);  // before emit_untagged names a tag
     if (!emit_untagged(entry)) {
       if (looks_like_metric_message(entry.message)) {
         discard(DiscardReason::malformed);
       } else {
-        ++counts_.unmatched;
+        ++(matched ? counts_.parsed : counts_.unmatched);
       }
     }
     return;
   }
   if (entry.time.base != TimeBase::none) last_time_ = entry.time;
+  bool counted = true;
   if (auto frames = parse_skipped_frames(entry.tag, entry.message)) {
     ++counts_.parsed;
     sink_.on_skipped_frames(entry, *frames);
@@ -311,8 +404,21 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
              ((entry.tag == "OpenGLRenderer" || entry.tag == "HWUI") && starts_with(entry.message, "Davey!"))) {
     discard(DiscardReason::malformed);
   } else {
+    counted = false;
+  }
+  // A line is counted once: parsed when a pattern matched it and nothing else did.
+  if (match_patterns(entry) && !counted) {
+    ++counts_.parsed;
+  } else if (!counted) {
     ++counts_.unmatched;
   }
+}
+
+// Every configured pattern that matches the line, to the sink.
+bool LogcatStream::match_patterns(const LogLine& entry) {
+  if (options_.patterns == nullptr || options_.patterns->match(entry, hits_) == 0) return false;
+  for (const auto& hit : hits_) sink_.on_pattern(entry, hit);
+  return true;
 }
 
 // Without a tag only the Choreographer and Davey messages are specific enough

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parsers/line_scan.h"
+#include "parsers/log_patterns.h"
 #include "parsers/logcat_events.h"
 #include "parsers/logcat_line.h"
 #include "parsers/text_input.h"
@@ -49,6 +50,11 @@ class LogcatSink {
   virtual void on_skipped_frames(const LogLine& line, std::uint32_t frames) = 0;
   virtual void on_davey(const LogLine& line, const DaveyFrame& davey) = 0;
   virtual void on_process_event(const LogLine& line, const ProcessEvent& event) = 0;
+  // A configured log pattern matched the line (LogcatStreamOptions::patterns).
+  virtual void on_pattern(const LogLine& line, const LogPatternHit& hit) {
+    (void)line;
+    (void)hit;
+  }
 };
 
 struct LogcatStreamOptions {
@@ -57,7 +63,16 @@ struct LogcatStreamOptions {
   // Keep last_time() (one header parse per chunk): replays need it; the
   // live daemon, fed line by line, knows each entry's time already.
   bool track_last_time = true;
+  // Custom log counters, or null. Not owned: it outlives the stream (the
+  // configuration holds it).
+  const LogPatternSet* patterns = nullptr;
 };
+
+// scan_lines(), also visiting (flagged kLineExtra) the lines the patterns'
+// pre-filter wants: every line, or those holding one of its tags and the
+// line after a `[ header ]` line (`-v long` prints the message below it).
+ScanResult scan_lines_for(std::string_view region, std::size_t max_line_bytes, LineVisitor& visitor,
+                          const LogPatternSet* patterns);
 
 // The lines of a region that need a full parse, found by scan_region() —
 // which touches no stream state, so big inputs can be scanned on several
@@ -68,7 +83,8 @@ struct ScannedRegion {
   std::string_view last_line;  // for the newest timestamp
 };
 // `region` must end with '\n' and be UTF-8; the views point into it.
-ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes);
+ScannedRegion scan_region(std::string_view region, std::size_t max_line_bytes,
+                          const LogPatternSet* patterns = nullptr);
 
 class LogcatStream final : private LineVisitor {
  public:
@@ -101,6 +117,7 @@ class LogcatStream final : private LineVisitor {
   void visit(std::string_view line, unsigned flags) override;
   void handle(std::string_view line, unsigned flags);
   bool emit_untagged(LogLine& entry);
+  bool match_patterns(const LogLine& entry);
   void note_time(std::string_view last_line);
   std::optional<LogLine> header_for(std::string_view line);
   void discard(DiscardReason reason) { ++counts_.discarded[static_cast<std::size_t>(reason)]; }
@@ -128,6 +145,7 @@ class LogcatStream final : private LineVisitor {
   std::string pending_package_;
   std::string pending_uid_name_;
 
+  std::vector<LogPatternHit> hits_;  // scratch of match_patterns
 };
 
 }  // namespace jank::parsers

@@ -83,7 +83,11 @@ bool allowed_service(const std::string& s) {
          between("shell:'dumpsys' 'SurfaceFlinger' '--latency' '", "'",
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._$/#[]() -") ||
          between("shell:'dumpsys' 'gfxinfo' '", "' 'framestats'",
-                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-");
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") ||
+         between("shell:'dumpsys' 'package' '",
+                 "' | grep -F -e 'Package [' -e 'Hidden system packages:' -e versionCode= -e versionName= -e "
+                 "'Unable to find package'",
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._");
 }
 
 }  // namespace

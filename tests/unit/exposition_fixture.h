@@ -114,6 +114,19 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   store.record_thermal(d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
                                                         "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
 
+  // A custom log pattern with a label and a value: one summed, one discarded.
+  parsers::LogPatternHit hit;
+  hit.name = "anr";
+  hit.has_label = true;
+  hit.label = "p";
+  hit.has_value = true;
+  hit.value_ok = true;
+  hit.value = 2;
+  store.record_pattern(d, "p", hit, 50);
+  hit.value_ok = false;
+  hit.value_discard = parsers::PatternDiscard::value_negative;
+  store.record_pattern(d, "p", hit, 50);
+
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];
   server.up = true;

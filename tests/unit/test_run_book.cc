@@ -3,6 +3,7 @@
 // keeps across a checkpoint.
 #include <catch2/catch.hpp>
 
+#include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
 #include "metrics/state_io.h"
@@ -225,4 +226,25 @@ TEST_CASE("bucket quantiles give the upper bound of the bucket holding the rank"
   CHECK(*metrics::bucket_quantile(bounds, counts, 0.99) == 0.05);  // rank 10
   // Beyond the last bound: that bound (a floor).
   CHECK(*metrics::bucket_quantile(bounds, {0, 0, 0, 2}, 0.5) == 0.05);
+}
+
+TEST_CASE("a version change during a run is recorded and flagged in its results") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  d.app_versions["com.a"] = {"1.0", 1};
+  metrics::RunBook book;
+  book.start(spec("r", "com.a", {"s1"}), kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  book.advance(3 * kSecond, store);  // baseline: 1.0
+  book.advance(4 * kSecond, store);
+  d.app_versions["com.a"] = {"1.1", 2};  // reinstalled mid-run
+  book.advance(5 * kSecond, store);
+  const auto& dev = device_of(*book.find("r"), "s1");
+  REQUIRE(dev.versions.size() == 2);
+  CHECK(dev.versions[0].version.name == "1.0");
+  CHECK(dev.versions[1].version.code == 2);
+  CHECK(dev.versions[1].at_ns == 5 * kSecond);
+  const std::string json = exporters::run_json(*book.find("r"), 5 * kSecond, exporters::RunDetail::summary);
+  CHECK_THAT(json, Catch::Contains("\"version_changed\": true"));
+  CHECK_THAT(json, Catch::Contains("\"at_seconds\": 2.0"));
 }
