@@ -1,5 +1,7 @@
 #include "exporters/run_report_input.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -275,9 +277,14 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
     expect_object(doc, "");
     Verdict out;
     out.file = file.name;
-    out.verdict = required_string(doc, "verdict", "");
+    // compare --json writes "no_change"; the page says "no change".
+    auto spaced = [](std::string v) {
+      std::replace(v.begin(), v.end(), '_', ' ');
+      return v;
+    };
+    out.verdict = spaced(required_string(doc, "verdict", ""));
     if (out.verdict != "regression" && out.verdict != "no change" && out.verdict != "improvement") {
-      fail("verdict", "\"" + out.verdict + "\" is none of regression, no change, improvement");
+      fail("verdict", "\"" + out.verdict + "\" is none of regression, no_change, improvement");
     }
     if (const json* metrics = member(doc, "metrics")) {
       if (!metrics->is_array()) fail("metrics", std::string("expected an array, found ") + type_name(*metrics));
@@ -286,11 +293,13 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
         const std::string here = at("metrics", i);
         expect_object(m, here);
         VerdictMetric vm;
-        vm.metric = required_string(m, "metric", here);
-        vm.baseline_median = optional_number(m, "baseline_median", here);
-        vm.candidate_median = optional_number(m, "candidate_median", here);
-        vm.change = optional_number(m, "change", here);
+        // The names `jank_exporter compare --json` writes (app/compare_output.cc).
+        vm.metric = required_string(m, "name", here);
+        vm.baseline_median = optional_number(m, "median_baseline", here);
+        vm.candidate_median = optional_number(m, "median_candidate", here);
+        vm.change = optional_number(m, "relative_change_percent", here);
         vm.verdict = optional_string(m, "verdict", here);
+        vm.verdict = spaced(vm.verdict);
         out.metrics.push_back(std::move(vm));
       }
     }

@@ -210,9 +210,9 @@ Fixture write_fixture(const fs::path& dir) {
   std::ofstream(dir / "verdict.json")
       << json{{"verdict", "regression"},
               {"metrics",
-               {{{"metric", "sm"}, {"baseline_median", 57.2}, {"candidate_median", 55.1}, {"change", -3.67}, {"verdict", "regression"}},
-                {{"metric", "janky_percent"}, {"baseline_median", 3.1}, {"candidate_median", 4.9}, {"change", 58.06}, {"verdict", "regression"}},
-                {{"metric", "fps"}, {"baseline_median", 59.1}, {"candidate_median", 58.8}, {"change", -0.51}, {"verdict", "no change"}}}}}
+               {{{"name", "sm"}, {"median_baseline", 57.2}, {"median_candidate", 55.1}, {"relative_change_percent", -3.67}, {"verdict", "regression"}},
+                {{"name", "janky_percent"}, {"median_baseline", 3.1}, {"median_candidate", 4.9}, {"relative_change_percent", 58.06}, {"verdict", "regression"}},
+                {{"name", "fps"}, {"median_baseline", 59.1}, {"median_candidate", 58.8}, {"relative_change_percent", -0.51}, {"verdict", "no_change"}}}}}
              .dump();
   f.html = dir / "report.html";
   std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "report", "--title", "Feed 1.4.2 vs 1.5.0-rc1", "-o", f.html.string(),

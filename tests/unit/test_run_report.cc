@@ -279,8 +279,8 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   r.candidate.push_back({"c.json", run("c1", {device("s1", 40)}).dump()});
   json verdict = {{"verdict", "regression"},
                   {"metrics",
-                   {{{"metric", "sm"}, {"baseline_median", 50}, {"candidate_median", 40}, {"change", -20}, {"verdict", "regression"}},
-                    {{"metric", "<odd>"}, {"baseline_median", nullptr}, {"candidate_median", 1}, {"change", nullptr}, {"verdict", "no change"}}}}};
+                   {{{"name", "sm"}, {"median_baseline", 50}, {"median_candidate", 40}, {"relative_change_percent", -20}, {"verdict", "regression"}},
+                    {{"name", "<odd>"}, {"median_baseline", nullptr}, {"median_candidate", 1}, {"relative_change_percent", nullptr}, {"verdict", "no_change"}}}}};
   r.verdict = jank::exporters::report::InputFile{"v.json", verdict.dump()};
   const std::string html = render(r);
   const auto tags = scan_tags(html);
@@ -294,7 +294,7 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
 
   verdict["verdict"] = "maybe";
   r.verdict = jank::exporters::report::InputFile{"v.json", verdict.dump()};
-  CHECK(render_run_report(r).error == "v.json: verdict: \"maybe\" is none of regression, no change, improvement");
+  CHECK(render_run_report(r).error == "v.json: verdict: \"maybe\" is none of regression, no_change, improvement");
 }
 
 TEST_CASE("run report page loads nothing from outside", "[report]") {
