@@ -79,6 +79,17 @@ RunStep load_step(StateReader& r) {
   return s;
 }
 
+// The device's log is followed now (a device away cannot settle: it is given up on).
+bool followed(const Store& store, const std::string& serial) {
+  const auto it = store.devices().find(serial);
+  return it != store.devices().end() && it->second->live.state == DeviceState::following;
+}
+
+// A gfxinfo round that began at or after `since_ns` has finished on the followed device.
+bool settled(const RunDevice& d, const Store& store, std::int64_t since_ns) {
+  return followed(store, d.serial) && store.devices().find(d.serial)->second->live.gfxinfo_round_begun_ns >= since_ns;
+}
+
 }  // namespace
 
 std::string_view run_state_name(RunState state) {
@@ -188,13 +199,6 @@ std::vector<std::string> RunBook::open_serials() const {
   return {out.begin(), out.end()};
 }
 
-bool RunBook::settled(const RunDevice& d, const Store& store, std::int64_t since_ns) const {
-  const auto it = store.devices().find(d.serial);
-  if (it == store.devices().end()) return false;
-  const auto& live = it->second->live;
-  return live.state == DeviceState::following && live.gfxinfo_round_begun_ns >= since_ns;
-}
-
 bool RunBook::advance(std::int64_t now_ns, Store& store) {
   bool changed = false;
   for (auto& [seq, run] : runs_) {
@@ -203,9 +207,7 @@ bool RunBook::advance(std::int64_t now_ns, Store& store) {
       const bool waited = now_ns - run.requested_ns >= options_.min_settle_ns;
       const bool timed_out = now_ns - run.requested_ns >= options_.settle_timeout_ns;
       const bool all = std::all_of(run.devices.begin(), run.devices.end(), [&](const RunDevice& d) {
-        const auto it = store.devices().find(d.serial);
-        const bool away = it == store.devices().end() || it->second->live.state != DeviceState::following;
-        return away || settled(d, store, run.requested_ns);
+        return !followed(store, d.serial) || settled(d, store, run.requested_ns);
       });
       if (!(waited && (all || timed_out))) continue;
       take_baseline(run, now_ns, store);
@@ -221,9 +223,7 @@ bool RunBook::advance(std::int64_t now_ns, Store& store) {
     bool all = true;
     for (auto& d : run.devices) {
       if (!d.settled_stop) d.settled_stop = settled(d, store, run.stop_requested_ns);
-      const auto it = store.devices().find(d.serial);
-      const bool away = it == store.devices().end() || it->second->live.state != DeviceState::following;
-      all = all && (d.settled_stop || away);
+      all = all && (d.settled_stop || !followed(store, d.serial));
     }
     if (waited && (all || timed_out)) {
       finish(run, now_ns, store);

@@ -122,7 +122,6 @@ class RunBook {
   bool load(std::string_view text, std::string& error, Store& store);
 
  private:
-  bool settled(const RunDevice& d, const Store& store, std::int64_t since_ns) const;
   void take_baseline(Run& run, std::int64_t now_ns, Store& store);
   void sample(Run& run, std::int64_t now_ns, Store& store);
   static void sample_device(const Run& run, RunDevice& d, const DeviceMetrics& dev, std::int64_t now_ns);

@@ -82,6 +82,13 @@ void check_counts(const Json& run, const DevSim& sim, std::map<std::string, AppC
   }
 }
 
+// Waits until the exporter counts the device's log.
+void wait_following(const Exporter& ex, const std::string& serial) {
+  const std::string following = "jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}";
+  INFO(serial);
+  REQUIRE(wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms));
+}
+
 void write_config(const std::string& path) {
   std::ofstream(path) << "checkpoint_interval_seconds: 1\n"
                          "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n"
@@ -100,17 +107,7 @@ TEST_CASE("a run started and stopped with the CLI counts exactly what the simula
   const std::string conf = conf_dir.path() + "/c.yaml";
   write_config(conf);
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
-  for (const auto& d : sim.devices()) {
-    const std::string following =
-        "jank_exporter_device_state{serial=\"" + emulator_serial(d) + "\",state=\"following\"}";
-    const bool followed = wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms);
-    if (!followed) {
-      std::string lines;
-      std::istringstream in(ex.scrape());
-      for (std::string l; std::getline(in, l);) if (l.find("device_state") != std::string::npos) lines += l + "\n";
-      FAIL(lines << ex.log().substr(0, 3000));
-    }
-  }
+  for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
 
   // Quiet at the start: everything drawn so far is the exporter's before the run.
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
@@ -168,10 +165,9 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
   TempDir state, conf_dir;
   const std::string conf = conf_dir.path() + "/c.yaml";
   write_config(conf);
-  const std::string following = "jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}";
   auto ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{adb.port()}, state.path(),
                                        std::vector<std::string>{"--config", conf});
-  REQUIRE(wait_until([&] { return ex->value(following) == 1; }, 30000ms, 250ms));
+  wait_following(*ex, serial);
 
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto before = app_counts(sim);
@@ -186,7 +182,7 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
   std::this_thread::sleep_for(2s);  // the app goes on while the exporter is down
   ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{adb.port()}, state.path(),
                                   std::vector<std::string>{"--config", conf});
-  REQUIRE(wait_until([&] { return ex->value(following) == 1; }, 30000ms, 250ms));
+  wait_following(*ex, serial);
   std::this_thread::sleep_for(2s);
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto after = app_counts(sim);
@@ -209,11 +205,7 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   const std::string conf = conf_dir.path() + "/c.yaml";
   write_config(conf);
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
-  for (const auto& d : sim.devices()) {
-    const std::string following =
-        "jank_exporter_device_state{serial=\"" + emulator_serial(d) + "\",state=\"following\"}";
-    REQUIRE(wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms));
-  }
+  for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
   // One run on all ten devices: ten samples per build.
   auto measure = [&](const std::string& build) {
     const RunResult start = cli(ex, {"start", "--package", kApp, "--tag", "build=" + build});
