@@ -206,8 +206,11 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   write_config(conf);
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
   for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
-  // One run on all ten devices: ten samples per build.
-  auto measure = [&](const std::string& build) {
+  // One run on all ten devices: ten samples per build. Each build is installed
+  // just before its run, as a CI job would, so that every run starts alike: a
+  // stall in progress at a run's start is counted by the run that sees it end.
+  auto measure = [&](const std::string& build, const std::string& code, const std::string& jank_factor) {
+    REQUIRE(sim.control("install * " + kApp + " " + build + " " + code + " " + jank_factor) == "OK");
     const RunResult start = cli(ex, {"start", "--package", kApp, "--tag", "build=" + build});
     INFO(start.err);
     REQUIRE(start.exit == 0);
@@ -216,11 +219,10 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
     REQUIRE(cli(ex, {"stop", id}).exit == 0);
     return id;
   };
-  const std::string baseline = measure("1.0");
-  // A new build whose app stalls four times as often.
-  REQUIRE(sim.control("install * " + kApp + " 2.0 2 4") == "OK");
-  const std::string candidate = measure("2.0");
-  const std::string again = measure("2.0");
+  const std::string baseline = measure("1.0", "1", "1");
+  // A new build whose app stalls twice as often and twice as long.
+  const std::string candidate = measure("2.0", "2", "2");
+  const std::string again = measure("2.0", "2", "2");
 
   const RunResult list = cli(ex, {"list", "--json"});
   REQUIRE(list.exit == 0);
@@ -228,7 +230,7 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   std::ofstream(runs) << list.out;
   auto compare = [&](const std::string& a, const std::string& b) {
     return run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", a, "--candidate", b, "--metrics",
-                "janky_percent,sm", runs},
+                "janky_percent,sm", "--alpha", "0.01", runs},
                {}, 30000ms);
   };
   const RunResult worse = compare(baseline, candidate);
