@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "metrics/trace_status.h"
+
 namespace jank::metrics {
 
 struct DaemonMetrics {
@@ -30,6 +32,7 @@ struct DaemonMetrics {
   std::uint64_t config_reloads = 0;
   std::uint64_t config_reload_failures = 0;
   std::string version;
+  TraceStoreStatus traces;  // the flight recorder's directory (docs/traces.md)
 };
 
 }  // namespace jank::metrics

@@ -105,6 +105,11 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
   if (removed > 0 && !device.log_patterns.empty()) rebuild_pattern_values(device);
   // A version lives only as long as its package's series.
   std::erase_if(device.app_versions, [&](const auto& entry) { return !has_package_series(device, entry.first); });
+  // So does an exemplar, with its series.
+  std::erase_if(device.trace_exemplars, [&](const auto& entry) {
+    return !device.packages.contains(entry.first.package) ||
+           (!entry.first.layer.empty() && !device.layers.contains(entry.first.layer));
+  });
   return removed;
 }
 

@@ -27,6 +27,7 @@
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
 #include "metrics/timestats_tracker.h"
+#include "metrics/trace_status.h"
 #include "metrics/window_frames.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
@@ -175,6 +176,9 @@ struct DeviceMetrics {
   ProcessNames pid_names;  // from process start and death lines and ps
   // Custom log patterns: label values admitted, overflow and discards per pattern.
   DevicePatterns log_patterns;
+  // Exemplars linking counter series to stored traces (docs/traces.md): the
+  // newest per series; dropped with their package or layer, never checkpointed.
+  std::map<ExemplarKey, TraceExemplar> trace_exemplars;
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
   // What happened to the log between streams (docs/metrics.md).
@@ -253,6 +257,7 @@ struct DeviceMetrics {
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
     std::optional<std::string> foreground;        // the focused app, as dumpsys window last told
+    DeviceTraceStatus trace;                      // the flight recorder (docs/traces.md)
   } live;
 };
 

@@ -205,9 +205,15 @@ TEST_CASE("series of dead processes expire after the grace period", "[metrics][s
   store.record_skip(d, "pid:42", 0, false, 1);
   store.set_host_time(200 * kSec);
   store.record_process_list(d, {{10, "com.alive"}, {42, "sh"}});  // com.alive and pid 42 run
+  using jank::metrics::ExemplarCounter;
+  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.dead", ""}] = {"t1", 40, 1};
+  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.alive", ""}] = {"t2", 50, 2};
   store.set_host_time(250 * kSec);
   CHECK(store.expire_packages(d, 120 * kSec) == 1);  // com.dead: last alive at 100 s
   CHECK(d.packages.count("com.dead") == 0);
+  // An exemplar goes with its series.
+  REQUIRE(d.trace_exemplars.size() == 1);
+  CHECK(d.trace_exemplars.begin()->second.trace_id == "t2");
   CHECK(d.packages.count("com.alive") == 1);
   CHECK(d.packages.count("pid:42") == 1);
   // Replays never tell the time: nothing expires.
