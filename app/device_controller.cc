@@ -1,6 +1,7 @@
 #include "app/device_controller.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "app/log.h"
 
@@ -31,7 +32,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       surface_timer_(io),
       display_timer_(io),
       liveness_timer_(io),
-      thermal_timer_(io) {}
+      thermal_timer_(io),
+      trace_timer_(io) {}
 
 DeviceController::~DeviceController() { stop(); }
 
@@ -76,6 +78,8 @@ void DeviceController::end_streams() {
   display_timer_.cancel();
   liveness_timer_.cancel();
   thermal_timer_.cancel();
+  trace_timer_.cancel();
+  traces_.reset();
   probes_.reset();
   log_.reset();
   gfxinfo_.reset();
@@ -110,8 +114,13 @@ void DeviceController::restart_session(const std::string& reason) {
 
 void DeviceController::run(const std::string& command, std::size_t max_output,
                            std::function<void(ingest::ShellResult)> done) {
+  run_within(command, max_output, command_deadline(), std::move(done));
+}
+
+void DeviceController::run_within(const std::string& command, std::size_t max_output,
+                                  std::chrono::milliseconds within, std::function<void(ingest::ShellResult)> done) {
   const auto started = clock_.steady_now();
-  const auto deadline = started + command_deadline();
+  const auto deadline = started + within;
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
                                   guarded([this, started, done = std::move(done)](ingest::ShellResult result) {
                                     count_command(result, clock_.steady_now() - started);
@@ -188,7 +197,26 @@ void DeviceController::follow() {
         PollerContext{config_, serial_, shared_, runner(), timer(thermal_timer_), clock_.wall_ns});
     thermal_->start(std::chrono::milliseconds(3000));
   }
+  start_traces();
   schedule_liveness();
+}
+
+void DeviceController::start_traces() {
+  std::optional<int> sdk;
+  bool sink = false;
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    sink = shared_.trace_sink != nullptr;
+    if (const auto it = d.live.info.find("sdk"); it != d.live.info.end()) {
+      sdk = std::atoi(it->second.c_str());
+    }
+  });
+  if (!sink || !traces_device(*config_, serial_, sdk)) return;
+  traces_ = std::make_unique<TraceRecorder>(
+      PollerContext{config_, serial_, shared_, runner(), timer(trace_timer_), clock_.wall_ns},
+      [this](const std::string& command, std::size_t max_output, std::chrono::milliseconds within,
+             std::function<void(ingest::ShellResult)> done) { run_within(command, max_output, within, std::move(done)); });
+  // After the log stream settled: the rules start from the counts as they are.
+  traces_->start(std::chrono::milliseconds(1000));
 }
 
 void DeviceController::open_logcat() {

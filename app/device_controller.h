@@ -25,6 +25,7 @@
 #include "app/shared_state.h"
 #include "app/surface_poller.h"
 #include "app/thermal_poller.h"
+#include "app/trace_recorder.h"
 #include "config/config.h"
 #include "ingest/adaptive_deadline.h"
 #include "ingest/backoff.h"
@@ -52,10 +53,13 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void begin_session();
   void restart_session(const std::string& reason);
   void run(const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done);
+  void run_within(const std::string& command, std::size_t max_output, std::chrono::milliseconds deadline,
+                  std::function<void(ingest::ShellResult)> done);
   void step_features();
   void start_probes();
   void follow();  // the log stream, the gfxinfo poller, the liveness probe
   void open_logcat();
+  void start_traces();
   void end_streams();
   void set_state(metrics::DeviceState state);
   std::chrono::milliseconds command_deadline() const;
@@ -108,10 +112,12 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   boost::asio::steady_timer display_timer_;
   boost::asio::steady_timer liveness_timer_;
   boost::asio::steady_timer thermal_timer_;
+  boost::asio::steady_timer trace_timer_;
 
   std::unique_ptr<GfxinfoPoller> gfxinfo_;  // one per session
   std::unique_ptr<SurfacePoller> surface_;  // one per session, when surfaceflinger.enabled
   std::unique_ptr<ThermalPoller> thermal_;  // one per session, when thermal.enabled
+  std::unique_ptr<TraceRecorder> traces_;   // one per session, when traces.enabled covers the device
 };
 
 }  // namespace jank::app

@@ -2,14 +2,25 @@
 // daemon's own status, under one mutex.
 #pragma once
 
+#include <cstddef>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "metrics/daemon_status.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
+#include "metrics/trace_budget.h"
 
 namespace jank::app {
+
+// Where pulled traces go (docs/traces.md, "Where traces go"). Called on the
+// io thread; returns the trace's id, or "" with `error` set.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual std::string save(std::string_view bytes, const metrics::StoredTrace& meta, std::string& error) = 0;
+};
 
 struct SharedState {
   explicit SharedState(metrics::StoreOptions options) : store(options) {}
@@ -17,6 +28,11 @@ struct SharedState {
   metrics::Store store;
   metrics::DaemonMetrics daemon;
   metrics::RunBook runs;  // docs/runs.md
+  // The flight recorder's shared parts (docs/traces.md); io thread only.
+  metrics::TraceBudget trace_budget{300'000'000'000, 12};
+  TraceSink* trace_sink = nullptr;  // null while traces are off
+  std::size_t trace_pulls = 0;      // pulls in flight, every device together
+  static constexpr std::size_t kMaxTracePulls = 2;  // bounds the memory traces in transit take
 
   // `f(device)` for the device `serial`, under the lock.
   template <typename F>

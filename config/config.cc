@@ -28,6 +28,7 @@ class Loader {
     marks_[""] = root.Mark();
     mapping(root, "", c);
     for (const auto& e : cross_key_errors(c)) error_at(mark_of(e.key), e.message);
+    for (const auto& e : read_trace_config(c, file_)) error_at(mark_of(e.key), e.message);
     // An error of a pattern's field already told is not told again by the compiler.
     for (const auto& e : compile_log_patterns(c)) {
       const bool told = std::any_of(failed_items_.begin(), failed_items_.end(), [&](const std::string& k) {

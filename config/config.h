@@ -105,6 +105,34 @@ struct Config {
   double runs_step_seconds = 5;
   double runs_settle_timeout_seconds = 30;
 
+  // traces: the Perfetto flight recorder (docs/traces.md); opt-in
+  bool traces_enabled = false;
+  std::vector<std::string> traces_devices = {"*"};  // serial globs
+  int traces_min_sdk = 29;                           // trigger_perfetto and text configs: Android 10
+  std::string traces_config_file;                    // "": the default config
+  std::string traces_config_text;                    // its contents, read and checked at load
+  std::size_t traces_buffer_kb = 32 * 1024;
+  double traces_session_timeout_seconds = 3600;      // the session's trigger_timeout_ms; re-armed after
+  std::uint32_t traces_stop_delay_ms = 2000;         // trace this long past the trigger
+  double traces_check_interval_seconds = 10;
+  double traces_finish_timeout_seconds = 60;
+  double traces_pull_timeout_seconds = 120;
+  std::uint64_t traces_max_trace_bytes = 256ull << 20;
+  std::uint32_t traces_rule_skip_frames = 60;
+  double traces_rule_davey_ms = 0;
+  double traces_rule_sm_below = 0;
+  double traces_rule_sm_seconds = 5;
+  double traces_rule_fps_below = 0;
+  double traces_rule_fps_seconds = 5;
+  std::uint32_t traces_rule_big_jank_count = 3;
+  double traces_rule_big_jank_window_seconds = 10;
+  double traces_min_interval_seconds = 300;  // per device
+  std::uint32_t traces_max_per_hour = 12;    // every device together
+  std::string traces_dir;                    // "": STATE_DIR/traces
+  std::size_t traces_max_count = 100;
+  std::uint64_t traces_max_bytes = 2ull << 30;
+  double traces_max_age_days = 7;
+
   // http
   std::optional<BasicAuth> basic_auth;
   std::optional<TlsFiles> tls;  // HTTPS instead of HTTP on listen_address

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "ingest/endpoint.h"
@@ -84,6 +86,11 @@ std::string check_path(const std::string& v) {
   if (v.empty()) return "a path must not be empty";
   if (v.find('\0') != std::string::npos) return "a path must not hold NUL";
   return "";
+}
+
+// An optional path: empty means the default.
+std::string check_optional_path(const std::string& v) {
+  return v.find('\0') != std::string::npos ? "a path must not hold NUL" : "";
 }
 
 Setting text(std::string key, std::string Config::*member, std::string help, Check check = nullptr) {
@@ -351,6 +358,54 @@ std::vector<Setting> build() {
              "time step of a run's series (the report's charts); doubles past 360 steps"),
       number("runs.settle_timeout_seconds", &Config::runs_settle_timeout_seconds, 1, 600, "seconds",
              "how long a run's start or stop waits for a fresh gfxinfo poll of each device"),
+      flag("traces.enabled", &Config::traces_enabled,
+           "keep a Perfetto ring buffer on the chosen devices and pull a trace on a jank spike"),
+      list("traces.devices", &Config::traces_devices, "serial globs of the devices traced", check_glob),
+      number("traces.min_sdk", &Config::traces_min_sdk, 29, 1000, "",
+             "lowest Android API level traced (29: trigger_perfetto came with Android 10)"),
+      text("traces.config_file", &Config::traces_config_file,
+           "Perfetto text config (buffers and data sources) replacing the default", check_optional_path),
+      number("traces.buffer_kb", &Config::traces_buffer_kb, 1024, 4 << 20, "KiB",
+             "ring buffer of the default config"),
+      number("traces.session_timeout_seconds", &Config::traces_session_timeout_seconds, 60, kDay, "seconds",
+             "a session with no trigger ends after this (trigger_timeout_ms) and is armed again"),
+      number("traces.stop_delay_ms", &Config::traces_stop_delay_ms, 0, 60000, "milliseconds",
+             "tracing goes on this long after the trigger"),
+      number("traces.check_interval_seconds", &Config::traces_check_interval_seconds, 1, 3600, "seconds",
+             "how often an armed session is checked to be running"),
+      number("traces.finish_timeout_seconds", &Config::traces_finish_timeout_seconds, 1, 3600, "seconds",
+             "how long after the stop delay Perfetto may take to write the trace"),
+      number("traces.pull_timeout_seconds", &Config::traces_pull_timeout_seconds, 1, 3600, "seconds",
+             "deadline of the trace's transfer"),
+      number("traces.max_trace_bytes", &Config::traces_max_trace_bytes, 1 << 20, 16.0 * (1ull << 30), "bytes",
+             "a larger trace is not kept (counted as too_large)"),
+      number("traces.rules.skip_frames", &Config::traces_rule_skip_frames, 0, 100000, "frames",
+             "trigger on one skip of this many frames or more (0: off)"),
+      number("traces.rules.davey_ms", &Config::traces_rule_davey_ms, 0, 600000, "milliseconds",
+             "trigger on one Davey! frame this long or longer (0: off)"),
+      number("traces.rules.sm_below", &Config::traces_rule_sm_below, 0, 1000, "",
+             "trigger when an app's SM stays below this for sm_seconds (0: off)"),
+      number("traces.rules.sm_seconds", &Config::traces_rule_sm_seconds, 1, 3600, "seconds",
+             "window of the SM rule"),
+      number("traces.rules.fps_below", &Config::traces_rule_fps_below, 0, 1000, "",
+             "trigger when a layer's FPS over active time stays below this for fps_seconds (0: off)"),
+      number("traces.rules.fps_seconds", &Config::traces_rule_fps_seconds, 1, 3600, "seconds",
+             "active time the FPS rule looks at"),
+      number("traces.rules.big_jank_count", &Config::traces_rule_big_jank_count, 0, 100000, "",
+             "trigger on this many BigJank frames of one layer within big_jank_window_seconds (0: off)"),
+      number("traces.rules.big_jank_window_seconds", &Config::traces_rule_big_jank_window_seconds, 1, 3600,
+             "seconds", "window of the BigJank rule"),
+      number("traces.min_interval_seconds", &Config::traces_min_interval_seconds, 0, kDay, "seconds",
+             "a device is triggered at most once per this"),
+      number("traces.max_per_hour", &Config::traces_max_per_hour, 1, 3600, "",
+             "traces triggered per rolling hour, every device together"),
+      text("traces.dir", &Config::traces_dir, "where traces are kept (empty: STATE_DIR/traces)",
+           check_optional_path),
+      number("traces.max_count", &Config::traces_max_count, 1, 1000000, "", "traces kept; the oldest go first"),
+      number("traces.max_bytes", &Config::traces_max_bytes, 1 << 20, 1024.0 * (1ull << 30), "bytes",
+             "bytes of traces kept; the oldest go first"),
+      number("traces.max_age_days", &Config::traces_max_age_days, 0.01, 3650, "days",
+             "traces older than this are removed"),
   };
 }
 
@@ -432,6 +487,38 @@ std::string describe_schema() {
     out << ")\n      " << s.help << "\n";
   }
   return out.str();
+}
+
+std::vector<KeyError> read_trace_config(Config& c, const std::string& config_path) {
+  c.traces_config_text.clear();
+  if (c.traces_config_file.empty()) return {};
+  const std::string key = "traces.config_file";
+  std::filesystem::path path(c.traces_config_file);
+  if (path.is_relative() && !config_path.empty()) path = std::filesystem::path(config_path).parent_path() / path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {{key, key + ": cannot read " + path.string()}};
+  std::string text(kMaxTraceConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxTraceConfigBytes) {
+    return {{key, key + ": " + path.string() + " is larger than " + std::to_string(kMaxTraceConfigBytes) + " bytes"}};
+  }
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') {
+      return {{key, key + ": " + path.string() + " is not a text config (control byte " + std::to_string(u) + ")"}};
+    }
+  }
+  if (text.find("data_sources") == std::string::npos) {
+    return {{key, key + ": " + path.string() + " has no data_sources"}};
+  }
+  for (const char* own : {"trigger_config", "unique_session_name", "duration_ms"}) {
+    if (text.find(own) != std::string::npos) {
+      return {{key, key + ": " + path.string() + " sets " + own + ", which the exporter adds itself (docs/traces.md)"}};
+    }
+  }
+  c.traces_config_text = std::move(text);
+  return {};
 }
 
 }  // namespace jank::config

@@ -62,6 +62,13 @@ std::vector<KeyError> cross_key_errors(const Config& config);
 // its item's key ("log_patterns[2].regex").
 std::vector<KeyError> compile_log_patterns(Config& config);
 
+// Reads traces.config_file (relative to the directory of `config_path`)
+// into config.traces_config_text and checks it: readable, at most
+// kMaxTraceConfigBytes, text, with data sources, and without the keys the
+// exporter adds itself (trigger_config, unique_session_name, duration_ms).
+inline constexpr std::size_t kMaxTraceConfigBytes = 64 * 1024;
+std::vector<KeyError> read_trace_config(Config& config, const std::string& config_path);
+
 // `--help`: one line per key with type, default, range and help.
 std::string describe_schema();
 

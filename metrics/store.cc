@@ -342,6 +342,18 @@ void Store::record_skip(DeviceMetrics& device, std::string_view package_name, st
   pkg.window.add(at, frames);
   device.window.add(at, frames);
   if (has_time) note_time(device, at);
+  if (device.spike_lines.min_skip_frames > 0 && frames >= device.spike_lines.min_skip_frames) {
+    keep_spike_line(device, false, package_name, frames, at != 0 ? at : host_now_ns_);
+  }
+}
+
+void Store::keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
+                            std::int64_t at_ns) {
+  auto& spikes = device.spike_lines;
+  // The series the line was counted under: its own, or the overflow one.
+  const std::string key(device.packages.contains(package_name) ? package_name : kOverflowPackage);
+  spikes.lines.push_back({spikes.next_seq++, davey, key, value, at_ns});
+  if (spikes.lines.size() > SpikeLines::kMax) spikes.lines.pop_front();
 }
 
 void Store::record_davey(DeviceMetrics& device, std::string_view package_name, const parsers::DaveyFrame& davey) {
@@ -349,6 +361,10 @@ void Store::record_davey(DeviceMetrics& device, std::string_view package_name, c
   ++pkg.davey_frames;
   if (davey.duration_valid) {
     pkg.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
+    const auto ms = static_cast<double>(davey.duration_ms);
+    if (device.spike_lines.min_davey_ms > 0 && ms >= device.spike_lines.min_davey_ms) {
+      keep_spike_line(device, true, package_name, ms, host_now_ns_);
+    }
   } else {
     ++pkg.davey_invalid_durations;
   }

@@ -179,6 +179,7 @@ struct DeviceMetrics {
   // Exemplars linking counter series to stored traces (docs/traces.md): the
   // newest per series; dropped with their package or layer, never checkpointed.
   std::map<ExemplarKey, TraceExemplar> trace_exemplars;
+  SpikeLines spike_lines;  // for the trace rules; not checkpointed
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
   // What happened to the log between streams (docs/metrics.md).
@@ -345,6 +346,8 @@ class Store {
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
+  void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
+                       std::int64_t at_ns);
   // The label values the cap counts: those that still have a series.
   static void rebuild_pattern_values(DeviceMetrics& device);
 

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +36,24 @@ struct TraceExemplar {
   std::string trace_id;     // [A-Za-z0-9._-]+ (docs/traces.md)
   double value = 0;         // what fired: skip frames, Davey ms, SM, FPS, BigJank count
   std::int64_t time_ns = 0; // host wall time of the trigger
+};
+
+// Single log lines big enough to fire a trace rule (skip, davey), kept for
+// the recorder to read (metrics/spike_rules.h). Off (nothing kept) while
+// both minimums are 0, so a device without traces pays nothing.
+struct SpikeLine {
+  std::uint64_t seq = 0;
+  bool davey = false;   // else a Choreographer skip
+  std::string package;  // the DeviceMetrics::packages key
+  double value = 0;     // frames, or milliseconds
+  std::int64_t host_ns = 0;  // the line's time on the host's timeline (else when it was read)
+};
+struct SpikeLines {
+  static constexpr std::size_t kMax = 64;  // a reader more than this behind sees the newest only
+  std::uint32_t min_skip_frames = 0;       // 0: skips are not kept
+  double min_davey_ms = 0;                 // 0: Davey lines are not kept
+  std::uint64_t next_seq = 0;
+  std::deque<SpikeLine> lines;
 };
 
 // A device's recorder: exported as jank_exporter_trace_* (docs/traces.md).

@@ -1,0 +1,332 @@
+#include "app/trace_recorder.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "app/log.h"
+#include "app/perfetto_commands.h"
+
+namespace jank::app {
+namespace {
+
+constexpr std::size_t kSmallOutput = 4096;
+constexpr std::size_t kMaxAtraceApps = 16;
+constexpr std::chrono::minutes kMaxArmRetry{30};
+
+std::int64_t ns(std::chrono::milliseconds d) { return std::chrono::nanoseconds(d).count(); }
+std::int64_t ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
+
+std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
+  const auto it = d.live.info.find("sdk");
+  if (it == d.live.info.end()) return std::nullopt;
+  int v = 0;
+  const auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  if (ec != std::errc() || p != it->second.data() + it->second.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+metrics::SpikeRuleLimits spike_rule_limits(const config::Config& c) {
+  metrics::SpikeRuleLimits l;
+  l.skip_frames = c.traces_rule_skip_frames;
+  l.davey_ms = c.traces_rule_davey_ms;
+  l.sm_below = c.traces_rule_sm_below;
+  l.sm_window_ns = ns(c.traces_rule_sm_seconds);
+  l.fps_below = c.traces_rule_fps_below;
+  l.fps_active_ns = ns(c.traces_rule_fps_seconds);
+  l.big_jank_count = c.traces_rule_big_jank_count;
+  l.big_jank_window_ns = ns(c.traces_rule_big_jank_window_seconds);
+  return l;
+}
+
+bool traces_device(const config::Config& c, std::string_view serial, std::optional<int> sdk) {
+  if (!c.traces_enabled || !sdk || *sdk < c.traces_min_sdk) return false;
+  const std::string s(serial);
+  return std::any_of(c.traces_devices.begin(), c.traces_devices.end(),
+                     [&](const std::string& g) { return ::fnmatch(g.c_str(), s.c_str(), 0) == 0; });
+}
+
+TraceRecorder::TraceRecorder(PollerContext context, RunCommandWithin run_long)
+    : ctx_(std::move(context)), run_long_(std::move(run_long)), rules_(spike_rule_limits(*ctx_.config)) {}
+
+TraceRecorder::~TraceRecorder() {
+  // A pull cut short by the session's end gives its place back.
+  if (pulling_slot_ && ctx_.shared.trace_pulls > 0) --ctx_.shared.trace_pulls;
+  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+}
+
+void TraceRecorder::start(std::chrono::milliseconds first) {
+  ctx_.shared.with_device(ctx_.serial, [this](metrics::DeviceMetrics& d) { rules_.configure(d); });
+  next_due_ns_ = ctx_.host_now() + ns(first);
+  ctx_.after(kTick, [this] { tick(); });
+}
+
+void TraceRecorder::tick() {
+  const std::int64_t now = ctx_.host_now();
+  check_rules(now);
+  if (due(now)) step(now);
+  ctx_.after(kTick, [this] { tick(); });
+}
+
+void TraceRecorder::count(std::string_view group, std::string_view key) {
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
+    auto& t = d.live.trace;
+    auto& counts = group == "sessions" ? t.sessions : group == "taken" ? t.taken : group == "failed" ? t.failed
+                                                                                                        : t.suppressed;
+    ++counts[std::string(key)];
+  });
+}
+
+void TraceRecorder::check_rules(std::int64_t now) {
+  std::vector<metrics::Spike> spikes;
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) { spikes = rules_.examine(d, now); });
+  bool fired = false;
+  for (const auto& spike : spikes) {
+    std::string_view refused;
+    if (fired || phase_ == Phase::triggered || phase_ == Phase::pull || (phase_ == Phase::armed && busy_)) {
+      refused = "busy";
+    } else if (phase_ != Phase::armed || !confirmed_) {
+      refused = "not_armed";
+    } else {
+      refused = ctx_.shared.trace_budget.refuse(ctx_.serial, now);
+    }
+    if (!refused.empty()) {
+      count("suppressed", refused);
+      continue;
+    }
+    fired = true;
+    trigger(spike, now);
+  }
+}
+
+void TraceRecorder::step(std::int64_t now) {
+  switch (phase_) {
+    case Phase::adopt: return adopt();
+    case Phase::arm: return arm();
+    case Phase::armed: return check_alive();
+    case Phase::triggered: return wait_finished();
+    case Phase::pull:
+      if (ctx_.shared.trace_pulls >= SharedState::kMaxTracePulls) {
+        next_due_ns_ = now + ns(kTick);  // another device's trace is in transit
+        return;
+      }
+      return pull();
+  }
+}
+
+void TraceRecorder::rearm_after(std::chrono::milliseconds delay) {
+  phase_ = Phase::arm;
+  confirmed_ = false;
+  next_due_ns_ = ctx_.host_now() + ns(delay);
+}
+
+// A session left running by an earlier device session (or exporter) is ours
+// to keep: arming a second one would fail on its unique name.
+void TraceRecorder::adopt() {
+  busy_ = true;
+  ctx_.run(perfetto::list_command(), kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    if (r.error) {
+      // Never arm blind: arming removes the file a running session writes to.
+      next_due_ns_ = ctx_.host_now() + ns(arm_retry_);
+      return;
+    }
+    adopt_next(perfetto::parse_pids(r.output), 0);
+  });
+}
+
+void TraceRecorder::adopt_next(std::vector<std::int32_t> pids, std::size_t i) {
+  if (i >= pids.size()) return rearm_after(std::chrono::milliseconds(0));
+  busy_ = true;
+  const std::int32_t pid = pids[i];
+  ctx_.run(perfetto::alive_command(pid), kSmallOutput, [this, pids = std::move(pids), i, pid](ingest::ShellResult r) {
+    busy_ = false;
+    if (!r.error && r.exit_code == 0 && perfetto::is_our_session(r.output)) {
+      pid_ = pid;
+      phase_ = Phase::armed;
+      confirm("adopted");
+      next_due_ns_ = ctx_.host_now() + ns(ctx_.config->traces_check_interval_seconds);
+      return;
+    }
+    if (r.error) {  // unknown: look again later rather than arm beside it
+      phase_ = Phase::adopt;
+      next_due_ns_ = ctx_.host_now() + ns(arm_retry_);
+      return;
+    }
+    adopt_next(std::move(pids), i + 1);
+  });
+}
+
+void TraceRecorder::arm() {
+  perfetto::SessionOptions o;
+  o.user_config = ctx_.config->traces_config_text;
+  o.buffer_kb = ctx_.config->traces_buffer_kb;
+  o.timeout_ms = static_cast<std::uint32_t>(ctx_.config->traces_session_timeout_seconds * 1000);
+  o.stop_delay_ms = ctx_.config->traces_stop_delay_ms;
+  o.apps = ctx_.config->gfxinfo_packages;
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
+    o.sdk = sdk_of(d).value_or(0);
+    for (const auto& [name, pkg] : d.packages) {
+      const bool app = name.find(':') == std::string::npos && name != metrics::kOverflowPackage &&
+                       name != metrics::kUnknownPackage;
+      if (app && std::find(o.apps.begin(), o.apps.end(), name) == o.apps.end()) o.apps.push_back(name);
+    }
+  });
+  if (o.apps.size() > kMaxAtraceApps) o.apps.resize(kMaxAtraceApps);
+  busy_ = true;
+  ctx_.run(perfetto::arm_command(o), kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    const auto pid = r.error ? std::nullopt : perfetto::parse_pid(r.output);
+    if (!pid) {
+      const bool unsupported = !r.error && perfetto::is_unsupported(r.exit_code, r.output);
+      count("sessions", unsupported ? "unsupported" : "arm_failed");
+      if (unsupported) log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
+      const auto retry = unsupported ? std::chrono::milliseconds(kUnsupportedRetry) : arm_retry_;
+      if (!unsupported) arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
+      return rearm_after(retry);
+    }
+    pid_ = *pid;
+    phase_ = Phase::armed;
+    confirmed_ = false;
+    // The service may still refuse the session (a second one of its name):
+    // it counts as armed once its process is seen running.
+    next_due_ns_ = ctx_.host_now() + ns(std::chrono::milliseconds(1000));
+  });
+}
+
+void TraceRecorder::confirm(std::string_view how) {
+  confirmed_ = true;
+  arm_retry_ = std::chrono::milliseconds(30'000);
+  count("sessions", how);
+  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = true; });
+}
+
+void TraceRecorder::check_alive() {
+  busy_ = true;
+  ctx_.run(perfetto::alive_command(pid_), kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    const auto interval = ns(ctx_.config->traces_check_interval_seconds);
+    if (r.error) {
+      next_due_ns_ = ctx_.host_now() + interval;  // unknown: asked again
+      return;
+    }
+    const bool alive = r.exit_code == 0 && perfetto::is_our_session(r.output);
+    if (alive) {
+      if (!confirmed_) confirm("armed");
+      next_due_ns_ = ctx_.host_now() + interval;
+      return;
+    }
+    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+    if (confirmed_) {
+      count("sessions", "expired");  // its trigger timeout, or ended on the device
+      return rearm_after(std::chrono::milliseconds(0));
+    }
+    count("sessions", "arm_failed");
+    const auto retry = arm_retry_;
+    arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
+    rearm_after(retry);
+  });
+}
+
+void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
+  ctx_.shared.trace_budget.spend(ctx_.serial, now);
+  spike_ = spike;
+  triggered_ns_ = now;
+  phase_ = Phase::triggered;
+  busy_ = true;
+  log_info("device " + ctx_.serial + ": " + std::string(metrics::spike_rule_name(spike.rule)) + " spike in " +
+           spike.series.package + " (" + std::to_string(spike.value) + "): taking a trace");
+  ctx_.run(perfetto::trigger_command(), kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    if (r.error || r.exit_code != 0) {
+      count("failed", "trigger_failed");
+      phase_ = Phase::armed;  // is the session still there? the next check tells
+      next_due_ns_ = ctx_.host_now();
+      return;
+    }
+    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+    next_due_ns_ = ctx_.host_now() + ns(std::chrono::milliseconds(ctx_.config->traces_stop_delay_ms));
+    finish_by_ns_ = next_due_ns_ + ns(ctx_.config->traces_finish_timeout_seconds);
+  });
+}
+
+// Perfetto writes the file when tracing stops and exits once it is whole.
+void TraceRecorder::wait_finished() {
+  busy_ = true;
+  ctx_.run(perfetto::alive_command(pid_), kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    const std::int64_t now = ctx_.host_now();
+    const bool gone = !r.error && !(r.exit_code == 0 && perfetto::is_our_session(r.output));
+    if (gone) {
+      phase_ = Phase::pull;
+      next_due_ns_ = now;
+      return;
+    }
+    if (now < finish_by_ns_) {
+      next_due_ns_ = now + ns(kTick);
+      return;
+    }
+    count("failed", "not_finished");
+    log_warning("device " + ctx_.serial + ": Perfetto did not finish its trace in time; ending it");
+    busy_ = true;
+    ctx_.run(perfetto::kill_command(pid_), kSmallOutput, [this](ingest::ShellResult) {
+      busy_ = false;
+      rearm_after(std::chrono::milliseconds(1000));
+    });
+  });
+}
+
+void TraceRecorder::pull() {
+  ++ctx_.shared.trace_pulls;
+  pulling_slot_ = true;
+  busy_ = true;
+  const auto deadline = std::chrono::milliseconds(static_cast<std::int64_t>(ctx_.config->traces_pull_timeout_seconds * 1000));
+  run_long_(perfetto::pull_command(), static_cast<std::size_t>(ctx_.config->traces_max_trace_bytes), deadline,
+            [this](ingest::ShellResult r) {
+              busy_ = false;
+              pulling_slot_ = false;
+              --ctx_.shared.trace_pulls;
+              std::string_view failure;
+              if (r.truncated) failure = "too_large";
+              else if (r.error || r.exit_code != 0) failure = "pull_failed";
+              else if (r.output.empty()) failure = "empty";
+              if (!failure.empty()) {
+                count("failed", failure);
+                log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ")");
+              } else {
+                save(r.output);
+              }
+              rearm_after(std::chrono::milliseconds(0));
+            });
+}
+
+void TraceRecorder::save(const std::string& bytes) {
+  metrics::StoredTrace meta;
+  meta.serial = ctx_.serial;
+  meta.package = spike_->series.package;
+  meta.rule = std::string(metrics::spike_rule_name(spike_->rule));
+  meta.value = spike_->value;
+  meta.triggered_at_ns = triggered_ns_;
+  meta.bytes = bytes.size();
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
+    meta.sdk = sdk_of(d).value_or(0);
+    if (const auto it = d.live.info.find("model"); it != d.live.info.end()) meta.model = it->second;
+  });
+  std::string error;
+  const std::string id = ctx_.shared.trace_sink ? ctx_.shared.trace_sink->save(bytes, meta, error) : std::string();
+  if (id.empty()) {
+    count("failed", "write_failed");
+    log_warning("device " + ctx_.serial + ": trace not kept: " + error);
+    return;
+  }
+  count("taken", meta.rule);
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
+    d.trace_exemplars[spike_->series] = {id, spike_->value, triggered_ns_};
+  });
+  log_info("device " + ctx_.serial + ": trace " + id + " kept (" + std::to_string(bytes.size()) + " bytes)");
+}
+
+}  // namespace jank::app

@@ -1,0 +1,128 @@
+#include "metrics/spike_rules.h"
+
+#include <algorithm>
+
+namespace jank::metrics {
+namespace {
+
+// A line read this long after it was logged (a log caught up after a
+// reconnect) is history: a trace taken now would not show it.
+constexpr std::int64_t kMaxLineAgeNs = 10'000'000'000;
+// Samples kept per series: bounds memory whatever the windows.
+constexpr std::size_t kMaxSamples = 2048;
+
+// Drops series no longer in `present`.
+template <typename Map, typename Keep>
+void forget_gone(Map& histories, Keep&& present) {
+  std::erase_if(histories, [&](const auto& entry) { return !present(entry.first); });
+}
+
+// Appends a sample; a counter that went down starts the history anew.
+template <typename History, typename Sample>
+void append(History& h, Sample s) {
+  if (!h.empty() && (s.a < h.back().a || s.b < h.back().b)) h.clear();
+  h.push_back(s);
+  if (h.size() > kMaxSamples) h.pop_front();
+}
+
+}  // namespace
+
+std::string_view spike_rule_name(SpikeRule rule) {
+  switch (rule) {
+    case SpikeRule::skip: return "skip";
+    case SpikeRule::davey: return "davey";
+    case SpikeRule::sm: return "sm";
+    case SpikeRule::fps: return "fps";
+    case SpikeRule::big_jank: return "big_jank";
+  }
+  return "?";
+}
+
+SpikeDetector::SpikeDetector(SpikeRuleLimits limits) : limits_(limits) {}
+
+void SpikeDetector::configure(DeviceMetrics& device) const {
+  device.spike_lines.min_skip_frames = limits_.skip_frames;
+  device.spike_lines.min_davey_ms = limits_.davey_ms;
+}
+
+std::vector<Spike> SpikeDetector::examine(const DeviceMetrics& device, std::int64_t now_ns) {
+  std::vector<Spike> out;
+  lines(device, now_ns, out);
+  if (limits_.sm_below > 0) sm(device, now_ns, out);
+  if (limits_.fps_below > 0 || limits_.big_jank_count > 0) layers(device, now_ns, out);
+  return out;
+}
+
+void SpikeDetector::lines(const DeviceMetrics& device, std::int64_t now_ns, std::vector<Spike>& out) {
+  const auto& kept = device.spike_lines;
+  if (!lines_started_) {
+    lines_started_ = true;
+    next_line_ = kept.next_seq;  // lines kept before this detector are someone else's
+    return;
+  }
+  for (const auto& line : kept.lines) {
+    if (line.seq < next_line_ || now_ns - line.host_ns > kMaxLineAgeNs) continue;
+    const bool fires = line.davey ? limits_.davey_ms > 0 && line.value >= limits_.davey_ms
+                                  : limits_.skip_frames > 0 && line.value >= limits_.skip_frames;
+    if (!fires) continue;
+    const ExemplarCounter counter = line.davey ? ExemplarCounter::davey_frames : ExemplarCounter::skipped_frames;
+    out.push_back({line.davey ? SpikeRule::davey : SpikeRule::skip, {counter, line.package, ""}, line.value,
+                   line.host_ns});
+  }
+  next_line_ = kept.next_seq;
+}
+
+void SpikeDetector::sm(const DeviceMetrics& device, std::int64_t now_ns, std::vector<Spike>& out) {
+  forget_gone(sm_, [&](const std::string& p) { return device.packages.contains(p); });
+  for (const auto& [name, pkg] : device.packages) {
+    if (name == kOverflowPackage) continue;
+    auto& h = sm_[name];
+    append(h, Sample{now_ns, static_cast<double>(pkg.skipped_frames), 0});
+    // The newest sample at least a window old: SM over the window from it.
+    const std::int64_t from = now_ns - limits_.sm_window_ns;
+    while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();
+    if (h.size() < 2 || h.front().at_ns > from) continue;  // not a whole window yet
+    const double seconds = static_cast<double>(now_ns - h.front().at_ns) / 1e9;
+    const double sm_value = std::max(0.0, device.refresh_hz - (h.back().a - h.front().a) / seconds);
+    if (sm_value >= limits_.sm_below) continue;
+    out.push_back({SpikeRule::sm, {ExemplarCounter::skipped_frames, name, ""}, sm_value, now_ns});
+    h.erase(h.begin(), h.end() - 1);  // the next spike needs a window of its own
+  }
+}
+
+void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std::vector<Spike>& out) {
+  const auto present = [&](const std::string& l) { return device.layers.contains(l); };
+  forget_gone(fps_, present);
+  forget_gone(big_jank_, present);
+  for (const auto& [key, layer] : device.layers) {
+    const auto& p = layer.presents;
+    if (limits_.fps_below > 0) {
+      auto& h = fps_[key];
+      append(h, Sample{now_ns, static_cast<double>(p.frames()), static_cast<double>(p.active_ns())});
+      // The newest sample with at least the rule's active time after it.
+      const double need = static_cast<double>(limits_.fps_active_ns);
+      while (h.size() > 1 && h.back().b - h[1].b >= need) h.pop_front();
+      if (h.size() >= 2 && h.back().b - h.front().b >= need) {
+        const double fps = (h.back().a - h.front().a) / ((h.back().b - h.front().b) / 1e9);
+        if (fps < limits_.fps_below) {
+          out.push_back({SpikeRule::fps, {ExemplarCounter::layer_frames_presented, layer.package, key}, fps, now_ns});
+          h.erase(h.begin(), h.end() - 1);
+        }
+      }
+    }
+    if (limits_.big_jank_count > 0) {
+      auto& h = big_jank_[key];
+      append(h, Sample{now_ns, static_cast<double>(p.big_jank()), 0});
+      // Counted from the newest sample at or before the window's start (or the baseline).
+      const std::int64_t from = now_ns - limits_.big_jank_window_ns;
+      while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();
+      const double burst = h.back().a - h.front().a;
+      if (h.size() >= 2 && burst >= limits_.big_jank_count) {
+        out.push_back({SpikeRule::big_jank, {ExemplarCounter::layer_big_jank, layer.package, key}, burst, now_ns});
+        h.erase(h.begin(), h.end() - 1);
+      }
+    }
+  }
+}
+
+}  // namespace jank::metrics
