@@ -916,7 +916,6 @@ PerfettoRun Perfetto::run_perfetto(const std::vector<std::string>& argv, const s
   p.path = path;
   p.cfg = *cfg;
   p.file = file;
-  p.started = now_;
   const std::string why = refusal(p.cfg);
   if (!why.empty()) {
     p.state = State::refused;
@@ -962,8 +961,13 @@ void Perfetto::trigger(const std::string& name) {
   // traced's ActivateTriggers: every session waiting for a trigger of that
   // name takes it once (within its max_per_24_h); STOP_TRACING stops
   // stop_delay_ms later.
-  auto& history = trigger_history_[name];
-  while (!history.empty() && history.front() < now_ - 24 * 3600 * 1000 * kMs) history.pop_front();
+  // Only names that matched are remembered: any name may be sent.
+  static const std::deque<std::int64_t> kNone;
+  auto found = trigger_history_.find(name);
+  if (found != trigger_history_.end()) {
+    while (!found->second.empty() && found->second.front() < now_ - 24 * 3600 * 1000 * kMs) found->second.pop_front();
+  }
+  const std::deque<std::int64_t>& history = found == trigger_history_.end() ? kNone : found->second;
   bool matched = false;
   for (auto& [pid, p] : procs_) {
     if (p.state != State::tracing || p.cfg.trigger_mode == 0 || p.triggered) continue;
@@ -973,13 +977,14 @@ void Perfetto::trigger(const std::string& name) {
       matched = true;
       p.triggered = true;
       p.trigger = name;
-      p.trigger_mono = now_;
+      p.trigger_host_ms = host_ms(now_);  // now: a later clock step must not move it
+      p.trigger_device_ms = device_ms(now_);
       p.stop_at = now_ + std::int64_t{t.stop_delay_ms} * kMs;
       ++n_.triggers_received;
       break;
     }
   }
-  if (matched) history.push_back(now_);
+  if (matched) trigger_history_[name].push_back(now_);
 }
 
 std::uint64_t Perfetto::next_trace_size(const Process& p) {
@@ -1015,8 +1020,8 @@ void Perfetto::write_out(Process& p, const std::string& how) {
   rec.how = how;
   rec.trigger = p.trigger;
   if (p.triggered) {
-    rec.triggered_host_ms = host_ms(p.trigger_mono);
-    rec.triggered_device_ms = device_ms(p.trigger_mono);
+    rec.triggered_host_ms = p.trigger_host_ms;
+    rec.triggered_device_ms = p.trigger_device_ms;
   }
   rec.stopped_host_ms = host_ms(now_);
   rec.file = p.file;
@@ -1129,7 +1134,6 @@ std::int32_t Perfetto::start_foreign(double seconds, const std::string& unique_n
   p.cfg.duration_ms = seconds > 0 ? static_cast<std::uint32_t>(std::min(seconds * 1000, 7.0 * 24 * 3600 * 1000)) : 0;
   p.file = std::make_shared<TraceFile>();
   files_[p.path] = p.file;
-  p.started = now_;
   const std::string why = refusal(p.cfg);
   *refused = !why.empty();
   if (*refused) {

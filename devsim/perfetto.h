@@ -145,13 +145,12 @@ class Perfetto {
     PerfettoConfig cfg;
     std::shared_ptr<TraceFile> file;
     State state = State::tracing;
-    std::int64_t started = 0;
     std::int64_t stop_at = INT64_MAX;     // stop and write the buffers (trigger delay, duration)
     std::int64_t timeout_at = INT64_MAX;  // trigger_timeout_ms: stop without data unless triggered
     std::int64_t exit_at = INT64_MAX;
     bool triggered = false;
     std::string trigger;
-    std::int64_t trigger_mono = 0;
+    std::int64_t trigger_host_ms = 0, trigger_device_ms = 0;  // wall clocks at the trigger
     int sigterms = 0;
   };
   struct TraceRecord {

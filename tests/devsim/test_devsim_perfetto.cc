@@ -494,3 +494,16 @@ TEST_CASE("devsim perfetto: a foreign session holding our unique name makes our 
   CHECK(p["traces"][0]["how"].str == "duration");
   CHECK(s.sh("cat " + p["traces"][0]["path"].str).out.size() == p["traces"][0]["size"].u64());
 }
+
+TEST_CASE("devsim perfetto: the trigger time is taken on the host clock at the trigger", "[devsim][perfetto]") {
+  Sim s;
+  s.arm_pid(config(3'600'000, 1000));
+  const std::int64_t host_ms = s.clock.wall_ns() / kMs;
+  s.sh("trigger_perfetto jank_exporter");
+  s.dev.clock_step(3600LL * 1'000'000'000);  // the device's clock jumps during the stop delay
+  s.ms(5000);
+  const Json t = s.perfetto()["traces"][0];
+  CHECK(t["triggered_at_ms"].integer() == host_ms);
+  CHECK(t["device_triggered_at_ms"].integer() == host_ms);
+  CHECK(t["stopped_at_ms"].integer() == host_ms + 1000);
+}

@@ -84,6 +84,45 @@ TEST_CASE("adb: arm then trigger then pull a simulated Perfetto trace byte for b
   CHECK(sim.truth()["devices"][0]["perfetto"]["pulls_failed"].integer() == 1);
 }
 
+TEST_CASE("adb: the perfetto control commands size end and hang the simulated sessions") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1"});
+  const std::string s = attach(adb, sim);
+  CHECK(sim.control("perfetto sim0 trace-bytes 6000000") == "OK");
+  CHECK(sim.control("perfetto sim0 write-speed 100000000") == "OK");
+  CHECK(sim.control("perfetto sim0 bogus").rfind("ERR usage: perfetto DEV", 0) == 0);
+  RunResult r = adb.adb({"-s", s, "shell", kArm});
+  REQUIRE(r.exit == 0);
+  const std::string pid = r.out.substr(0, r.out.find('\n'));
+  REQUIRE(adb.adb({"-s", s, "shell", "trigger_perfetto jank_exporter"}).exit == 0);
+  REQUIRE(wait_until([&] { return adb.adb({"-s", s, "shell", "pidof perfetto"}).exit == 1; }, 10000ms, 100ms));
+  const Json t = sim.truth()["devices"][0]["perfetto"]["traces"][0];
+  REQUIRE(t["complete"].b);
+  CHECK(t["size"].integer() == 6'000'000);
+  r = adb.adb({"-s", s, "exec-out", "cat " + kTrace});
+  CHECK(r.out.size() == 6'000'000);  // over 4 MiB: streamed
+  CHECK(fnv_hex(r.out) == t["fnv1a64"].str);
+
+  REQUIRE(sim.control("perfetto sim0 hang-pull") == "OK");
+  r = adb.adb({"-s", s, "exec-out", "cat " + kTrace}, 1500ms);
+  CHECK(r.timed_out);
+  CHECK(r.out.empty());
+  REQUIRE(sim.control("perfetto sim0 unhang-pull") == "OK");
+  CHECK(adb.adb({"-s", s, "exec-out", "cat " + kTrace}).out.size() == 6'000'000);
+
+  // `end`: our new session ends as at its timeout, with an empty file.
+  REQUIRE(adb.adb({"-s", s, "shell", kArm}).exit == 0);
+  CHECK(sim.control("perfetto sim0 end") == "OK {\"devices\":[{\"name\":\"sim0\",\"ended\":1}]}");
+  REQUIRE(wait_until([&] { return adb.adb({"-s", s, "shell", "pidof perfetto"}).exit == 1; }, 10000ms, 100ms));
+  r = adb.adb({"-s", s, "shell", "cat " + kTrace});
+  CHECK(r.exit == 0);
+  CHECK(r.out.empty());
+  const Json p = sim.truth()["devices"][0]["perfetto"];
+  CHECK(p["expired"].integer() == 1);
+  CHECK(p["ended_by_control"].integer() == 1);
+  CHECK(p["pulls_hung"].integer() == 1);
+}
+
 TEST_CASE("adb: Android 9 has no trigger_perfetto and no perfetto --txt") {
   AdbServer adb;
   DevSim sim({"--devices", "1", "--sdk", "28"});
