@@ -108,6 +108,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
   init_thermal();
   for (auto& a : apps_) start_app(a);
+  perfetto_.boot(sim_time_);
 }
 
 std::string Device::new_boot_id() {
@@ -358,6 +359,7 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
     a.forced_skip = 0;
     start_app(a);
   }
+  perfetto_.reboot(sim_time_);
 }
 
 void Device::clock_step(std::int64_t ns) {
@@ -375,10 +377,33 @@ std::vector<std::int32_t> Device::pids_of(std::string_view name) const {
   if (name == "logd") return {logd_pid_};
   if (name == "zygote64" || name == "zygote") return {zygote_pid_};
   if (name == "system_server") return {system_server_pid_};
+  if (name == "perfetto") return perfetto_.pids();
+  if (name == "traced" && perfetto_.traced_pid()) return {perfetto_.traced_pid()};
+  if (name == "traced_probes" && perfetto_.traced_probes_pid()) return {perfetto_.traced_probes_pid()};
   for (const auto& a : apps_) {
     if (a.cfg.package == name && a.pid != 0) return {a.pid};
   }
   return {};
+}
+
+bool Device::pid_in_use(std::int32_t pid) const {
+  if (pid == 1 || pid == logd_pid_ || pid == zygote_pid_ || pid == system_server_pid_) return true;
+  return std::any_of(apps_.begin(), apps_.end(), [pid](const AppState& a) { return a.pid == pid; });
+}
+
+std::optional<std::string> Device::cmdline_of(std::int32_t pid) const {
+  using namespace std::string_literals;
+  if (auto p = perfetto_.cmdline(pid)) return p;
+  if (pid == 1) return "/system/bin/init\0second_stage\0"s;
+  if (pid == logd_pid_) return "/system/bin/logd\0"s;
+  if (pid == zygote_pid_) return "zygote64\0"s;
+  if (pid == system_server_pid_) return "system_server\0"s;
+  if (pid != 0 && pid == perfetto_.traced_pid()) return "/system/bin/traced\0"s;
+  if (pid != 0 && pid == perfetto_.traced_probes_pid()) return "/system/bin/traced_probes\0"s;
+  for (const auto& a : apps_) {
+    if (a.pid == pid && pid != 0) return a.cfg.package + "\0"s;
+  }
+  return std::nullopt;
 }
 
 std::uint64_t Device::lines_written() const {
@@ -894,6 +919,8 @@ void Device::noise(std::int64_t t) {
 void Device::advance() {
   if (held_ > 0) return;
   const std::int64_t now = now_mono();
+  // Perfetto runs on its own clock, paused or not: a pause freezes frames, not traced.
+  perfetto_.advance(now);
   if (paused_) {
     sim_time_ = std::max(sim_time_, now);
     return;
@@ -1136,7 +1163,7 @@ std::string Device::truth_json() const {
     }
     s += "]}";
   }
-  s += "]," + thermal_truth() + "}";
+  s += "]," + thermal_truth() + ",\"perfetto\":" + perfetto_.truth_json() + "}";
   return s;
 }
 
@@ -1154,6 +1181,12 @@ std::string Device::ps() const {
     if (a.pid == 0) continue;
     row(fmt("u0_a%d", a.uid - 10000).c_str(), a.pid, zygote_pid_, a.cfg.package);
   }
+  if (perfetto_.traced_pid()) {
+    row("nobody", perfetto_.traced_pid(), 1, "traced");
+    row("nobody", perfetto_.traced_probes_pid(), 1, "traced_probes");
+  }
+  // A background perfetto is a daemon of the shell user: init is its parent.
+  for (const std::int32_t pid : perfetto_.pids()) row("shell", pid, 1, "perfetto");
   return s;
 }
 

@@ -19,6 +19,7 @@
 #include "devsim/clock.h"
 #include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
+#include "devsim/perfetto.h"
 #include "devsim/thermal_dump.h"
 
 namespace jank::devsim {
@@ -298,6 +299,14 @@ class Device {
   std::uint64_t logd_restarts() const { return logd_restarts_; }
   // Pids of processes with that name (pidof); empty when none.
   std::vector<std::int32_t> pids_of(std::string_view name) const;
+  // A process of the platform or an app has this pid now (perfetto's own aside).
+  bool pid_in_use(std::int32_t pid) const;
+  // /proc/PID/cmdline of a live process (each argument ended by NUL).
+  std::optional<std::string> cmdline_of(std::int32_t pid) const;
+
+  // Perfetto: sessions, triggers and trace files (devsim/perfetto.h).
+  Perfetto& perfetto() { return perfetto_; }
+  const Perfetto& perfetto() const { return perfetto_; }
 
   // The reader, for the truth. A follow stream of these buffers opened.
   void reader_follow(LogMask mask);
@@ -562,6 +571,7 @@ class Device {
     std::string tag;
   };
   std::array<Header, kLogIdCount> last_header_{};
+  Perfetto perfetto_{*this};  // last: it reads the config when constructed
 };
 
 }  // namespace jank::devsim

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 
@@ -376,8 +377,176 @@ int run_grep(const std::vector<std::string>& w, const std::string& input, ShellR
   return any ? 0 : 1;
 }
 
+// Android's /system/bin/sh (mksh) on a command it cannot find or run.
+int mksh_not_found(const std::string& cmd, ShellResult& r) {
+  r.err += "/system/bin/sh: " + cmd + ": inaccessible or not found\n";
+  return 127;
+}
+
+// printf FORMAT [ARG…] with %s %d %i %c %% and backslash escapes; the format
+// is used again while arguments remain (POSIX).
+int run_printf(const std::vector<std::string>& w, ShellResult& r) {
+  if (w.size() < 2) {
+    r.err += "printf: Needs 1 argument\n";
+    return 1;
+  }
+  const std::string& f = w[1];
+  std::size_t arg = 2;
+  do {
+    const std::size_t before = arg;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const char c = f[i];
+      if (c == '\\' && i + 1 < f.size()) {
+        const char e = f[++i];
+        r.out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'a' ? '\a' : e;
+      } else if (c == '%' && i + 1 < f.size()) {
+        const char k = f[++i];
+        const std::string a = arg < w.size() ? w[arg] : std::string();
+        if (k == '%') {
+          r.out += '%';
+          continue;
+        }
+        if (arg < w.size()) ++arg;
+        if (k == 's') r.out += a;
+        else if (k == 'd' || k == 'i') r.out += std::to_string(std::strtoll(a.c_str(), nullptr, 10));
+        else if (k == 'c') r.out += a.substr(0, 1);
+        else {
+          r.err += std::string("printf: %") + k + ": invalid conversion\n";
+          return 1;
+        }
+      } else {
+        r.out += c;
+      }
+    }
+    if (arg == before) break;  // the format takes no argument
+  } while (arg < w.size());
+  return 0;
+}
+
+// mksh's kill builtin: kill [-s SIG | -SIG | -N] PID…
+int run_kill(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  int sig = 15;
+  std::size_t i = 1;
+  auto signal_number = [](std::string name) {
+    if (name.rfind("SIG", 0) == 0) name = name.substr(3);
+    if (all_digits(name)) return std::stoi(name);
+    static const std::pair<const char*, int> kNames[] = {{"HUP", 1}, {"INT", 2}, {"QUIT", 3}, {"KILL", 9},
+                                                         {"USR1", 10}, {"USR2", 12}, {"TERM", 15}};
+    for (const auto& [n, v] : kNames) {
+      if (name == n) return v;
+    }
+    return -1;
+  };
+  if (i < w.size() && w[i] == "-s" && i + 1 < w.size()) {
+    sig = signal_number(w[i + 1]);
+    i += 2;
+  } else if (i < w.size() && w[i].size() > 1 && w[i][0] == '-') {
+    sig = signal_number(w[i].substr(1));
+    ++i;
+  }
+  if (sig < 0 || sig > 64) {
+    r.err += "/system/bin/sh: kill: " + w[i - 1] + ": unknown signal\n";
+    return 1;
+  }
+  if (i >= w.size()) {
+    r.err += "/system/bin/sh: kill: usage: kill [-s signame | -signum | -signame] { job | pid | pgrp } ...\n";
+    return 1;
+  }
+  int status = 0;
+  for (; i < w.size(); ++i) {
+    if (!all_digits(w[i])) {
+      r.err += "/system/bin/sh: kill: " + w[i] + ": arguments must be jobs or process IDs\n";
+      status = 1;
+      continue;
+    }
+    const auto pid = static_cast<std::int32_t>(std::strtol(w[i].c_str(), nullptr, 10));
+    int err = ESRCH;
+    if (dev.perfetto().is_process(pid)) {
+      err = dev.perfetto().signal(pid, sig);
+    } else if (dev.cmdline_of(pid)) {
+      // Other uids' processes: the shell user may not signal them.
+      err = EPERM;
+    }
+    if (err != 0) {
+      r.err += "/system/bin/sh: kill: " + w[i] + ": " + (err == EPERM ? "Operation not permitted" : "No such process") + "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
+// toybox rm: only the trace directory is modelled (other paths do not exist).
+int run_rm(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  bool force = false;
+  int status = 0;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i].size() > 1 && w[i][0] == '-') {
+      force = force || w[i].find('f') != std::string::npos;
+      continue;
+    }
+    if (!dev.perfetto().remove_file(w[i]) && !force) {
+      r.err += "rm: " + w[i] + ": No such file or directory\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
+// cat of /proc and trace files; a trace bigger than kInlineFileMax is
+// streamed (r.file) and ends the arguments, a hung pull sets r.hang.
+int run_cat(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  int status = 0;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    const std::string& path = w[i];
+    if (path == "/proc/sys/kernel/random/boot_id") {
+      r.out += dev.boot_id() + "\n";
+      continue;
+    }
+    if (path == "/proc/uptime") {
+      const double up = static_cast<double>(dev.now_mono()) / 1e9;
+      char b[64];
+      std::snprintf(b, sizeof b, "%.2f %.2f\n", up, up * 3.1);
+      r.out += b;
+      continue;
+    }
+    constexpr std::string_view kProc = "/proc/", kCmdline = "/cmdline";
+    if (path.rfind(kProc, 0) == 0 && path.size() > kProc.size() + kCmdline.size() &&
+        path.compare(path.size() - kCmdline.size(), kCmdline.size(), kCmdline) == 0) {
+      const std::string pid = path.substr(kProc.size(), path.size() - kProc.size() - kCmdline.size());
+      if (all_digits(pid) && pid.size() < 8) {
+        if (auto line = dev.cmdline_of(static_cast<std::int32_t>(std::stol(pid)))) {
+          r.out += *line;
+          continue;
+        }
+      }
+    } else if (path.rfind(kPerfettoTraceDir, 0) == 0) {
+      const TraceRead t = dev.perfetto().cat(path);
+      if (t.kind == TraceRead::Kind::hang) {
+        r.hang = true;
+        return status;
+      }
+      if (t.kind == TraceRead::Kind::denied) {
+        r.err += "cat: " + path + ": Permission denied\n";
+        status = 1;
+        continue;
+      }
+      if (t.kind == TraceRead::Kind::data) {
+        if (t.length <= kInlineFileMax) {
+          r.out += t.content.slice(0, static_cast<std::size_t>(t.length));
+          continue;
+        }
+        r.file = FileStream{t.content, t.length};
+        return status;
+      }
+    }
+    r.err += "cat: " + path + ": No such file or directory\n";
+    status = 1;
+  }
+  return status;
+}
+
 // Runs one simple command (no operators). Returns its exit status.
-// `input`: what a pipe feeds it (only grep reads it).
+// `input`: what a pipe feeds it (only grep and perfetto read it).
 int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop,
                const std::string* input = nullptr) {
   // Leading VAR=value assignments only set the environment, which we ignore.
@@ -490,23 +659,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     r.err += "Can't find service: " + w[1] + "\n";
     return 0;
   }
-  if (cmd == "cat") {
-    int status = 0;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-      if (w[i] == "/proc/sys/kernel/random/boot_id") {
-        r.out += dev.boot_id() + "\n";
-      } else if (w[i] == "/proc/uptime") {
-        const double up = static_cast<double>(dev.now_mono()) / 1e9;
-        char b[64];
-        std::snprintf(b, sizeof b, "%.2f %.2f\n", up, up * 3.1);
-        r.out += b;
-      } else {
-        r.err += "cat: " + w[i] + ": No such file or directory\n";
-        status = 1;
-      }
-    }
-    return status;
-  }
+  if (cmd == "cat") return run_cat(dev, w, r);
   if (cmd == "pidof") {
     // toybox: every pid of every name on one line; nothing found is exit 1.
     std::string pids;
@@ -520,6 +673,23 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "date") return run_date(dev, w, r);
   if (cmd == "grep") return run_grep(w, input ? *input : std::string(), r);
+  if (cmd == "printf") return run_printf(w, r);
+  if (cmd == "kill") return run_kill(dev, w, r);
+  if (cmd == "rm") return run_rm(dev, w, r);
+  if (cmd == "perfetto" || cmd == "/system/bin/perfetto") {
+    if (dev.config().sdk < 28) return mksh_not_found(cmd, r);  // Perfetto came with Android 9
+    PerfettoRun p = dev.perfetto().run_perfetto(w, input);
+    r.out += p.out;
+    r.err += p.err;
+    return p.exit;
+  }
+  if (cmd == "trigger_perfetto" || cmd == "/system/bin/trigger_perfetto") {
+    if (dev.config().sdk < 29) return mksh_not_found(cmd, r);  // and trigger_perfetto with Android 10
+    PerfettoRun p = dev.perfetto().trigger_perfetto(w);
+    r.out += p.out;
+    r.err += p.err;
+    return p.exit;
+  }
   if (cmd == "logcat") {
     ShellResult lr = run_logcat(dev, std::vector<std::string>(w.begin() + 1, w.end()));
     r.out += lr.out;
@@ -668,6 +838,11 @@ ShellResult run_shell(Device& dev, std::string_view script) {
       std::optional<std::string> input = std::move(piped);
       piped.reset();
       status = run_simple(dev, std::move(cmd), one, &stop, input ? &*input : nullptr);
+      if (one.file && to_pipe) {
+        one.file.reset();
+        one.err += "sh: a pipe of a file over 4 MiB is not simulated\n";
+        status = 2;
+      }
       if (to_pipe) {
         piped = out_null ? std::string() : std::move(one.out);
         one.out.clear();
@@ -677,6 +852,15 @@ ShellResult run_shell(Device& dev, std::string_view script) {
       else if (!err_null) r.err += one.err;
       if (one.follow) {
         r.follow = std::move(one.follow);
+        break;
+      }
+      if (one.hang) {
+        r.hang = true;
+        break;
+      }
+      if (one.file) {
+        // Streamed by the transport after what came before; the script ends here.
+        if (!out_null) r.file = std::move(one.file);
         break;
       }
       if (stop) break;

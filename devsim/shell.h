@@ -1,6 +1,7 @@
 // A very small /system/bin/sh for the commands the exporter and the tests run:
-// `;` `&&` `||`, POSIX quoting, `export`/`exec`, redirection to /dev/null, and
-// the builtins and tools of a device (logcat, dumpsys, getprop, setprop, ps …).
+// `;` `&&` `||`, POSIX quoting, `export`/`exec`, redirection to /dev/null, a
+// pipe into grep or perfetto, and the builtins and tools of a device
+// (logcat, dumpsys, getprop, setprop, ps, perfetto, kill …).
 #pragma once
 
 #include <array>
@@ -52,11 +53,24 @@ struct WrittenEntry {
 // reader's cursor declaration names its last counted entry.
 std::uint64_t first_line_hash(std::string_view line);
 
+// A file too big to hold in memory, streamed after `out` (then the exit):
+// its first `length` bytes.
+struct FileStream {
+  TraceBytes content;
+  std::uint64_t length = 0;
+};
+
 struct ShellResult {
   std::string out, err;
   int exit = 0;
   std::optional<LogcatFollow> follow;  // set: the command keeps streaming
+  std::optional<FileStream> file;      // set: the output goes on with these bytes
+  bool hang = false;                   // the command never answers (nor exits)
 };
+
+// A `cat` of a file at most this big answers at once; a bigger one is
+// streamed and ends the script (as an endless logcat does).
+inline constexpr std::uint64_t kInlineFileMax = 4 * 1024 * 1024;
 
 // Splits a command line into words the way sh does (quotes removed). Operators
 // ; && || are returned as separate words prefixed with '\0' so that quoted

@@ -260,7 +260,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal install "
+                 "screen idle thermal install perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -482,6 +482,58 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       }
       return std::string();
     };
+  } else if (cmd == "perfetto") {
+    // perfetto DEV fail-pull N | hang-pull | unhang-pull | trace-bytes N |
+    // write-speed BYTES_PER_S | foreign [SECONDS] [UNIQUE_NAME] | end
+    const std::string what = arg(0);
+    double v = 0;
+    const bool has_num = args.size() >= 2 && parse_number(arg(1), &v) && v >= 0 && v == std::floor(v);
+    if (what == "fail-pull" && has_num && args.size() == 2 && v <= 1e9) {
+      fn = [=](SimDevice& d) {
+        d.model().advance();
+        d.model().perfetto().fail_pulls(static_cast<std::uint32_t>(v));
+        return std::string();
+      };
+    } else if ((what == "hang-pull" || what == "unhang-pull") && args.size() == 1) {
+      const bool on = what == "hang-pull";
+      fn = [=](SimDevice& d) {
+        d.model().perfetto().hang_pulls(on);
+        return std::string();
+      };
+    } else if (what == "trace-bytes" && has_num && args.size() == 2 && v <= 4.0 * 1024 * 1024 * 1024) {
+      fn = [=](SimDevice& d) {
+        d.model().perfetto().set_trace_bytes(static_cast<std::uint64_t>(v));
+        return std::string();
+      };
+    } else if (what == "write-speed" && has_num && args.size() == 2 && v <= 1e12) {
+      fn = [=](SimDevice& d) {
+        d.model().perfetto().set_write_speed(static_cast<std::uint64_t>(v));
+        return std::string();
+      };
+    } else if ((what == "foreign" && args.size() <= 3 && (args.size() < 2 || has_num)) ||
+               (what == "end" && args.size() == 1)) {
+      const double secs = args.size() >= 2 ? v : 0;
+      const std::string unique = arg(2);
+      const bool unique_ok = std::all_of(unique.begin(), unique.end(), [](char c) {
+        return c > ' ' && c < 127 && c != '"' && c != '\\';
+      });
+      if (!unique_ok) return reply("ERR usage: perfetto DEV foreign [SECONDS] [UNIQUE_NAME]");
+      return for_devices(devs, [=](SimDevice& d) {
+        d.model().advance();
+        std::string one = "{\"name\":\"" + json_escape(d.model().config().name) + "\"";
+        if (what == "end") return one + ",\"ended\":" + std::to_string(d.model().perfetto().end_ours()) + "}";
+        bool refused = false;
+        const std::int32_t pid = d.model().perfetto().start_foreign(secs, unique, &refused);
+        return one + ",\"pid\":" + std::to_string(pid) + ",\"refused\":" + (refused ? "true" : "false") + "}";
+      }, [reply](std::vector<std::string> r) {
+        std::string s = "OK {\"devices\":[";
+        for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
+        reply(s + "]}");
+      });
+    } else {
+      return reply("ERR usage: perfetto DEV fail-pull N|hang-pull|unhang-pull|trace-bytes N|write-speed BYTES_PER_S|"
+                   "foreign [SECONDS] [UNIQUE_NAME]|end");
+    }
   } else if (cmd == "auth") {
     const bool unauthorized = arg(0) == "off";
     fn = [=](SimDevice& d) { d.set_unauthorized(unauthorized); return std::string(); };

@@ -22,6 +22,10 @@ constexpr std::uint32_t kClse = 0x45534c43;
 constexpr std::uint32_t kVersion = 0x01000001;
 constexpr std::uint32_t kMaxPayload = 1024 * 1024;
 constexpr std::size_t kFollowHighWater = 64 * 1024;  // stop pulling logs past this backlog
+// A streamed file is made in chunks while less than this is queued: memory
+// stays bounded whatever its size.
+constexpr std::size_t kFileHighWater = 1024 * 1024;
+constexpr std::size_t kFileChunk = 256 * 1024;
 
 void put32(std::string& s, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -76,6 +80,10 @@ struct Stream {
   };
   std::deque<Mark> marks;
   std::shared_ptr<asio::steady_timer> delay;  // a slow device's command not yet run
+  // A big file being sent (`cat` of a trace): bytes made as the host takes them.
+  std::optional<FileStream> file;
+  std::uint64_t file_at = 0;
+  int file_exit = 0;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -327,8 +335,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
       st.follow = std::move(r.follow);
       return pump_stream(st.local);
     }
+    if (r.hang) return flush(st);  // what came before goes out; then silence, no exit
+    if (r.file) {
+      st.file = std::move(r.file);
+      st.file_exit = r.exit;
+      return pump_file(st);
+    }
     finish(st, r.exit);
     flush(st);
+  }
+
+  void pump_file(Stream& s) {
+    while (s.file && !s.finished && s.pending.size() < kFileHighWater) {
+      const std::uint64_t left = s.file->length - s.file_at;
+      if (left == 0) {
+        s.file.reset();
+        finish(s, s.file_exit);
+        break;
+      }
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kFileChunk));
+      add_output(s, s.file->content.slice(s.file_at, n), 1);
+      s.file_at += n;
+    }
+    flush(s);
   }
 
   void add_output(Stream& s, std::string_view text, std::uint8_t id) {
@@ -381,6 +410,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       s.marks.pop_front();
     }
     if (s.follow && !s.finished && s.pending.size() < kFollowHighWater / 2) return pump_stream(local);
+    if (s.file && s.pending.size() < kFileHighWater / 2) return pump_file(s);
     flush(s);
   }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "devsim/transport.h"
+#include "tests/rig/json.h"
 
 using namespace jank::devsim;
 using steady = std::chrono::steady_clock;
@@ -312,4 +313,118 @@ TEST_CASE("transport: a reboot drops the connection, the device comes back with 
   CHECK(s.out != boot0 + "\n");
   CHECK(s.out == rig.on([](SimDevice& d) { return d.model().boot_id(); }) + "\n");
   CHECK(rig.on([](SimDevice& d) { return d.model().reboots(); }) == 1);
+}
+
+namespace {
+
+const std::string kTrace = "/data/misc/perfetto-traces/jank_exporter.pftrace";
+
+// Arms a session, triggers it and lets it write a trace of `bytes` bytes.
+std::string write_trace(Rig& rig, Host& host, std::uint64_t bytes) {
+  rig.on([bytes](SimDevice& d) {
+    d.model().perfetto().set_trace_bytes(bytes);
+    d.model().perfetto().set_write_speed(1ull << 40);
+    return 0;
+  });
+  Shell arm(host, 10, "rm -f " + kTrace +
+                          "; printf %s 'unique_session_name: \"jank_exporter\" trigger_config { trigger_mode: "
+                          "STOP_TRACING trigger_timeout_ms: 60000 triggers { name: \"jank_exporter\" stop_delay_ms: "
+                          "100 } }' | perfetto --background --txt -c - -o " +
+                          kTrace);
+  REQUIRE(arm.opened());
+  REQUIRE(arm.until_closed());
+  REQUIRE(arm.exit == 0);
+  Shell trigger(host, 11, "trigger_perfetto jank_exporter");
+  REQUIRE(trigger.opened());
+  REQUIRE(trigger.until_closed());
+  rig.on([&](SimDevice& d) {
+    rig.clock.advance_ms(1000);
+    d.model().advance();
+    return 0;
+  });
+  const std::string truth = rig.on([](SimDevice& d) { return d.model().truth_json(); });
+  const auto j = jank::rig::parse_json(truth);
+  REQUIRE(j);
+  const jank::rig::Json& t = (*j)["perfetto"]["traces"][0];
+  REQUIRE(t["complete"].b);
+  REQUIRE(t["size"].u64() == bytes);
+  return t["fnv1a64"].str;
+}
+
+std::string fnv_hex(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("transport: a trace pulled with cat over shell v2 and exec is the exact binary file") {
+  Rig rig;
+  Host host(rig.dev->port());
+  REQUIRE(host.connected());
+  const std::string fnv = write_trace(rig, host, 200'000);
+  Shell v2(host, 1, "cat " + kTrace);
+  REQUIRE(v2.opened());
+  REQUIRE(v2.until_closed());
+  CHECK(v2.exit == 0);
+  CHECK(v2.err.empty());
+  CHECK(v2.out.size() == 200'000);
+  CHECK(fnv_hex(v2.out) == fnv);
+  // exec: raw stdout, no framing.
+  host.send(kOpen, 2, 0, "exec:cat " + kTrace + std::string(1, '\0'));
+  Packet p;
+  REQUIRE(host.recv(p));
+  REQUIRE(p.cmd == kOkay);
+  std::string raw;
+  while (host.recv(p) && p.cmd == kWrte) {
+    raw += p.data;
+    host.send(kOkay, 2, p.a0);
+  }
+  CHECK(p.cmd == kClse);
+  CHECK(raw == v2.out);
+}
+
+TEST_CASE("transport: a trace over 4 MiB is streamed as the host takes it") {
+  Rig rig;
+  Host host(rig.dev->port());
+  REQUIRE(host.connected());
+  const std::uint64_t size = 12 * 1024 * 1024 + 5;
+  const std::string fnv = write_trace(rig, host, size);
+  Shell s(host, 1, "cat " + kTrace);
+  REQUIRE(s.opened());
+  // Unacknowledged, the device sends one WRTE and waits: nothing piles up.
+  REQUIRE(s.step(false));
+  CHECK_FALSE(s.step(false, std::chrono::milliseconds(200)));
+  host.send(kOkay, s.local, s.remote);
+  REQUIRE(s.until_closed());
+  CHECK(s.exit == 0);
+  CHECK(s.out.size() == size);
+  CHECK(fnv_hex(s.out) == fnv);
+}
+
+TEST_CASE("transport: a hung pull never answers and the device goes on serving other streams") {
+  Rig rig;
+  Host host(rig.dev->port());
+  REQUIRE(host.connected());
+  write_trace(rig, host, 50'000);
+  rig.on([](SimDevice& d) { d.model().perfetto().hang_pulls(true); return 0; });
+  Shell hung(host, 1, "cat " + kTrace);
+  REQUIRE(hung.opened());
+  Shell other(host, 2, "echo alive");
+  REQUIRE(other.opened());
+  REQUIRE(other.until_closed());
+  CHECK(other.out == "alive\n");
+  CHECK_FALSE(hung.step(true, std::chrono::milliseconds(300)));
+  host.send(kClse, hung.local, hung.remote);  // the host gives up
+  rig.on([](SimDevice& d) { d.model().perfetto().hang_pulls(false); return 0; });
+  Shell again(host, 3, "cat " + kTrace);
+  REQUIRE(again.opened());
+  REQUIRE(again.until_closed());
+  CHECK(again.out.size() == 50'000);
 }
