@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 #include "app/log.h"
 #include "app/perfetto_commands.h"
@@ -14,6 +15,12 @@ namespace {
 constexpr std::size_t kSmallOutput = 4096;
 constexpr std::size_t kMaxAtraceApps = 16;
 constexpr std::chrono::minutes kMaxArmRetry{30};
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 std::int64_t ns(std::chrono::milliseconds d) { return std::chrono::nanoseconds(d).count(); }
 std::int64_t ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
@@ -238,7 +245,7 @@ void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
   phase_ = Phase::triggered;
   busy_ = true;
   log_info("device " + ctx_.serial + ": " + std::string(metrics::spike_rule_name(spike.rule)) + " spike in " +
-           spike.series.package + " (" + std::to_string(spike.value) + "): taking a trace");
+           spike.series.package + " (" + number(spike.value) + "): taking a trace");
   ctx_.run(perfetto::trigger_command(), kSmallOutput, [this](ingest::ShellResult r) {
     busy_ = false;
     if (r.error || r.exit_code != 0) {

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "config/config.h"
 #include "parsers/names.h"
+#include "tests/unit/test_support.h"
 
 using jank::config::parse_config;
 
@@ -101,4 +104,25 @@ TEST_CASE("package names are validated before they can reach a shell", "[config]
   CHECK_FALSE(valid_package_name("a;reboot"));
   CHECK_FALSE(valid_package_name("a\nb"));
   CHECK_FALSE(valid_package_name(std::string(256, 'a')));
+}
+
+TEST_CASE("a trace config file is read relative to the configuration and refused when it sets the exporter's keys",
+          "[config][traces]") {
+  jank::test::TempDir dir;
+  const std::string conf = dir.path() + "/c.yaml";
+  std::ofstream(dir.path() + "/mine.pbtxt") << "buffers { size_kb: 4096 }\ndata_sources { config { name: \"linux.ftrace\" } }\n";
+  std::ofstream(dir.path() + "/bad.pbtxt") << "data_sources { config { name: \"x\" } }\nduration_ms: 10000\n";
+  std::ofstream(conf) << "traces:\n  enabled: true\n  config_file: mine.pbtxt\n";
+  auto ok = jank::config::load_config_file(conf);
+  REQUIRE(ok.ok());
+  CHECK(ok.config.traces_config_text.find("size_kb: 4096") != std::string::npos);
+  std::ofstream(conf) << "traces:\n  config_file: bad.pbtxt\n";
+  auto bad = jank::config::load_config_file(conf);
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(bad.errors[0].line == 2);
+  CHECK(bad.errors[0].message.find("sets duration_ms, which the exporter adds itself") != std::string::npos);
+  std::ofstream(conf) << "traces:\n  config_file: missing.pbtxt\n";
+  auto missing = jank::config::load_config_file(conf);
+  REQUIRE(missing.errors.size() == 1);
+  CHECK(missing.errors[0].message.find("traces.config_file: cannot read") != std::string::npos);
 }
