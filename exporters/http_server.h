@@ -70,9 +70,10 @@ struct FileResponse {
   std::string attachment;
 };
 
-// GET and HEAD of every path under `prefix`, after the same auth as /metrics,
-// answered by `handler` on the server thread with the path (still
-// percent-encoded: a handler that accepts only plain names needs no decoding).
+// The constructor's `files`: GET and HEAD of every path under `prefix`, after
+// the same auth as /metrics, answered by `handler` (when set) on the server
+// thread with the path, still percent-encoded (a handler that accepts only
+// plain names needs no decoding).
 struct FileRoute {
   std::string prefix;  // "/traces/"
   std::function<FileResponse(std::string_view path)> handler;
@@ -93,8 +94,7 @@ class HttpServer {
   // until `previous` is destroyed.
   //
   // `api`, when set, answers every request under /api/ (GET and POST, after
-  // the same auth as /metrics), on the server thread; `files`, when its
-  // handler is set, the paths under its prefix.
+  // the same auth as /metrics), on the server thread.
   using MetricsSource = std::function<Exposition(std::string_view serial)>;
   using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
   HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,

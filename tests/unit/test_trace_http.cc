@@ -269,3 +269,19 @@ TEST_CASE("a client that stops reading a download is dropped after the response 
   // The server goes on serving.
   CHECK(request(s.port, "GET", "/traces/").status == 200);
 }
+
+TEST_CASE("the daemon's trace store publishes its status into the shared state", "[traces][store]") {
+  test::TempDir tmp;
+  app::SharedState shared{metrics::StoreOptions{}};
+  metrics::TraceLimits limits;
+  limits.max_count = 1;
+  auto store = app::open_trace_store(tmp.path() + "/traces", limits, [] { return kT0 + 60 * kSec; }, shared);
+  REQUIRE(store->save("abc", meta("s", kT0)).ok());
+  REQUIRE(store->save("defg", meta("s", kT0 + kSec)).ok());
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  CHECK(shared.daemon.traces.stored == 1);
+  CHECK(shared.daemon.traces.stored_bytes == 4);
+  CHECK(shared.daemon.traces.dropped.at("count") == 1);
+  REQUIRE(shared.daemon.traces.recent.size() == 1);
+  CHECK(shared.daemon.traces.recent[0].serial == "s");
+}
