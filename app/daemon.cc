@@ -17,6 +17,7 @@
 #include "app/sd_notify.h"
 #include "app/shared_state.h"
 #include "app/state_file.h"
+#include "app/trace_service.h"
 #include "config/files.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
@@ -151,7 +152,8 @@ class Daemon {
     try {
       return std::make_unique<exporters::HttpServer>(
           http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get(),
-          [this](const exporters::ApiRequest& request) { return runs_api_.handle(request); });
+          [this](const exporters::ApiRequest& request) { return runs_api_.handle(request); },
+          traces_ ? traces_route(traces_) : exporters::FileRoute{});
     } catch (const std::exception& e) {
       log_error(e.what());
       return nullptr;
@@ -351,6 +353,7 @@ class Daemon {
   DaemonOptions options_;
   std::shared_ptr<const config::Config> config_;
   SharedState shared_;
+  std::shared_ptr<TraceStore> traces_;  // docs/traces.md (open_trace_store); null while traces are off
   std::unique_ptr<exporters::HttpServer> http_;
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
   DeviceRegistry devices_{io_, shared_, clock_};

@@ -43,7 +43,7 @@ std::string failed(const std::string& what, const std::string& path) {
 
 }  // namespace
 
-bool write_atomically(const std::string& path, const std::string& text, std::string& error) {
+bool write_atomically(const std::string& path, std::string_view text, std::string& error) {
   const std::string tmp = path + ".tmp";
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640));
   if (fd.get() < 0) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "app/shared_state.h"
 
@@ -14,7 +15,7 @@ namespace jank::app {
 // Writes `text` to `path` through a temporary file, fsync, rename and an
 // fsync of the directory. On failure the temporary file is removed, no
 // descriptor stays open, and `error` says which step failed.
-bool write_atomically(const std::string& path, const std::string& text, std::string& error);
+bool write_atomically(const std::string& path, std::string_view text, std::string& error);
 
 class StateFile {
  public:

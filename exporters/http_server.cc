@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <list>
@@ -120,7 +123,65 @@ struct Settings {
   HttpServer::MetricsSource metrics;
   std::function<bool()> ready;
   HttpServer::ApiHandler api;
+  FileRoute files;
 };
+
+// A file being served: read in chunks, so memory stays bounded whatever its size.
+class FileSource {
+ public:
+  FileSource() = default;
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  ~FileSource() { close(); }
+
+  // A regular file, opened: removing it afterwards does not stop the reads.
+  bool open(const std::string& path) {
+    close();
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close();
+      return false;
+    }
+    left_ = static_cast<std::uint64_t>(st.st_size);
+    size_ = left_;
+    return true;
+  }
+  std::uint64_t size() const { return size_; }
+  std::uint64_t left() const { return left_; }
+  void skip_all() { left_ = 0; }
+  // The next chunk into `buffer` (kChunk bytes): its size, 0 when the file
+  // ended before its size said (truncated meanwhile) or could not be read.
+  std::size_t read(char* buffer) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, left_));
+    ssize_t n = -1;
+    do {
+      n = ::read(fd_, buffer, want);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return 0;
+    left_ -= static_cast<std::uint64_t>(n);
+    return static_cast<std::size_t>(n);
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  static constexpr std::size_t kChunk = 64 * 1024;
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0, left_ = 0;
+};
+
+// Safe inside a quoted header parameter.
+bool header_safe_file_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (const char c : name) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
 
 // The part of a connection the server sees: whether it may be closed to make
 // room for a new one (waiting for a request, none of it received), and since when.
@@ -222,10 +283,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       return reply(405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET, HEAD\r\n");
     }
     if (api) {
-      if (!authorized()) {
-        return reply(401, "Unauthorized", "text/plain", "unauthorized\n",
-                     "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
-      }
+      if (!authorized()) return reply_unauthorized();
       const ApiResponse r = settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
       return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
     }
@@ -234,11 +292,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       if (!settings_.ready || settings_.ready()) return reply(200, "OK", "text/plain", "ready\n");
       return reply(503, "Service Unavailable", "text/plain", "starting\n");
     }
+    if (settings_.files.handler && path.starts_with(settings_.files.prefix)) return serve_files(path);
     if (path != "/" && path != "/metrics") return reply(404, "Not Found", "text/plain", "not found\n");
-    if (!authorized()) {
-      return reply(401, "Unauthorized", "text/plain", "unauthorized\n",
-                   "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
-    }
+    if (!authorized()) return reply_unauthorized();
     if (path == "/") return reply(200, "OK", "text/html; charset=utf-8", kLandingPage);
     // ?serial=S: one device. An empty, undecodable or over-long value is
     // refused rather than read as "every device".
@@ -256,6 +312,49 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       }
     }
     write(std::move(buffers));
+  }
+
+  void reply_unauthorized() {
+    reply(401, "Unauthorized", "text/plain", "unauthorized\n", "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
+  }
+
+  // A FileRoute's path: its handler's body, or the file it names, streamed.
+  void serve_files(std::string_view path) {
+    if (!authorized()) return reply_unauthorized();
+    const FileResponse r = settings_.files.handler(path);
+    if (r.file.empty()) return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
+    // Gone since the handler looked (removed in between): as if never there.
+    if (!file_.open(r.file)) return reply(404, "Not Found", "text/plain", "not found\n");
+    const std::string disposition = header_safe_file_name(r.attachment)
+                                        ? "Content-Disposition: attachment; filename=\"" + r.attachment + "\"\r\n"
+                                        : "";
+    head_ = status_head(r.status, reason_phrase(r.status), r.content_type.c_str(),
+                        static_cast<std::size_t>(file_.size()), disposition.c_str());
+    if (head_only_) file_.skip_all();
+    buffers_ = {asio::buffer(head_)};
+    stream_file();
+  }
+
+  // Writes what buffers_ holds and the file's next chunk, until the file is
+  // sent; the response timeout runs per chunk.
+  void stream_file() {
+    if (file_.left() > 0) {
+      if (!chunk_) chunk_ = std::make_unique<char[]>(FileSource::kChunk);
+      const std::size_t n = file_.read(chunk_.get());
+      // Shorter than the length announced: closing tells the client it is incomplete.
+      if (n == 0) return close();
+      buffers_.push_back(asio::buffer(chunk_.get(), n));
+    }
+    lowest().expires_after(ms(settings_.options.response_timeout_ms));
+    asio::async_write(stream_, buffers_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (self->closed_) return;
+      self->buffers_.clear();
+      if (ec) return self->close();
+      if (self->file_.left() > 0) return self->stream_file();
+      self->file_.close();
+      self->chunk_.reset();  // a kept-alive connection holds no chunk buffer
+      self->next_request();
+    });
   }
 
   bool authorized() const {
@@ -305,10 +404,15 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       self->body_.clear();
       self->buffers_.clear();
       if (ec) return self->close();
-      if (!self->keep_alive_) return self->finish();
-      self->parser_.reset();
-      self->wait_request(false);
+      self->next_request();
     });
+  }
+
+  // After a whole response: the next request of a kept-alive connection, else the end.
+  void next_request() {
+    if (!keep_alive_) return finish();
+    parser_.reset();
+    wait_request(false);
   }
 
   // Ends a connection after its last response so that the response arrives:
@@ -345,6 +449,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::string head_, body_;
   Exposition exposition_;
   std::vector<asio::const_buffer> buffers_;
+  FileSource file_;
+  std::unique_ptr<char[]> chunk_;  // FileSource::kChunk bytes while a file is sent
 };
 
 }  // namespace
@@ -383,8 +489,8 @@ QueryValue query_parameter(std::string_view query, std::string_view name) {
 class HttpServer::Impl {
  public:
   Impl(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready, const Impl* previous,
-       ApiHandler api)
-      : settings_{options, std::move(metrics), std::move(ready), std::move(api)}, acceptor_(io_) {
+       ApiHandler api, FileRoute files)
+      : settings_{options, std::move(metrics), std::move(ready), std::move(api), std::move(files)}, acceptor_(io_) {
     if (options.tls) load_tls(*options.tls);
     boost::system::error_code ec;
     if (previous != nullptr && previous->settings_.options.listen_address == options.listen_address) {
@@ -512,9 +618,10 @@ HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::
 }
 
 HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-                       const HttpServer* previous, ApiHandler api)
+                       const HttpServer* previous, ApiHandler api, FileRoute files)
     : impl_(std::make_unique<Impl>(options, std::move(metrics), std::move(ready),
-                                   previous != nullptr ? previous->impl_.get() : nullptr, std::move(api))) {}
+                                   previous != nullptr ? previous->impl_.get() : nullptr, std::move(api),
+                                   std::move(files))) {}
 
 HttpServer::~HttpServer() = default;
 

@@ -33,7 +33,9 @@ struct HttpOptions {
   int request_timeout_ms = 5'000;
   // A kept-alive connection with no request in progress is closed after this.
   int idle_timeout_ms = 60'000;
-  // Writing one response may take this long (a client that stops reading).
+  // Writing one response may take this long (a client that stops reading);
+  // a streamed file (FileRoute) this long per chunk, so that a large download
+  // over a slow link is not cut off while a stalled client still is.
   int response_timeout_ms = 30'000;
   int max_request_bytes = 16 * 1024;  // request line + headers (and any body); larger gets 413
   // Connections held at once. When full, the connection idle the longest
@@ -56,6 +58,27 @@ struct ApiResponse {
   std::string body;
 };
 
+// What a FileRoute answers: a small body, or a file streamed from disk in
+// bounded memory (a trace may be hundreds of MiB).
+struct FileResponse {
+  int status = 200;
+  std::string content_type = "application/octet-stream";
+  std::string body;        // served when `file` is empty
+  std::string file;        // a path: opened by the server; gone by then is 404
+  // A file name for Content-Disposition: attachment (printable ASCII without
+  // quotes or backslashes; another gets no such header), or "".
+  std::string attachment;
+};
+
+// The constructor's `files`: GET and HEAD of every path under `prefix`, after
+// the same auth as /metrics, answered by `handler` (when set) on the server
+// thread with the path, still percent-encoded (a handler that accepts only
+// plain names needs no decoding).
+struct FileRoute {
+  std::string prefix;  // "/traces/"
+  std::function<FileResponse(std::string_view path)> handler;
+};
+
 class HttpServer {
  public:
   // Loads the TLS files (when any), starts listening and serving on its own
@@ -75,7 +98,7 @@ class HttpServer {
   using MetricsSource = std::function<Exposition(std::string_view serial)>;
   using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
   HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-             const HttpServer* previous = nullptr, ApiHandler api = {});
+             const HttpServer* previous = nullptr, ApiHandler api = {}, FileRoute files = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -37,6 +37,12 @@ enum class Family : std::uint16_t {
   jank_exporter_device_commands_total,
   jank_exporter_ingest_lag_seconds,
   jank_exporter_last_line_timestamp_seconds,
+  // The flight recorder on each device (docs/traces.md).
+  jank_exporter_trace_armed,
+  jank_exporter_trace_sessions_total,
+  jank_exporter_traces_taken_total,
+  jank_exporter_traces_failed_total,
+  jank_exporter_trace_triggers_suppressed_total,
   // The daemon itself.
   jank_exporter_build_info,
   jank_exporter_adb_server_up,
@@ -47,6 +53,11 @@ enum class Family : std::uint16_t {
   jank_exporter_state_load_failures_total,
   jank_exporter_state_rejected_records_total,
   jank_exporter_config_reloads_total,
+  // The trace directory (docs/traces.md).
+  jank_exporter_traces_dropped_total,
+  jank_exporter_traces_stored,
+  jank_exporter_traces_stored_bytes,
+  jank_exporter_trace_info,
   // Runs (docs/runs.md): the open ones only, so that run ids never pile up as series.
   jank_exporter_run_open,
   android_run_frames,

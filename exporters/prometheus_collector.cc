@@ -1,5 +1,6 @@
 #include "exporters/prometheus_collector.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
@@ -12,6 +13,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "exporters/label_repair.h"
+#include "metrics/trace_files.h"
 
 namespace jank::exporters {
 
@@ -221,6 +223,46 @@ void add_percentiles(SeriesSink& f, Family id, const LabelSet& labels, const met
 
 double count(std::uint64_t n) { return static_cast<double>(n); }
 
+// The flight recorder's series of a device (docs/traces.md), once the
+// recorder has anything to say of it: none while traces are off.
+void collect_trace_device(SeriesSink& f, const metrics::DeviceTraceStatus& t, const LabelSet& dev) {
+  if (!t.armed && t.sessions.empty() && t.taken.empty() && t.failed.empty() && t.suppressed.empty()) return;
+  f.sample(F::jank_exporter_trace_armed, dev, t.armed ? 1 : 0);
+  for (const auto& [result, n] : t.sessions) {
+    f.sample(F::jank_exporter_trace_sessions_total, dev, Extra{"result", result}, count(n));
+  }
+  for (const auto& [rule, n] : t.taken) f.sample(F::jank_exporter_traces_taken_total, dev, Extra{"rule", rule}, count(n));
+  for (const auto& [reason, n] : t.failed) {
+    f.sample(F::jank_exporter_traces_failed_total, dev, Extra{"reason", reason}, count(n));
+  }
+  for (const auto& [reason, n] : t.suppressed) {
+    f.sample(F::jank_exporter_trace_triggers_suppressed_total, dev, Extra{"reason", reason}, count(n));
+  }
+}
+
+// Seconds and their fraction apart: a millisecond time prints as one (ns / 1e9 would not).
+double unix_seconds(std::int64_t ns) {
+  return static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9;
+}
+
+// The trace directory: every drop reason from the start, so that rates exist.
+void collect_trace_store(SeriesSink& f, const metrics::TraceStoreStatus& s) {
+  const LabelSet none({});
+  for (const auto reason : metrics::kTraceDrops) {
+    const auto it = s.dropped.find(std::string(metrics::trace_drop_name(reason)));
+    f.sample(F::jank_exporter_traces_dropped_total, none, Extra{"reason", metrics::trace_drop_name(reason)},
+             count(it == s.dropped.end() ? 0 : it->second));
+  }
+  f.sample(F::jank_exporter_traces_stored, none, count(s.stored));
+  f.sample(F::jank_exporter_traces_stored_bytes, none, count(s.stored_bytes));
+  for (std::size_t i = 0; i < std::min(s.recent.size(), metrics::kRecentTraces); ++i) {
+    const auto& t = s.recent[i];
+    f.sample(F::jank_exporter_trace_info,
+             LabelSet({{"serial", t.serial}, {"package", t.package}, {"rule", t.rule}, {"trace_id", t.id}}),
+             unix_seconds(t.triggered_at_ns));
+  }
+}
+
 void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
   const auto& l = d.live;
   f.sample(F::android_device_up, dev, l.up && l.state == metrics::DeviceState::following ? 1 : 0);
@@ -269,6 +311,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
     f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
     f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, static_cast<double>(l.last_line_time_ns) / 1e9);
   }
+  collect_trace_device(f, l.trace, dev);
 }
 
 void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
@@ -326,6 +369,7 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   }
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "success"}, count(m.config_reloads));
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
+  collect_trace_store(f, m.traces);
 }
 
 bool screen_dark(const metrics::DeviceMetrics& d) {

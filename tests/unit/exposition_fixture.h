@@ -134,6 +134,22 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   server.tracker = {5, 1, 3, 1, 2};
   daemon.checkpoints_written = 2;
   daemon.state_rejected_records["package"] = 1;
+  // The flight recorder: one device's counts and one stored trace.
+  d.live.trace.armed = true;
+  d.live.trace.sessions["armed"] = 1;
+  d.live.trace.taken["skip"] = 1;
+  d.live.trace.failed["pull_failed"] = 1;
+  d.live.trace.suppressed["busy"] = 2;
+  daemon.traces.stored = 1;
+  daemon.traces.stored_bytes = 4096;
+  daemon.traces.dropped["count"] = 3;
+  metrics::StoredTrace trace;
+  trace.id = "s_p_20261124T031502Z_skip";
+  trace.serial = "s";
+  trace.package = "p";
+  trace.rule = "skip";
+  trace.triggered_at_ns = 1'795'000'000'000'000'000;
+  daemon.traces.recent.push_back(trace);
 }
 
 // An open run on device "s" for package "p" that saw a skip of 57 frames

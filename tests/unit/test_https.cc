@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -118,6 +119,32 @@ TEST_CASE("HTTPS: /metrics over TLS, verified by curl", "[http][tls]") {
     ::close(fd);
   }
   CHECK_THAT(run(curl + "-u prom:s3cret " + url + "/metrics"), Catch::Contains("} 9"));
+}
+
+TEST_CASE("HTTPS: a file route streams a large file whole over TLS", "[http][tls]") {
+  TempDir dir;
+  make_certificate(dir.path, "server");
+  std::string bytes(5 * 1024 * 1024 + 7, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131) >> 3);
+  { std::ofstream(dir.path + "/big.bin", std::ios::binary) << bytes; }
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.tls = exporters::TlsOptions{dir.path + "/server-cert.pem", dir.path + "/server-key.pem"};
+  exporters::FileRoute files{"/files/", [&](std::string_view path) {
+                               exporters::FileResponse r;
+                               r.file = path == "/files/big.bin" ? dir.path + "/big.bin" : dir.path + "/missing";
+                               r.attachment = "big.bin";
+                               return r;
+                             }};
+  exporters::HttpServer server(options, {}, {}, nullptr, {}, files);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.ports().at(0));
+  const std::string curl = "curl -sS --max-time 20 --cacert " + dir.path + "/server-cert.pem ";
+  const std::string headers = run(curl + "-D - -o " + dir.path + "/out.bin " + url + "/files/big.bin");
+  CHECK_THAT(headers, Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(headers, Catch::Contains("Content-Disposition: attachment; filename=\"big.bin\""));
+  CHECK(jank::test::read_file(dir.path + "/out.bin") == bytes);
+  // A file the route names but that is gone is 404.
+  CHECK(run(curl + "-o /dev/null -w '%{http_code}' " + url + "/files/other") == "404");
 }
 
 TEST_CASE("HTTPS: missing, unreadable or mismatched files are clear errors", "[http][tls]") {

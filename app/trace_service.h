@@ -1,0 +1,29 @@
+// The trace store as the daemon serves it (docs/traces.md): over HTTP as
+// /traces/ and /traces/ID.pftrace, and into the metrics as
+// DaemonMetrics::traces.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "app/shared_state.h"
+#include "app/trace_store.h"
+#include "exporters/http_server.h"
+
+namespace jank::app {
+
+// GET and HEAD of /traces/ (the list, newest first) and /traces/ID.pftrace
+// (the trace, as an attachment), on the HTTP thread. Anything else under
+// /traces/ is 404: an id outside [A-Za-z0-9._-]+ or holding "..", a percent
+// escape, a path below, a trace the store does not hold.
+exporters::FileRoute traces_route(std::shared_ptr<const TraceStore> store);
+
+// A store for `dir` whose status is copied into shared.daemon.traces (under
+// shared.mutex) after every change, opened: read again and retention applied.
+// A directory that cannot be used is logged; the store then fails each save.
+std::shared_ptr<TraceStore> open_trace_store(std::string dir, metrics::TraceLimits limits,
+                                             std::function<std::int64_t()> now_ns, SharedState& shared);
+
+}  // namespace jank::app
