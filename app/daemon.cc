@@ -88,6 +88,7 @@ class Daemon {
       return 1;
     }
     state_file().restore(shared_, clock_.wall_ns());
+    traces_.configure(*config_);
     if (!start_http()) return 1;
     start_trackers();
     wait_signal();
@@ -153,7 +154,7 @@ class Daemon {
       return std::make_unique<exporters::HttpServer>(
           http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get(),
           [this](const exporters::ApiRequest& request) { return runs_api_.handle(request); },
-          traces_ ? traces_route(traces_) : exporters::FileRoute{});
+          traces_.store() ? traces_route(traces_.store()) : exporters::FileRoute{});
     } catch (const std::exception& e) {
       log_error(e.what());
       return nullptr;
@@ -265,6 +266,7 @@ class Daemon {
       return;
     }
     apply_overrides(options_, result.config);
+    traces_.configure(result.config);  // before the HTTP server, which serves its traces
     // The HTTP server is always rebuilt, so that a password or certificate
     // renewed in place (same path) takes effect, and it starts before the
     // running one stops: when it cannot (bad file, address in use), the
@@ -320,6 +322,7 @@ class Daemon {
     expiry_timer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       devices_.expire(*config_, clock_.wall_ns());
+      traces_.enforce();
       schedule_expiry();
     });
   }
@@ -353,7 +356,7 @@ class Daemon {
   DaemonOptions options_;
   std::shared_ptr<const config::Config> config_;
   SharedState shared_;
-  std::shared_ptr<TraceStore> traces_;  // docs/traces.md (open_trace_store); null while traces are off
+  TraceHost traces_{shared_, clock_.wall_ns};  // docs/traces.md
   std::unique_ptr<exporters::HttpServer> http_;
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
   DeviceRegistry devices_{io_, shared_, clock_};

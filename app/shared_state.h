@@ -15,11 +15,16 @@
 namespace jank::app {
 
 // Where pulled traces go (docs/traces.md, "Where traces go"). Called on the
-// io thread; returns the trace's id, or "" with `error` set.
+// io thread, never under SharedState::mutex.
+struct SavedTrace {
+  std::string id;      // when kept
+  std::string reason;  // when not: the jank_exporter_traces_failed_total reason
+  std::string error;   // when not: what failed
+};
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
-  virtual std::string save(std::string_view bytes, const metrics::StoredTrace& meta, std::string& error) = 0;
+  virtual SavedTrace save(std::string_view bytes, const metrics::StoredTrace& meta) = 0;
 };
 
 struct SharedState {

@@ -322,11 +322,12 @@ void TraceRecorder::save(const std::string& bytes) {
     meta.sdk = sdk_of(d).value_or(0);
     if (const auto it = d.live.info.find("model"); it != d.live.info.end()) meta.model = it->second;
   });
-  std::string error;
-  const std::string id = ctx_.shared.trace_sink ? ctx_.shared.trace_sink->save(bytes, meta, error) : std::string();
+  const SavedTrace saved = ctx_.shared.trace_sink ? ctx_.shared.trace_sink->save(bytes, meta)
+                                                  : SavedTrace{"", "write_failed", "traces are off"};
+  const std::string& id = saved.id;
   if (id.empty()) {
-    count("failed", "write_failed");
-    log_warning("device " + ctx_.serial + ": trace not kept: " + error);
+    count("failed", saved.reason.empty() ? "write_failed" : saved.reason);
+    log_warning("device " + ctx_.serial + ": trace not kept: " + saved.error);
     return;
   }
   count("taken", meta.rule);

@@ -10,6 +10,7 @@
 
 #include "app/shared_state.h"
 #include "app/trace_store.h"
+#include "config/config.h"
 #include "exporters/http_server.h"
 
 namespace jank::app {
@@ -25,5 +26,34 @@ exporters::FileRoute traces_route(std::shared_ptr<const TraceStore> store);
 // A directory that cannot be used is logged; the store then fails each save.
 std::shared_ptr<TraceStore> open_trace_store(std::string dir, metrics::TraceLimits limits,
                                              std::function<std::int64_t()> now_ns, SharedState& shared);
+
+// The flight recorder's host side for the daemon: the store for the
+// configuration (kept across a reload that keeps its directory, its limits
+// updated), the sink the recorders save into, and the trigger budget's
+// limits. Everything on the io thread.
+class TraceHost {
+ public:
+  TraceHost(SharedState& shared, std::function<std::int64_t()> now_ns);
+  ~TraceHost();
+  TraceHost(const TraceHost&) = delete;
+  TraceHost& operator=(const TraceHost&) = delete;
+
+  // Opens, keeps or closes the store for `config` (traces.enabled, traces.dir).
+  void configure(const config::Config& config);
+  std::shared_ptr<TraceStore> store() const { return store_; }
+  // Age retention of traces no save follows; call now and then.
+  void enforce();
+
+ private:
+  class Sink;
+  SharedState& shared_;
+  std::function<std::int64_t()> now_ns_;
+  std::shared_ptr<TraceStore> store_;
+  std::unique_ptr<TraceSink> sink_;
+};
+
+// traces.dir, or STATE_DIR/traces.
+std::string trace_dir(const config::Config& config);
+metrics::TraceLimits trace_limits(const config::Config& config);
 
 }  // namespace jank::app

@@ -273,6 +273,7 @@ std::optional<StoredTrace> TraceStore::find(std::string_view id) const {
 
 metrics::TraceStoreStatus TraceStore::status() const {
   metrics::TraceStoreStatus s;
+  s.enabled = true;
   {
     std::lock_guard<std::mutex> lock(index_mutex_);
     s.recent.reserve(index_.size());

@@ -245,8 +245,10 @@ double unix_seconds(std::int64_t ns) {
   return static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9;
 }
 
-// The trace directory: every drop reason from the start, so that rates exist.
+// The trace directory, while traces are on: every drop reason from the
+// start, so that rates exist.
 void collect_trace_store(SeriesSink& f, const metrics::TraceStoreStatus& s) {
+  if (!s.enabled) return;
   const LabelSet none({});
   for (const auto reason : metrics::kTraceDrops) {
     const auto it = s.dropped.find(std::string(metrics::trace_drop_name(reason)));

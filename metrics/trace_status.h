@@ -76,6 +76,7 @@ struct StoredTrace {
 
 // The trace directory as a whole.
 struct TraceStoreStatus {
+  bool enabled = false;  // a store is open (traces.enabled): its families are exported
   std::uint64_t stored = 0;
   std::uint64_t stored_bytes = 0;
   std::map<std::string, std::uint64_t> dropped;  // by reason: count, bytes, age

@@ -140,6 +140,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   d.live.trace.taken["skip"] = 1;
   d.live.trace.failed["pull_failed"] = 1;
   d.live.trace.suppressed["busy"] = 2;
+  daemon.traces.enabled = true;
   daemon.traces.stored = 1;
   daemon.traces.stored_bytes = 4096;
   daemon.traces.dropped["count"] = 3;

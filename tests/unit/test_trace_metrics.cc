@@ -59,6 +59,7 @@ TEST_CASE("recorder and trace directory status render the exact trace series", "
   idle.live.live = true;
   idle.live.trace.sessions["unsupported"] = 1;
 
+  daemon.traces.enabled = true;
   daemon.traces.stored = 2;
   daemon.traces.stored_bytes = 5000;
   daemon.traces.dropped = {{"age", 1}, {"count", 3}};
@@ -102,6 +103,7 @@ TEST_CASE("recorder and trace directory status render the exact trace series", "
 TEST_CASE("jank_exporter_trace_info never has more than kRecentTraces series", "[exporter][traces]") {
   metrics::Store store;
   metrics::DaemonMetrics daemon;
+  daemon.traces.enabled = true;
   for (int i = 0; i < 30; ++i) {
     daemon.traces.recent.push_back(stored("t" + std::to_string(i), "s", "skip", kT0 - i * kSec));
   }
@@ -111,4 +113,14 @@ TEST_CASE("jank_exporter_trace_info never has more than kRecentTraces series", "
   CHECK(info == metrics::kRecentTraces);
   CHECK_THAT(text, Catch::Contains("trace_id=\"t19\""));
   CHECK_THAT(text, !Catch::Contains("trace_id=\"t20\""));
+}
+
+TEST_CASE("the trace directory's families are not exported while traces are off", "[exporter][traces]") {
+  metrics::Store store;
+  metrics::DaemonMetrics daemon;
+  const std::string text = exporters::StoreCollector(store, exporters::input_time_now(), nullptr, &daemon).Text().str();
+  CHECK_THAT(text, !Catch::Contains("jank_exporter_traces_"));
+  daemon.traces.enabled = true;
+  const std::string on = exporters::StoreCollector(store, exporters::input_time_now(), nullptr, &daemon).Text().str();
+  CHECK_THAT(on, Catch::Contains("jank_exporter_traces_stored 0\n"));
 }

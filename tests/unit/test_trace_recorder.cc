@@ -63,13 +63,10 @@ struct FakeSession {
 struct FakeSink : app::TraceSink {
   std::vector<std::pair<std::string, metrics::StoredTrace>> saved;
   bool fail = false;
-  std::string save(std::string_view bytes, const metrics::StoredTrace& meta, std::string& error) override {
-    if (fail) {
-      error = "No space left on device";
-      return "";
-    }
+  app::SavedTrace save(std::string_view bytes, const metrics::StoredTrace& meta) override {
+    if (fail) return {"", "write_failed", "No space left on device"};
     saved.emplace_back(std::string(bytes), meta);
-    return "trace-" + std::to_string(saved.size());
+    return {"trace-" + std::to_string(saved.size()), "", ""};
   }
 };
 
