@@ -302,7 +302,11 @@ void TraceRecorder::pull() {
               else if (r.output.empty()) failure = "empty";
               if (!failure.empty()) {
                 count("failed", failure);
-                log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ")");
+                log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ": " +
+                            (r.error ? r.error.to_string()
+                                     : "exit " + std::to_string(r.exit_code.value_or(-1)) + ", " +
+                                           std::to_string(r.output.size()) + " bytes") +
+                            ")");
               } else {
                 save(r.output);
               }

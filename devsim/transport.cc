@@ -17,6 +17,8 @@ constexpr std::uint32_t kCnxn = 0x4e584e43;
 constexpr std::uint32_t kAuth = 0x48545541;
 constexpr std::uint32_t kOpen = 0x4e45504f;
 constexpr std::uint32_t kOkay = 0x59414b4f;
+// A pipe holds 64 KiB: adbd reads (and sends as one shell v2 packet) at most that.
+constexpr std::size_t kV2ChunkBytes = 64 * 1024;
 constexpr std::uint32_t kWrte = 0x45545257;
 constexpr std::uint32_t kClse = 0x45534c43;
 constexpr std::uint32_t kVersion = 0x01000001;
@@ -363,7 +365,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void add_output(Stream& s, std::string_view text, std::uint8_t id) {
     if (text.empty()) return;
     switch (s.kind) {
-      case Stream::Kind::v2: s.pending += v2(id, text); break;
+      case Stream::Kind::v2:
+        // adbd sends what each read of the child's pipe brought: packets of
+        // at most a pipe's capacity, never one packet for a whole file.
+        for (std::size_t at = 0; at < text.size(); at += kV2ChunkBytes) {
+          s.pending += v2(id, text.substr(at, kV2ChunkBytes));
+        }
+        break;
       case Stream::Kind::pty:
         // A pre-N device's PTY turns \n into \r\n.
         for (char c : text) {

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 #include "tests/daemon/exporter_process.h"
@@ -90,6 +92,15 @@ struct TraceRig {
   double taken(std::size_t i, const std::string& rule = "skip") const {
     return value("jank_exporter_traces_taken_total", "serial=\"" + serial(i) + "\",rule=\"" + rule + "\"");
   }
+  // The recorder's series, for a failure's message.
+  std::string trace_series() const {
+    std::istringstream in(ex->scrape());
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("trace") != std::string::npos && line[0] != '#') out += line + "\n";
+    }
+    return out;
+  }
   void skip(std::size_t i, int frames) {
     REQUIRE(sim.control("skip " + name(i) + " " + kApp + " " + std::to_string(frames)).rfind("OK", 0) == 0);
   }
@@ -112,6 +123,8 @@ TEST_CASE("a scripted skip yields exactly one trace named for it whose bytes are
   CHECK(pf["triggers_received"].u64() == 1);
   REQUIRE(pf["traces"].arr.size() == 1);
   const Json& written = pf["traces"][0];
+  INFO("truth: size " << written["size"].num << " bytes " << written["bytes"].num << " complete "
+                      << written["complete"].b << " writing " << written["writing"].b);
 
   const std::string list = body_of(http_get(rig.ex->port(), "/traces/"));
   const auto parsed = parse_json(list);
@@ -129,7 +142,9 @@ TEST_CASE("a scripted skip yields exactly one trace named for it whose bytes are
   const std::string trace = body_of(http_get(rig.ex->port(), "/traces/" + id + ".pftrace", 20000ms));
   CHECK(trace.size() == written["size"].u64());
   CHECK(fnv1a64(trace) == std::stoull(written["fnv1a64"].str, nullptr, 16));
-  CHECK(std::filesystem::exists(rig.state.path() + "/traces/" + id + ".pftrace"));
+  std::ifstream kept(rig.state.path() + "/traces/" + id + ".pftrace", std::ios::binary);
+  const std::string on_disk((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  CHECK(on_disk == trace);
   // Armed again, one session at a time; the small skip fired nothing.
   REQUIRE(wait_until([&] { return rig.perfetto(rig.sim.truth())["sessions_started"].u64() == 2; }, 20000ms, 250ms));
   rig.wait_armed();
@@ -161,7 +176,7 @@ TEST_CASE("the per-device interval and the hourly cap hold and suppressed spikes
   const Json truth = rig.sim.truth();
   CHECK(rig.perfetto(truth, 0)["triggers_received"].u64() == 1);
   CHECK(rig.perfetto(truth, 1)["triggers_received"].u64() == 0);
-  CHECK(rig.taken(1) == 0);
+  CHECK(rig.ex->scrape().find("jank_exporter_traces_taken_total{serial=\"" + rig.serial(1)) == std::string::npos);
 }
 
 TEST_CASE("a reconnect and an exporter restart adopt the running session and never start a second") {
@@ -184,7 +199,7 @@ TEST_CASE("a reconnect and an exporter restart adopt the running session and nev
 }
 
 TEST_CASE("retention keeps the newest traces and failed pulls are counted and re-armed") {
-  TraceRig rig(kQuiet, "  min_interval_seconds: 0\n  max_count: 2\n  pull_timeout_seconds: 3\n"
+  TraceRig rig(kQuiet, "  min_interval_seconds: 0\n  max_count: 2\n  pull_timeout_seconds: 10\n"
                        "  max_trace_bytes: 1048576\n");
   std::vector<std::string> ids;
   for (int n = 1; n <= 3; ++n) {
@@ -207,6 +222,22 @@ TEST_CASE("retention keeps the newest traces and failed pulls are counted and re
 
   const std::string failed = "serial=\"" + rig.serial() + "\",reason=";
   rig.wait_armed();
+  REQUIRE(rig.sim.control("perfetto " + rig.name() + " trace-bytes 8000000").rfind("OK", 0) == 0);
+  rig.skip(0, 72);
+  if (!wait_until([&] { return rig.value("jank_exporter_traces_failed_total", failed + "\"too_large\"") == 1; },
+                  30000ms, 250ms)) {
+    const std::string log = rig.ex->log();
+    const Json truth = rig.sim.truth();
+    const Json* app = DevSim::app(truth, rig.name(), kApp);
+    FAIL(rig.trace_series() << log.substr(log.size() > 3000 ? log.size() - 3000 : 0) << "\nskip lines "
+                            << (app ? (*app)["skip_lines"].u64() : 0) << " triggers "
+                            << rig.perfetto(truth)["triggers_received"].u64() << " written "
+                            << rig.perfetto(truth)["traces_written"].u64() << " pulls failed "
+                            << rig.perfetto(truth)["pulls_failed"].u64() << " hung " << rig.perfetto(truth)["pulls_hung"].u64());
+  }
+  REQUIRE(rig.sim.control("perfetto " + rig.name() + " trace-bytes 0").rfind("OK", 0) == 0);
+
+  rig.wait_armed();
   REQUIRE(rig.sim.control("perfetto " + rig.name() + " fail-pull 1").rfind("OK", 0) == 0);
   rig.skip(0, 70);
   REQUIRE(wait_until([&] { return rig.value("jank_exporter_traces_failed_total", failed + "\"pull_failed\"") == 1; },
@@ -217,11 +248,6 @@ TEST_CASE("retention keeps the newest traces and failed pulls are counted and re
   REQUIRE(wait_until([&] { return rig.value("jank_exporter_traces_failed_total", failed + "\"pull_failed\"") == 2; },
                      30000ms, 250ms));
   REQUIRE(rig.sim.control("perfetto " + rig.name() + " unhang-pull").rfind("OK", 0) == 0);
-  rig.wait_armed();
-  REQUIRE(rig.sim.control("perfetto " + rig.name() + " trace-bytes 4000000").rfind("OK", 0) == 0);
-  rig.skip(0, 72);
-  REQUIRE(wait_until([&] { return rig.value("jank_exporter_traces_failed_total", failed + "\"too_large\"") == 1; },
-                     30000ms, 250ms));
   CHECK(rig.taken(0) == 3);
   rig.wait_armed();  // and armed again after every failure
 }
