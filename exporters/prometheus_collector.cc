@@ -19,17 +19,6 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using F = Family;
 
-LabelSet::LabelSet(std::vector<ClientMetric::Label> labels) : list_(std::move(labels)) {
-  for (std::size_t i = 0; i < list_.size(); ++i) {
-    list_[i].value = valid_utf8(std::move(list_[i].value));
-    if (i != 0) text_ += ',';
-    text_ += list_[i].name;
-    text_ += "=\"";
-    append_label_value(text_, list_[i].value);
-    text_ += '"';
-  }
-}
-
 namespace {
 
 prometheus::MetricType prometheus_type(FamilyType type) {
@@ -125,17 +114,17 @@ class TextSink final : public SeriesSink {
 
   void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
     std::string& out = body(id);
-    head(out, family(id).name, "", labels, extra);
+    append_series_head(out, family(id).name, "", labels, extra);
     append_number(out, value);
     out += '\n';
   }
   void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
     std::string& out = body(id);
     const std::string_view name = family(id).name;
-    head(out, name, "_count", labels, extra);
+    append_series_head(out, name, "_count", labels, extra);
     append_count(out, h.count());
     out += '\n';
-    head(out, name, "_sum", labels, extra);
+    append_series_head(out, name, "_sum", labels, extra);
     append_number(out, h.sum());
     out += '\n';
     const auto& les = le_labels(h.upper_bounds());
@@ -171,25 +160,6 @@ class TextSink final : public SeriesSink {
     out += "=\"";
     append_label_value(out, extra.value);
     out += "\",";
-  }
-
-  static void head(std::string& out, std::string_view name, const char* suffix, const LabelSet& labels,
-                   const Extra* extra) {
-    out += name;
-    out += suffix;
-    if (!labels.text().empty() || extra != nullptr) {
-      out += '{';
-      out += labels.text();
-      if (extra != nullptr) {
-        if (!labels.text().empty()) out += ',';
-        out += extra->name;
-        out += "=\"";
-        append_label_value(out, extra->value);
-        out += '"';
-      }
-      out += '}';
-    }
-    out += ' ';
   }
 
   // `le="0.005"} ` for each bound of a bucket layout, then `le="+Inf"} `.

@@ -30,26 +30,6 @@ using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
 // The newest timestamp of the device's input: right for replays.
 WindowNow input_time_now();
 
-// Labels shared by many series (a device's, a package's), made valid UTF-8
-// and rendered in exposition form once rather than once per series.
-class LabelSet {
- public:
-  explicit LabelSet(std::vector<prometheus::ClientMetric::Label> labels);
-  const std::vector<prometheus::ClientMetric::Label>& list() const { return list_; }
-  const std::string& text() const { return text_; }  // name="value",… without braces
-
- private:
-  std::vector<prometheus::ClientMetric::Label> list_;
-  std::string text_;
-};
-
-// One more label for a single series (result, reason, cause, stage, …): a
-// fixed ASCII name and value chosen by the collector.
-struct Extra {
-  std::string_view name;
-  std::string_view value;
-};
-
 // Receives every series in collection order. Families come out in the order
 // of their first series; families without series are not printed.
 class SeriesSink {

@@ -11,6 +11,17 @@ void append_text_exposition(const std::vector<prometheus::MetricFamily>& familie
   out += prometheus::TextSerializer().Serialize(families);
 }
 
+LabelSet::LabelSet(std::vector<prometheus::ClientMetric::Label> labels) : list_(std::move(labels)) {
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    list_[i].value = valid_utf8(std::move(list_[i].value));
+    if (i != 0) text_ += ',';
+    text_ += list_[i].name;
+    text_ += "=\"";
+    append_label_value(text_, list_[i].value);
+    text_ += '"';
+  }
+}
+
 void append_number(std::string& out, double v) {
   if (std::isnan(v)) {
     out += "NaN";

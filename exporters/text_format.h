@@ -6,9 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <prometheus/metric_family.h>
+
+#include "exporters/label_repair.h"
 
 namespace jank::exporters {
 
@@ -29,6 +32,48 @@ struct Exposition {
   std::size_t size() const;
   std::string str() const;
 };
+
+// Labels shared by many series (a device's, a package's), made valid UTF-8
+// and rendered in exposition form once rather than once per series.
+class LabelSet {
+ public:
+  explicit LabelSet(std::vector<prometheus::ClientMetric::Label> labels);
+  const std::vector<prometheus::ClientMetric::Label>& list() const { return list_; }
+  const std::string& text() const { return text_; }  // name="value",… without braces
+
+ private:
+  std::vector<prometheus::ClientMetric::Label> list_;
+  std::string text_;
+};
+
+// One more label for a single series (result, reason, cause, stage, …): a
+// fixed ASCII name and value chosen by the collector.
+struct Extra {
+  std::string_view name;
+  std::string_view value;
+};
+
+// `name` and `suffix`, the labels in braces when there are any (`extra`, may
+// be null, after `labels`), then the space before the value. Inline: the
+// scrape writes it for every sample.
+inline void append_series_head(std::string& out, std::string_view name, std::string_view suffix,
+                               const LabelSet& labels, const Extra* extra) {
+  out += name;
+  out += suffix;
+  if (!labels.text().empty() || extra != nullptr) {
+    out += '{';
+    out += labels.text();
+    if (extra != nullptr) {
+      if (!labels.text().empty()) out += ',';
+      out += extra->name;
+      out += "=\"";
+      append_label_value(out, extra->value);
+      out += '"';
+    }
+    out += '}';
+  }
+  out += ' ';
+}
 
 // Sample values: the shortest fixed-notation digits that read back exactly
 // (le="0.0005", never "5e-04"); NaN, +Inf and -Inf as the format spells them.
