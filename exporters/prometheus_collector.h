@@ -47,6 +47,22 @@ class SeriesSink {
   void histogram(Family family, const LabelSet& labels, Extra extra, const metrics::Histogram& h) {
     histogram(family, labels, &extra, h);
   }
+
+  // A counter sample with the exemplar of its series (docs/traces.md), or
+  // none (null: the common case, at the cost of a plain sample).
+  void sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar* exemplar) {
+    if (exemplar == nullptr) {
+      sample(family, labels, nullptr, v);
+    } else {
+      exemplar_sample(family, labels, v, *exemplar);
+    }
+  }
+
+ protected:
+  // Only OpenMetrics shows exemplars: any other sink writes the sample alone.
+  virtual void exemplar_sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar&) {
+    sample(family, labels, nullptr, v);
+  }
 };
 
 class StoreCollector final : public prometheus::Collectable {
@@ -60,11 +76,12 @@ class StoreCollector final : public prometheus::Collectable {
   // The exposition text, written straight from the store: no intermediate
   // metric objects, so a large scrape costs a fraction of the time and
   // memory of Collect(). The store's mutex is held only while writing.
-  Exposition Text() const;
+  // OpenMetrics adds the exemplars of DeviceMetrics::trace_exemplars.
+  Exposition Text(ExpositionFormat format = ExpositionFormat::prometheus_0_0_4) const;
   // Only the series of one device (and none of the daemon's own): for a
-  // person or a probe watching one device. Empty when the store has no such
-  // device.
-  Exposition Text(std::string_view serial) const;
+  // person or a probe watching one device. No series when the store has no
+  // such device.
+  Exposition Text(std::string_view serial, ExpositionFormat format = ExpositionFormat::prometheus_0_0_4) const;
   // Every series into `sink`, the mutex held.
   void collect(SeriesSink& sink) const;
 
