@@ -743,9 +743,10 @@ void StoreCollector::collect_unlocked(SeriesSink& sink) const {
   }
 }
 
-std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector) {
-  return [collector = std::move(collector)](std::string_view serial) {
-    return serial.empty() ? collector->Text() : collector->Text(serial);
+std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(
+    std::shared_ptr<const StoreCollector> collector) {
+  return [collector = std::move(collector)](std::string_view serial, ExpositionFormat format) {
+    return serial.empty() ? collector->Text(format) : collector->Text(serial, format);
   };
 }
 

@@ -96,8 +96,9 @@ class StoreCollector final : public prometheus::Collectable {
 };
 
 // What the HTTP server calls per /metrics request: the whole store, or one
-// device when `serial` is not empty.
-std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector);
+// device when `serial` is not empty, in the format the client asked for.
+std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(
+    std::shared_ptr<const StoreCollector> collector);
 
 // prometheus-cpp's text serialization of the given families.
 std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);
