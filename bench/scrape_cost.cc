@@ -2,9 +2,12 @@
 // the real HTTP server, scraped over loopback. Prints series count, response
 // size, time per scrape (median, p99, max), CPU per scrape and RSS.
 //
-//   jank_bench_scrape [DEVICES] [PACKAGES] [GFX_PACKAGES] [SCRAPES]
+//   jank_bench_scrape [DEVICES] [PACKAGES] [GFX_PACKAGES] [SCRAPES] [FORMAT]
 // GFX_PACKAGES of the PACKAGES per device also carry gfxinfo and framestats
 // series (polled apps); the others only Choreographer skips (apps that skipped).
+// FORMAT: `text` (no Accept header: the 0.0.4 text, the default),
+// `openmetrics` (Prometheus 2.42's Accept header), or `exemplars`
+// (OpenMetrics, every app's skipped frames with a trace exemplar).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -36,7 +39,7 @@ struct Scrape {
   std::size_t samples = 0;
 };
 
-Scrape get(int port) {
+Scrape get(int port, const std::string& accept) {
   Scrape out;
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -44,7 +47,7 @@ Scrape get(int port) {
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string req = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const std::string req = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + accept + "\r\n";
     ::send(fd, req.data(), req.size(), 0);
     static char buf[1 << 20];
     bool in_body = false, comment = false;
@@ -85,7 +88,7 @@ double cpu_seconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-void fill(metrics::Store& store, int devices, int packages, int gfx_packages) {
+void fill(metrics::Store& store, int devices, int packages, int gfx_packages, bool exemplars) {
   parsers::GfxStats stats;
   stats.stats_since_ns = 1;
   stats.total_frames = 1000;
@@ -120,6 +123,10 @@ void fill(metrics::Store& store, int devices, int packages, int gfx_packages) {
     for (int p = 0; p < packages; ++p) {
       const std::string name = "com.example.app" + std::to_string(p);
       for (int k = 0; k < 10; ++k) store.record_skip(dev, name, 1'000'000'000LL * k, true, 1 + k * 7);
+      if (exemplars) {
+        dev.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, name, ""}] = {
+            dev.serial + "_" + name + "_20261124T031502Z_skip", 64, 1'795'000'000'123'000'000};
+      }
       if (p < gfx_packages) {
         parsers::GfxinfoDump dump;
         parsers::GfxProcess proc;
@@ -144,11 +151,21 @@ int main(int argc, char** argv) {
   const int packages = argc > 2 ? std::atoi(argv[2]) : 20;
   const int gfx_packages = argc > 3 ? std::atoi(argv[3]) : 2;
   const int scrapes = argc > 4 ? std::atoi(argv[4]) : 20;
+  const std::string format = argc > 5 ? argv[5] : "text";
+  if (format != "text" && format != "openmetrics" && format != "exemplars") {
+    std::fprintf(stderr, "FORMAT is text, openmetrics or exemplars\n");
+    return 2;
+  }
+  // Prometheus 2.42's own header.
+  const std::string accept = format == "text" ? ""
+                                              : "Accept: application/openmetrics-text;version=1.0.0,"
+                                                "application/openmetrics-text;version=0.0.1;q=0.75,"
+                                                "text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n";
 
   std::mutex mutex;
   metrics::Store store;
   const long rss_before = rss_kib();
-  fill(store, devices, packages, gfx_packages);
+  fill(store, devices, packages, gfx_packages, format == "exemplars");
   const long rss_filled = rss_kib();
   metrics::DaemonMetrics daemon;
   daemon.version = "bench";
@@ -164,7 +181,7 @@ int main(int argc, char** argv) {
   long rss_peak = 0;
   for (int i = 0; i < scrapes; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Scrape scrape = get(port);
+    const Scrape scrape = get(port, accept);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     bytes = scrape.bytes;
     series = scrape.samples;
@@ -172,7 +189,8 @@ int main(int argc, char** argv) {
   }
   const double cpu = (cpu_seconds() - cpu0) / scrapes;
   std::sort(ms.begin(), ms.end());
-  std::printf("devices %d, packages/device %d (with gfxinfo+framestats: %d)\n", devices, packages, gfx_packages);
+  std::printf("devices %d, packages/device %d (with gfxinfo+framestats: %d), format %s\n", devices, packages,
+              gfx_packages, format.c_str());
   std::printf("series %zu, response %.1f MB\n", series, static_cast<double>(bytes) / 1e6);
   std::printf("scrape time over %d scrapes: median %.0f ms, p99 %.0f ms, max %.0f ms; CPU %.0f ms per scrape\n",
               scrapes, ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back(), cpu * 1000);

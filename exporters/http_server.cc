@@ -29,6 +29,8 @@
 #include <boost/beast/ssl.hpp>
 #pragma GCC diagnostic pop
 
+#include "exporters/content_negotiation.h"
+
 namespace jank::exporters {
 
 namespace asio = boost::asio;
@@ -302,8 +304,14 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     if (serial.present && (!serial.valid || serial.value.empty() || serial.value.size() > 255)) {
       return reply(400, "Bad Request", "text/plain", "bad serial parameter\n");
     }
-    exposition_ = settings_.metrics ? settings_.metrics(serial.value) : Exposition{};
-    head_ = status_head(200, "OK", "text/plain; version=0.0.4; charset=utf-8", exposition_.size());
+    const ExpositionFormat format = negotiate_format(accept_header());
+    if (settings_.metrics) {
+      exposition_ = settings_.metrics(serial.value, format);
+    } else {
+      exposition_ = {};
+      finish_exposition(exposition_, format);
+    }
+    head_ = status_head(200, "OK", content_type(format), exposition_.size());
     std::vector<asio::const_buffer> buffers{asio::buffer(head_)};
     if (!head_only_) {
       for (const auto& f : exposition_.families) {
@@ -355,6 +363,17 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       self->chunk_.reset();  // a kept-alive connection holds no chunk buffer
       self->next_request();
     });
+  }
+
+  // Every Accept field of the request, as one list.
+  std::string accept_header() const {
+    std::string out;
+    const auto [first, last] = parser_->get().equal_range(http::field::accept);
+    for (auto it = first; it != last; ++it) {
+      if (!out.empty()) out += ',';
+      out.append(it->value().data(), it->value().size());
+    }
+    return out;
   }
 
   bool authorized() const {
@@ -607,12 +626,17 @@ class HttpServer::Impl {
 };
 
 HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  return [collectables = std::move(collectables)](std::string_view) {
+  return [collectables = std::move(collectables)](std::string_view, ExpositionFormat format) {
     Exposition exposition;
     for (const auto& c : collectables) {
       exposition.families.emplace_back();
-      append_text_exposition(c->Collect(), exposition.families.back().body);
+      if (format == ExpositionFormat::openmetrics_1_0_0) {
+        append_openmetrics_exposition(c->Collect(), exposition.families.back().body);
+      } else {
+        append_text_exposition(c->Collect(), exposition.families.back().body);
+      }
     }
+    finish_exposition(exposition, format);
     return exposition;
   };
 }

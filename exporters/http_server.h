@@ -85,7 +85,8 @@ class HttpServer {
   // thread. Throws std::runtime_error naming the file or address at fault.
   // `metrics` is called once per /metrics request, on the server thread, with
   // the value of the request's `serial` parameter ("" when absent): a
-  // non-empty one asks for that device's series only.
+  // non-empty one asks for that device's series only; and with the format
+  // the request's Accept header prefers (exporters/content_negotiation.h).
   //
   // With `previous` listening on the same listen_address, the new server
   // takes a duplicate of its listening socket instead of binding again: the
@@ -95,7 +96,7 @@ class HttpServer {
   //
   // `api`, when set, answers every request under /api/ (GET and POST, after
   // the same auth as /metrics), on the server thread.
-  using MetricsSource = std::function<Exposition(std::string_view serial)>;
+  using MetricsSource = std::function<Exposition(std::string_view serial, ExpositionFormat format)>;
   using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
   HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
              const HttpServer* previous = nullptr, ApiHandler api = {}, FileRoute files = {});
@@ -111,7 +112,8 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// /metrics for prometheus-cpp collectables: each Collect()ed and written out.
+// /metrics for prometheus-cpp collectables: each Collect()ed and written out
+// in the format asked for.
 HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
 // The value of `name` in a URL query string, percent-decoded ('+' is a

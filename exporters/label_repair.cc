@@ -69,4 +69,6 @@ void append_label_value(std::string& out, std::string_view value) { append_escap
 
 void append_help_text(std::string& out, std::string_view help) { append_escaped(out, help, false); }
 
+void append_openmetrics_help(std::string& out, std::string_view help) { append_escaped(out, help, true); }
+
 }  // namespace jank::exporters

@@ -1,4 +1,4 @@
-// Label values and help texts made safe for the text exposition format.
+// Label values and help texts made safe for the text exposition formats.
 // Label values come from devices (serials, getprop, process names) and may
 // hold any bytes; one invalid UTF-8 value makes Prometheus reject the whole
 // scrape, and an unescaped quote or newline breaks the line it is on.
@@ -18,5 +18,7 @@ std::string valid_utf8(std::string value);
 void append_label_value(std::string& out, std::string_view value);
 // Appends a HELP text with backslash and newline escaped (quotes stay).
 void append_help_text(std::string& out, std::string_view help);
+// Appends an OpenMetrics HELP text: escaped as a label value is (quotes too).
+void append_openmetrics_help(std::string& out, std::string_view help);
 
 }  // namespace jank::exporters

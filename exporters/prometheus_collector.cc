@@ -13,6 +13,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "exporters/label_repair.h"
+#include "exporters/openmetrics.h"
 #include "metrics/trace_files.h"
 
 namespace jank::exporters {
@@ -20,17 +21,6 @@ namespace jank::exporters {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using F = Family;
-
-LabelSet::LabelSet(std::vector<ClientMetric::Label> labels) : list_(std::move(labels)) {
-  for (std::size_t i = 0; i < list_.size(); ++i) {
-    list_[i].value = valid_utf8(std::move(list_[i].value));
-    if (i != 0) text_ += ',';
-    text_ += list_[i].name;
-    text_ += "=\"";
-    append_label_value(text_, list_[i].value);
-    text_ += '"';
-  }
-}
 
 namespace {
 
@@ -95,12 +85,14 @@ class FamilySink final : public SeriesSink {
   std::vector<MetricFamily> families_;
 };
 
-// "# HELP …\n# TYPE …\n" of every family, rendered once per process.
-const std::array<std::string, kFamilyCount>& family_headers() {
+// The metadata lines of every family in each format, rendered once per process.
+using FamilyHeaders = std::array<std::string, kFamilyCount>;
+const FamilyHeaders& family_headers(ExpositionFormat format) {
   static const auto headers = [] {
-    std::array<std::string, kFamilyCount> out;
+    std::array<FamilyHeaders, 2> out;
     for (const auto& spec : catalogue()) {
-      auto& h = out[static_cast<std::size_t>(spec.id)];
+      const auto i = static_cast<std::size_t>(spec.id);
+      auto& h = out[0][i];
       h = "# HELP ";
       h += spec.name;
       h += ' ';
@@ -110,34 +102,42 @@ const std::array<std::string, kFamilyCount>& family_headers() {
       h += ' ';
       h += family_type_name(spec.type);
       h += '\n';
+      // The catalogue's types are named alike in both formats.
+      append_openmetrics_metadata(out[1][i], spec.name, family_type_name(spec.type), spec.unit, spec.help);
     }
     return out;
   }();
-  return headers;
+  return headers[format == ExpositionFormat::openmetrics_1_0_0 ? 1 : 0];
 }
 
 // Writes the text exposition directly, one buffer per family, with no
-// per-series allocation: the scrape path of the daemon.
+// per-series allocation: the scrape path of the daemon. Both formats write
+// the same sample lines; OpenMetrics has its own metadata and exemplars.
 class TextSink final : public SeriesSink {
  public:
   using SeriesSink::histogram;
   using SeriesSink::sample;
 
-  explicit TextSink(std::vector<ExpositionFamily>& families) : families_(families) { index_.fill(-1); }
+  TextSink(std::vector<ExpositionFamily>& families, ExpositionFormat format)
+      : families_(families),
+        headers_(family_headers(format)),
+        exemplars_(format == ExpositionFormat::openmetrics_1_0_0) {
+    index_.fill(-1);
+  }
 
   void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
     std::string& out = body(id);
-    head(out, family(id).name, "", labels, extra);
+    append_series_head(out, family(id).name, "", labels, extra);
     append_number(out, value);
     out += '\n';
   }
   void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
     std::string& out = body(id);
     const std::string_view name = family(id).name;
-    head(out, name, "_count", labels, extra);
+    append_series_head(out, name, "_count", labels, extra);
     append_count(out, h.count());
     out += '\n';
-    head(out, name, "_sum", labels, extra);
+    append_series_head(out, name, "_sum", labels, extra);
     append_number(out, h.sum());
     out += '\n';
     const auto& les = le_labels(h.upper_bounds());
@@ -157,13 +157,23 @@ class TextSink final : public SeriesSink {
     }
   }
 
+ protected:
+  void exemplar_sample(Family id, const LabelSet& labels, double value,
+                       const metrics::TraceExemplar& exemplar) override {
+    std::string& out = body(id);
+    append_series_head(out, family(id).name, "", labels, nullptr);
+    append_number(out, value);
+    if (exemplars_) append_exemplar(out, exemplar);
+    out += '\n';
+  }
+
  private:
   std::string& body(Family id) {
     const auto i = static_cast<std::size_t>(id);
     auto& index = index_[i];
     if (index < 0) {
       index = static_cast<int>(families_.size());
-      families_.push_back(ExpositionFamily{family_headers()[i], {}});
+      families_.push_back(ExpositionFamily{headers_[i], {}});
     }
     return families_[static_cast<std::size_t>(index)].body;
   }
@@ -173,25 +183,6 @@ class TextSink final : public SeriesSink {
     out += "=\"";
     append_label_value(out, extra.value);
     out += "\",";
-  }
-
-  static void head(std::string& out, std::string_view name, const char* suffix, const LabelSet& labels,
-                   const Extra* extra) {
-    out += name;
-    out += suffix;
-    if (!labels.text().empty() || extra != nullptr) {
-      out += '{';
-      out += labels.text();
-      if (extra != nullptr) {
-        if (!labels.text().empty()) out += ',';
-        out += extra->name;
-        out += "=\"";
-        append_label_value(out, extra->value);
-        out += '"';
-      }
-      out += '}';
-    }
-    out += ' ';
   }
 
   // `le="0.005"} ` for each bound of a bucket layout, then `le="+Inf"} `.
@@ -209,6 +200,8 @@ class TextSink final : public SeriesSink {
   }
 
   std::vector<ExpositionFamily>& families_;
+  const FamilyHeaders& headers_;
+  bool exemplars_;
   std::array<int, kFamilyCount> index_;
   std::unordered_map<const double*, std::vector<std::string>> le_;
 };
@@ -413,18 +406,31 @@ bool app_idle(const AppLayers* layers, const metrics::PackageMetrics& p, std::in
   return now - p.last_active_ns > window_s * 1'000'000'000;
 }
 
+// The exemplar the flight recorder left on a counter series, if any: keyed
+// as docs/traces.md says (`package` the packages key, `layer` the layers
+// key, "" for package counters). Free when the device has none.
+const metrics::TraceExemplar* exemplar_of(const metrics::DeviceMetrics& d, metrics::ExemplarCounter counter,
+                                          const std::string& package, const std::string& layer = {}) {
+  if (d.trace_exemplars.empty()) return nullptr;
+  const auto it = d.trace_exemplars.find(metrics::ExemplarKey{counter, package, layer});
+  return it == d.trace_exemplars.end() ? nullptr : &it->second;
+}
+
 void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
+  using metrics::ExemplarCounter;
   for (const auto& [stable, l] : d.layers) {
     const LabelSet labels({{"serial", d.serial},
                            {"package", l.package},
                            {"layer", stable},
                            {"kind", l.kind == parsers::LayerKind::surface_view ? "surface_view" : "app_window"}});
     const auto& t = l.presents;
-    f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()));
+    f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()),
+             exemplar_of(d, ExemplarCounter::layer_frames_presented, l.package, stable));
     f.histogram(F::android_layer_frame_time_seconds, labels, t.frame_time());
     f.sample(F::android_layer_active_seconds_total, labels, static_cast<double>(t.active_ns()) / 1e9);
     f.sample(F::android_layer_perfdog_jank_total, labels, count(t.jank()));
-    f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()));
+    f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()),
+             exemplar_of(d, ExemplarCounter::layer_big_jank, l.package, stable));
     f.sample(F::android_layer_perfdog_jank_seconds_total, labels, static_cast<double>(t.jank_ns()) / 1e9);
     f.sample(F::android_layer_refresh_jank_total, labels, count(t.refresh_jank()));
     f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
@@ -652,7 +658,8 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     const auto found = app_layers.find(name);
     const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
     if (p.skip_events > 0) {
-      f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames));
+      f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames),
+               exemplar_of(d, metrics::ExemplarCounter::skipped_frames, name));
       f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
       f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
       if (!screen_dark(d) && !app_idle(layers, p, now, window_s)) {
@@ -661,7 +668,8 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
     }
     if (p.davey_frames > 0) {
-      f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames));
+      f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames),
+               exemplar_of(d, metrics::ExemplarCounter::davey_frames, name));
       f.histogram(F::android_hwui_davey_duration_seconds, pkg, p.davey_duration);
       f.sample(F::android_hwui_davey_invalid_durations_total, pkg, count(p.davey_invalid_durations));
     }
@@ -746,22 +754,24 @@ std::vector<MetricFamily> StoreCollector::Collect() const {
   return families.take();
 }
 
-Exposition StoreCollector::Text() const {
+Exposition StoreCollector::Text(ExpositionFormat format) const {
   Exposition exposition;
-  TextSink sink(exposition.families);
+  TextSink sink(exposition.families, format);
   collect(sink);
+  finish_exposition(exposition, format);
   return exposition;
 }
 
-Exposition StoreCollector::Text(std::string_view serial) const {
+Exposition StoreCollector::Text(std::string_view serial, ExpositionFormat format) const {
   Exposition exposition;
   std::unique_lock<std::mutex> lock;
   if (mutex_ != nullptr) lock = std::unique_lock<std::mutex>(*mutex_);
   const auto it = store_.devices().find(serial);
   if (it != store_.devices().end()) {
-    TextSink sink(exposition.families);
+    TextSink sink(exposition.families, format);
     collect_device(sink, *it->second, now_(*it->second), store_.options().window_seconds);
   }
+  finish_exposition(exposition, format);
   return exposition;
 }
 
@@ -779,9 +789,10 @@ void StoreCollector::collect_unlocked(SeriesSink& sink) const {
   }
 }
 
-std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector) {
-  return [collector = std::move(collector)](std::string_view serial) {
-    return serial.empty() ? collector->Text() : collector->Text(serial);
+std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(
+    std::shared_ptr<const StoreCollector> collector) {
+  return [collector = std::move(collector)](std::string_view serial, ExpositionFormat format) {
+    return serial.empty() ? collector->Text(format) : collector->Text(serial, format);
   };
 }
 

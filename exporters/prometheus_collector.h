@@ -30,26 +30,6 @@ using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
 // The newest timestamp of the device's input: right for replays.
 WindowNow input_time_now();
 
-// Labels shared by many series (a device's, a package's), made valid UTF-8
-// and rendered in exposition form once rather than once per series.
-class LabelSet {
- public:
-  explicit LabelSet(std::vector<prometheus::ClientMetric::Label> labels);
-  const std::vector<prometheus::ClientMetric::Label>& list() const { return list_; }
-  const std::string& text() const { return text_; }  // name="value",… without braces
-
- private:
-  std::vector<prometheus::ClientMetric::Label> list_;
-  std::string text_;
-};
-
-// One more label for a single series (result, reason, cause, stage, …): a
-// fixed ASCII name and value chosen by the collector.
-struct Extra {
-  std::string_view name;
-  std::string_view value;
-};
-
 // Receives every series in collection order. Families come out in the order
 // of their first series; families without series are not printed.
 class SeriesSink {
@@ -67,6 +47,22 @@ class SeriesSink {
   void histogram(Family family, const LabelSet& labels, Extra extra, const metrics::Histogram& h) {
     histogram(family, labels, &extra, h);
   }
+
+  // A counter sample with the exemplar of its series (docs/traces.md), or
+  // none (null: the common case, at the cost of a plain sample).
+  void sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar* exemplar) {
+    if (exemplar == nullptr) {
+      sample(family, labels, nullptr, v);
+    } else {
+      exemplar_sample(family, labels, v, *exemplar);
+    }
+  }
+
+ protected:
+  // Only OpenMetrics shows exemplars: any other sink writes the sample alone.
+  virtual void exemplar_sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar&) {
+    sample(family, labels, nullptr, v);
+  }
 };
 
 class StoreCollector final : public prometheus::Collectable {
@@ -80,11 +76,12 @@ class StoreCollector final : public prometheus::Collectable {
   // The exposition text, written straight from the store: no intermediate
   // metric objects, so a large scrape costs a fraction of the time and
   // memory of Collect(). The store's mutex is held only while writing.
-  Exposition Text() const;
+  // OpenMetrics adds the exemplars of DeviceMetrics::trace_exemplars.
+  Exposition Text(ExpositionFormat format = ExpositionFormat::prometheus_0_0_4) const;
   // Only the series of one device (and none of the daemon's own): for a
-  // person or a probe watching one device. Empty when the store has no such
-  // device.
-  Exposition Text(std::string_view serial) const;
+  // person or a probe watching one device. No series when the store has no
+  // such device.
+  Exposition Text(std::string_view serial, ExpositionFormat format = ExpositionFormat::prometheus_0_0_4) const;
   // Every series into `sink`, the mutex held.
   void collect(SeriesSink& sink) const;
 
@@ -99,8 +96,9 @@ class StoreCollector final : public prometheus::Collectable {
 };
 
 // What the HTTP server calls per /metrics request: the whole store, or one
-// device when `serial` is not empty.
-std::function<Exposition(std::string_view serial)> text_source(std::shared_ptr<const StoreCollector> collector);
+// device when `serial` is not empty, in the format the client asked for.
+std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(
+    std::shared_ptr<const StoreCollector> collector);
 
 // prometheus-cpp's text serialization of the given families.
 std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);

@@ -21,7 +21,9 @@ namespace jank::daemon_test {
 using namespace jank::rig;
 
 // GET over loopback with a deadline on every read; "" when nothing answers.
-inline std::string http_get(std::uint16_t port, const std::string& path, ms timeout = 5000ms) {
+// `headers`: more request header lines, each ending in CRLF.
+inline std::string http_get(std::uint16_t port, const std::string& path, ms timeout = 5000ms,
+                            const std::string& headers = "") {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return {};
   timeval tv{};
@@ -35,7 +37,8 @@ inline std::string http_get(std::uint16_t port, const std::string& path, ms time
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string response;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headers + "\r\n";
     if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
       char buf[65536];
       for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));

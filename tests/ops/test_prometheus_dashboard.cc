@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/ops/prometheus_process.h"
 #include "tests/ops/promql_names.h"
 
 using namespace jank::daemon_test;
 using jank::ops_test::grafana_variable_expr;
+using jank::ops_test::Prometheus;
 using jank::ops_test::promql_metric_names;
 
 namespace {
@@ -28,94 +30,6 @@ const std::string kSource = JANK_SOURCE_DIR;
 const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_exporter.rules.yml",
                                              kSource + "/config/prometheus/jank_exporter.alerts.yml"};
 const std::string kDashboard = kSource + "/config/grafana/jank_exporter.json";
-
-std::string url_encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
-// HTTP/1.0 so that the body comes whole (no chunked encoding); "" on failure.
-std::string http_body(std::uint16_t port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return {};
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
-      char buf[65536];
-      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-  ::close(fd);
-  const auto body = response.find("\r\n\r\n");
-  return body == std::string::npos ? std::string() : response.substr(body + 4);
-}
-
-class Prometheus {
- public:
-  Prometheus(std::uint16_t target_port) : port_(free_port()), dir_("jank-prometheus") {
-    const std::string config = dir_.path() + "/prometheus.yml";
-    {
-      std::ofstream out(config);
-      out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
-             "rule_files:\n";
-      for (const auto& f : kRuleFiles) out << "  - " << f << "\n";
-      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n"
-             "      - targets: ['127.0.0.1:"
-          << target_port << "']\n";
-    }
-    log_ = dir_.path() + "/prometheus.log";
-    proc_ = ChildProcess({JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
-                          "--storage.tsdb.path=" + dir_.path() + "/data",
-                          "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"},
-                         {}, log_);
-    ready_ = wait_until([&] { return http_body(port_, "/-/ready").find("Ready") != std::string::npos; }, 30000ms,
-                        200ms);
-  }
-  ~Prometheus() { proc_.stop(10000ms); }
-  bool ready() const { return ready_; }
-  std::string log() const { return read_file(log_); }
-
-  // The "data.result" array of an instant query; nullopt when the query failed.
-  std::optional<Json> query(const std::string& promql, std::string* error = nullptr) const {
-    const std::string body = http_body(port_, "/api/v1/query?query=" + url_encode(promql));
-    auto json = jank::rig::parse_json(body);
-    if (!json || (*json)["status"].str != "success") {
-      if (error) *error = body;
-      return std::nullopt;
-    }
-    return (*json)["data"]["result"];
-  }
-  std::optional<Json> api(const std::string& path) const {
-    auto json = jank::rig::parse_json(http_body(port_, path));
-    if (!json || (*json)["status"].str != "success") return std::nullopt;
-    return (*json)["data"];
-  }
-
- private:
-  std::uint16_t port_;
-  TempDir dir_;
-  std::string log_;
-  ChildProcess proc_;
-  bool ready_ = false;
-};
 
 struct Rule {
   std::string name;  // record or alert name
@@ -291,7 +205,7 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
            has(series("android_app_active_seconds_total", serial, package));
   }, 30000ms, 250ms));
 
-  Prometheus prom(ex.port());
+  Prometheus prom(ex.port(), kRuleFiles);
   INFO(prom.log());
   REQUIRE(prom.ready());
   // Enough 1 s scrapes for every [10s] rate and [1m]/[5m] rule to have points.

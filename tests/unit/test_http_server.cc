@@ -102,6 +102,63 @@ TEST_CASE("/metrics?serial= serves one device's series", "[http]") {
   CHECK_THAT(all, Catch::Contains("jank_exporter_build_info"));
 }
 
+// The same request with two Accept headers: the two formats, each exactly
+// the collector's text; the 0.0.4 answer as it has always been.
+TEST_CASE("/metrics answers OpenMetrics or the 0.0.4 text by the Accept header", "[http][openmetrics]") {
+  using exporters::ExpositionFormat;
+  metrics::Store store;
+  auto& d = store.device("s1");
+  store.record_skip(d, "com.a", 0, false, 9);
+  d.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, "com.a", ""}] = {"s1_com.a_20261124T031502Z_skip", 9,
+                                                                                  1'795'000'000'000'000'000};
+  store.record_skip(store.device("s2"), "com.b", 0, false, 4);
+  metrics::DaemonMetrics daemon;
+  daemon.version = "t";
+  auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now(), nullptr, &daemon);
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  exporters::HttpServer server(options, exporters::text_source(collector), {});
+  const int port = server.ports()[0];
+  auto response = [](const char* content_type, const std::string& body) {
+    return std::string("HTTP/1.1 200 OK\r\nContent-Type: ") + content_type +
+           "\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n" + body;
+  };
+  const std::string classic = response("text/plain; version=0.0.4; charset=utf-8", collector->Text().str());
+  const std::string openmetrics = response("application/openmetrics-text; version=1.0.0; charset=utf-8",
+                                           collector->Text(ExpositionFormat::openmetrics_1_0_0).str());
+  REQUIRE_THAT(openmetrics, Catch::Contains("# {trace_id=\"s1_com.a_20261124T031502Z_skip\"} 9 1795000000.0\n"));
+  REQUIRE_THAT(openmetrics, Catch::EndsWith("\n# EOF\n"));
+
+  const std::string prometheus_accept =
+      "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n";
+  CHECK(get(port, "/metrics", prometheus_accept) == openmetrics);
+  CHECK(get(port, "/metrics", "Accept: text/plain;version=0.0.4\r\n") == classic);
+  CHECK(get(port, "/metrics") == classic);  // no Accept header
+  CHECK(get(port, "/metrics", "Accept: */*\r\n") == classic);
+  CHECK(get(port, "/metrics", "Accept: application/openmetrics-text;q=abc\r\n") == classic);  // malformed
+  // Several Accept fields are one list.
+  CHECK(get(port, "/metrics", "Accept: text/plain;q=0.1\r\nAccept: application/openmetrics-text\r\n") == openmetrics);
+  // One device, and HEAD.
+  CHECK(get(port, "/metrics?serial=s2", prometheus_accept) ==
+        response("application/openmetrics-text; version=1.0.0; charset=utf-8",
+                 collector->Text("s2", ExpositionFormat::openmetrics_1_0_0).str()));
+  CHECK(get(port, "/metrics?serial=s2") ==
+        response("text/plain; version=0.0.4; charset=utf-8", collector->Text("s2").str()));
+  const std::string head =
+      http(port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + prometheus_accept + "\r\n");
+  CHECK(head == openmetrics.substr(0, openmetrics.find("\r\n\r\n") + 4));
+
+  // prometheus-cpp collectables answer in OpenMetrics too.
+  exporters::HttpServer cpp_server(options, exporters::exposition_of({collector}), {});
+  const std::string cpp = get(cpp_server.ports()[0], "/metrics", prometheus_accept);
+  CHECK_THAT(cpp, Catch::Contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"));
+  CHECK_THAT(cpp, Catch::Contains("\n# TYPE android_choreographer_skipped_frames counter\n"));
+  CHECK_THAT(cpp, Catch::EndsWith("\n# EOF\n"));
+  CHECK_THAT(get(cpp_server.ports()[0], "/metrics"), Catch::Contains("Content-Type: text/plain; version=0.0.4"));
+}
+
 TEST_CASE("HTTP basic auth guards / and /metrics but not the probes", "[http]") {
   metrics::Store store;
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now());

@@ -34,7 +34,7 @@ struct ApiFixture {
     options.listen_address = "127.0.0.1:0";
     options.basic_auth = std::move(auth);
     server = std::make_unique<exporters::HttpServer>(
-        options, [](std::string_view) { return exporters::Exposition{}; }, [] { return true; }, nullptr,
+        options, [](std::string_view, exporters::ExpositionFormat) { return exporters::Exposition{}; }, [] { return true; }, nullptr,
         [this](const exporters::ApiRequest& r) { return api.handle(r); });
     target.host = "127.0.0.1";
     target.port = std::to_string(server->ports()[0]);

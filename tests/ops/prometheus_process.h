@@ -1,0 +1,120 @@
+// A real Prometheus (Debian's 2.42) as a child process of a test, scraping
+// one target every second, and its HTTP API.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/daemon/exporter_process.h"
+
+namespace jank::ops_test {
+
+using namespace jank::daemon_test;
+
+inline std::string url_encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// HTTP/1.0 so that the body comes whole (no chunked encoding); "" on failure.
+inline std::string http_body(std::uint16_t port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {};
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  const auto body = response.find("\r\n\r\n");
+  return body == std::string::npos ? std::string() : response.substr(body + 4);
+}
+
+class Prometheus {
+ public:
+  // Scrapes 127.0.0.1:target_port as job "jank_exporter" with Prometheus's
+  // default Accept header; `rule_files` loaded, `extra_args` (feature
+  // flags) added to its command line.
+  explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
+                      const std::vector<std::string>& extra_args = {})
+      : port_(free_port()), dir_("jank-prometheus") {
+    const std::string config = dir_.path() + "/prometheus.yml";
+    {
+      std::ofstream out(config);
+      out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n";
+      if (!rule_files.empty()) out << "rule_files:\n";
+      for (const auto& f : rule_files) out << "  - " << f << "\n";
+      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n"
+             "      - targets: ['127.0.0.1:"
+          << target_port << "']\n";
+    }
+    log_ = dir_.path() + "/prometheus.log";
+    std::vector<std::string> argv = {JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
+                                     "--storage.tsdb.path=" + dir_.path() + "/data",
+                                     "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    proc_ = ChildProcess(argv, {}, log_);
+    ready_ = wait_until([&] { return http_body(port_, "/-/ready").find("Ready") != std::string::npos; }, 30000ms,
+                        200ms);
+  }
+  ~Prometheus() { proc_.stop(10000ms); }
+  bool ready() const { return ready_; }
+  std::string log() const { return read_file(log_); }
+
+  // The "data.result" array of an instant query (at `time`, Unix seconds as
+  // the API takes them, or now); nullopt when the query failed.
+  std::optional<Json> query(const std::string& promql, std::string* error = nullptr,
+                            const std::string& time = "") const {
+    std::string path = "/api/v1/query?query=" + url_encode(promql);
+    if (!time.empty()) path += "&time=" + url_encode(time);
+    const std::string body = http_body(port_, path);
+    auto json = jank::rig::parse_json(body);
+    if (!json || (*json)["status"].str != "success") {
+      if (error) *error = body;
+      return std::nullopt;
+    }
+    return (*json)["data"]["result"];
+  }
+  std::optional<Json> api(const std::string& path) const {
+    auto json = jank::rig::parse_json(http_body(port_, path));
+    if (!json || (*json)["status"].str != "success") return std::nullopt;
+    return (*json)["data"];
+  }
+
+ private:
+  std::uint16_t port_;
+  TempDir dir_;
+  std::string log_;
+  ChildProcess proc_;
+  bool ready_ = false;
+};
+
+}  // namespace jank::ops_test
