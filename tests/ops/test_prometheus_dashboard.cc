@@ -187,8 +187,10 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   TempDir state, conf_dir;
   const std::string conf = conf_dir.path() + "/jank_exporter.yaml";
   {
+    // The flight recorder on, so that its panels have a trace to show.
     std::ofstream(conf) << "checkpoint_interval_seconds: 1\n"
-                           "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n";
+                           "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n"
+                           "traces:\n  enabled: true\n  stop_delay_ms: 200\n  rules:\n    skip_frames: 30\n";
   }
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
   const std::string serial = emulator_serial(sim.devices()[0]);
@@ -202,7 +204,8 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
            has(series("android_gfxinfo_frames_rendered_total", serial, package)) &&
            has(series("android_framestats_frames_total", serial, package)) &&
            has(series("android_hwui_davey_frames_total", serial, package)) &&
-           has(series("android_app_active_seconds_total", serial, package));
+           has(series("android_app_active_seconds_total", serial, package)) &&
+           s.count("jank_exporter_traces_stored") && s.at("jank_exporter_traces_stored") > 0;
   }, 30000ms, 250ms));
 
   Prometheus prom(ex.port(), kRuleFiles);
