@@ -20,10 +20,10 @@ namespace jank::daemon_test {
 
 using namespace jank::rig;
 
-// GET over loopback with a deadline on every read; "" when nothing answers.
-// `headers`: more request header lines, each ending in CRLF.
-inline std::string http_get(std::uint16_t port, const std::string& path, ms timeout = 5000ms,
-                            const std::string& headers = "") {
+// One request over loopback with a deadline on every read: `head` is the
+// request line and headers (each ending in CRLF, without the blank line).
+// The whole response; "" when nothing answers.
+inline std::string http_exchange(std::uint16_t port, const std::string& head, ms timeout = 5000ms) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return {};
   timeval tv{};
@@ -37,8 +37,7 @@ inline std::string http_get(std::uint16_t port, const std::string& path, ms time
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string response;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request =
-        "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headers + "\r\n";
+    const std::string request = head + "\r\n";
     if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
       char buf[65536];
       for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
@@ -46,6 +45,13 @@ inline std::string http_get(std::uint16_t port, const std::string& path, ms time
   }
   ::close(fd);
   return response;
+}
+
+// GET (`headers`: more header lines, each ending in CRLF).
+inline std::string http_get(std::uint16_t port, const std::string& path, ms timeout = 5000ms,
+                            const std::string& headers = "") {
+  return http_exchange(port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headers,
+                       timeout);
 }
 
 // Samples of an exposition: "name{labels}" → value.

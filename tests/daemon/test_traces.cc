@@ -41,27 +41,9 @@ std::string body_of(const std::string& response) {
 
 // GET with Prometheus's default Accept header: the OpenMetrics answer.
 std::string openmetrics_get(std::uint16_t port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return {};
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = "GET " + path +
-                                " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAccept: "
-                                "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
-                                "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
-      char buf[65536];
-      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-  ::close(fd);
-  return response;
+  return http_get(port, path, 5000ms,
+                  "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+                  "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n");
 }
 
 std::string series(const std::string& family, const std::string& labels) {

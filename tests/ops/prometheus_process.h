@@ -36,24 +36,7 @@ inline std::string url_encode(const std::string& s) {
 
 // HTTP/1.0 so that the body comes whole (no chunked encoding); "" on failure.
 inline std::string http_body(std::uint16_t port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return {};
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
-      char buf[65536];
-      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-  ::close(fd);
+  const std::string response = http_exchange(port, "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n");
   const auto body = response.find("\r\n\r\n");
   return body == std::string::npos ? std::string() : response.substr(body + 4);
 }
