@@ -326,8 +326,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Stream& st = streams_.at(id);
     ShellResult r = run_shell(dev_.model(), cmd);
     if (st.kind == Stream::Kind::v2) {
-      if (!r.out.empty()) st.pending += v2(1, r.out);
-      if (!r.err.empty()) st.pending += v2(2, r.err);
+      add_output(st, r.out, 1);  // in pipe-sized packets, as adbd sends them
+      add_output(st, r.err, 2);
     } else if (st.kind == Stream::Kind::exec) {
       st.pending += r.out;
     } else {

@@ -236,7 +236,7 @@ TEST_CASE("retention keeps the newest traces and failed pulls are counted and re
 
   const std::string failed = "serial=\"" + rig.serial() + "\",reason=";
   rig.wait_armed();
-  REQUIRE(rig.sim.control("perfetto " + rig.name() + " trace-bytes 8000000").rfind("OK", 0) == 0);
+  REQUIRE(rig.sim.control("perfetto " + rig.name() + " trace-bytes 3000000").rfind("OK", 0) == 0);
   rig.skip(0, 72);
   if (!wait_until([&] { return rig.value("jank_exporter_traces_failed_total", failed + "\"too_large\"") == 1; },
                   30000ms, 250ms)) {
