@@ -618,7 +618,7 @@ std::string TraceBytes::slice(std::uint64_t offset, std::size_t n) const {
 }
 
 std::uint64_t TraceBytes::fnv1a64(std::uint64_t len) const {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
   constexpr std::size_t kChunk = 1 << 20;
   for (std::uint64_t at = 0; at < std::min(len, size_); at += kChunk) {
     const std::string part = slice(at, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, len - at)));

@@ -75,7 +75,7 @@ struct Sim {
 };
 
 std::uint64_t fnv(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
   for (const unsigned char c : s) {
     h ^= c;
     h *= 1099511628211ull;

@@ -23,7 +23,7 @@ std::string attach(const AdbServer& adb, const DevSim& sim) {
 }
 
 std::string fnv_hex(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
   for (const unsigned char c : s) {
     h ^= c;
     h *= 1099511628211ull;
