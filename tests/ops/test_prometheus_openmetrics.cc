@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -22,6 +23,7 @@
 
 using namespace jank::daemon_test;
 using jank::ops_test::Prometheus;
+using jank::ops_test::http_body;
 using jank::ops_test::url_encode;
 
 namespace {
@@ -281,4 +283,48 @@ TEST_CASE("a real Prometheus stores the exemplars of the OpenMetrics answer") {
     const std::string on_layer = e.family.starts_with("android_layer_") ? layer : "";
     CHECK(found[e.family] == e.trace_id + " " + e.value + " " + std::to_string(at_ms) + " " + on_layer);
   }
+}
+
+// The flight recorder end to end on the rig: a scripted spike on a simulated
+// device becomes a trace, and the exemplar Prometheus stores for the counter
+// that fired names that trace.
+TEST_CASE("a real Prometheus with exemplar storage links a rig spike to the trace the exporter took") {
+  const std::string app = "com.example.feed";
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--sdk", "34", "--packages", app, "--stall-prob", "0", "--log-rate", "1"});
+  adb.emulator(sim.devices()[0].port);
+  const std::string serial = emulator_serial(sim.devices()[0]);
+  REQUIRE(adb.wait_state(serial, "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  std::ofstream(conf) << "traces:\n  enabled: true\n  stop_delay_ms: 200\n  check_interval_seconds: 1\n"
+                         "  rules:\n    skip_frames: 50\n";
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  const std::string armed = "jank_exporter_trace_armed{serial=\"" + serial + "\"}";
+  REQUIRE(wait_until([&] { return ex.value(armed) == 1; }, 40000ms, 250ms));
+  Prometheus prom(ex.port(), {}, {"--enable-feature=exemplar-storage"});
+  INFO(prom.log());
+  REQUIRE(prom.ready());
+  const auto start_s = now_ms() / 1000;
+  REQUIRE(sim.control("skip " + sim.devices()[0].name + " " + app + " 75").rfind("OK", 0) == 0);
+  const std::string taken = "jank_exporter_traces_taken_total{serial=\"" + serial + "\",rule=\"skip\"}";
+  REQUIRE(wait_until([&] { return ex.value(taken) == 1; }, 30000ms, 250ms));
+  const auto list = jank::rig::parse_json(http_body(ex.port(), "/traces/"));
+  REQUIRE(list);
+  REQUIRE((*list)["traces"].arr.size() == 1);
+  const std::string id = (*list)["traces"][0]["id"].str;
+
+  const std::string path = "/api/v1/query_exemplars?query=" +
+                           url_encode("android_choreographer_skipped_frames_total{serial=\"" + serial + "\"}") +
+                           "&start=" + std::to_string(start_s - 60) + "&end=" + std::to_string(start_s + 600);
+  std::string found;
+  CHECK(wait_until([&] {
+    const auto data = prom.api(path);
+    if (!data) return false;
+    for (const auto& s : data->arr) {
+      for (const auto& e : s["exemplars"].arr) found = e["labels"]["trace_id"].str + " " + e["value"].str;
+    }
+    return !found.empty();
+  }, 20000ms, 500ms));
+  CHECK(found == id + " 75");
 }
