@@ -14,6 +14,7 @@
 
 using namespace jank;
 using namespace std::chrono_literals;
+using namespace std::string_literals;
 namespace pf = jank::app::perfetto;
 
 namespace {
@@ -70,7 +71,7 @@ struct FakeSink : app::TraceSink {
   }
 };
 
-const std::string kCmdline = std::string("perfetto\0--background\0--txt\0-c\0-\0-o\0", 38) + std::string(pf::kTracePath) +
+const std::string kCmdline = "perfetto\0--background\0--txt\0-c\0-\0-o\0"s + std::string(pf::kTracePath) +
                              std::string(1, '\0');
 
 struct Rig {
@@ -151,7 +152,7 @@ TEST_CASE("perfetto answers: pids and command lines", "[traces][app]") {
   CHECK_FALSE(pf::parse_pid("-5\nabc\n").has_value());
   CHECK(pf::parse_pids("12 345 x 0 9\n") == std::vector<std::int32_t>{12, 345, 9});
   CHECK(pf::is_our_session(kCmdline));
-  CHECK_FALSE(pf::is_our_session(std::string("perfetto\0-o\0/data/misc/perfetto-traces/other.pftrace", 52)));
+  CHECK_FALSE(pf::is_our_session("perfetto\0-o\0/data/misc/perfetto-traces/other.pftrace"s));
   CHECK(pf::is_unsupported(127, ""));
   CHECK_FALSE(pf::is_unsupported(1, ""));
 }
@@ -196,7 +197,7 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   CHECK(rig.session.last() == "cat /data/misc/perfetto-traces/jank_exporter.pftrace");
   CHECK(rig.session.max_outputs.back() == rig.config->traces_max_trace_bytes);
   CHECK(rig.shared.trace_pulls == 1);
-  const std::string bytes("PF\0\xff trace", 10);
+  const std::string bytes = "PF\0\xff trace"s;
   rig.session.answer(bytes);
   CHECK(rig.shared.trace_pulls == 0);
   REQUIRE(rig.sink.saved.size() == 1);
@@ -230,7 +231,7 @@ TEST_CASE("the per-device limit suppresses a second spike and a session found ru
   rig.session.answer("77 4242\n");
   rig.tick_until_command();
   CHECK(rig.session.last() == "cat /proc/77/cmdline");
-  rig.session.answer(std::string("perfetto\0-o\0/data/misc/perfetto-traces/theirs\0", 46));  // another tool's
+  rig.session.answer("perfetto\0-o\0/data/misc/perfetto-traces/theirs\0"s);  // another tool's
   rig.tick_until_command();
   CHECK(rig.session.last() == "cat /proc/4242/cmdline");
   rig.session.answer(kCmdline);
