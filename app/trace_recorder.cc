@@ -78,13 +78,8 @@ void TraceRecorder::tick() {
   ctx_.after(kTick, [this] { tick(); });
 }
 
-void TraceRecorder::count(std::string_view group, std::string_view key) {
-  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
-    auto& t = d.live.trace;
-    auto& counts = group == "sessions" ? t.sessions : group == "taken" ? t.taken : group == "failed" ? t.failed
-                                                                                                        : t.suppressed;
-    ++counts[std::string(key)];
-  });
+void TraceRecorder::count(Counts counts, std::string_view key) {
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) { ++(d.live.trace.*counts)[std::string(key)]; });
 }
 
 void TraceRecorder::check_rules(std::int64_t now) {
@@ -101,7 +96,7 @@ void TraceRecorder::check_rules(std::int64_t now) {
       refused = ctx_.shared.trace_budget.refuse(ctx_.serial, now);
     }
     if (!refused.empty()) {
-      count("suppressed", refused);
+      count(&metrics::DeviceTraceStatus::suppressed, refused);
       continue;
     }
     fired = true;
@@ -189,7 +184,7 @@ void TraceRecorder::arm() {
     const auto pid = r.error ? std::nullopt : perfetto::parse_pid(r.output);
     if (!pid) {
       const bool unsupported = !r.error && perfetto::is_unsupported(r.exit_code, r.output);
-      count("sessions", unsupported ? "unsupported" : "arm_failed");
+      count(&metrics::DeviceTraceStatus::sessions, unsupported ? "unsupported" : "arm_failed");
       if (unsupported) log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
       const auto retry = unsupported ? std::chrono::milliseconds(kUnsupportedRetry) : arm_retry_;
       if (!unsupported) arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
@@ -207,7 +202,7 @@ void TraceRecorder::arm() {
 void TraceRecorder::confirm(std::string_view how) {
   confirmed_ = true;
   arm_retry_ = std::chrono::milliseconds(30'000);
-  count("sessions", how);
+  count(&metrics::DeviceTraceStatus::sessions, how);
   ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = true; });
 }
 
@@ -228,10 +223,10 @@ void TraceRecorder::check_alive() {
     }
     ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
     if (confirmed_) {
-      count("sessions", "expired");  // its trigger timeout, or ended on the device
+      count(&metrics::DeviceTraceStatus::sessions, "expired");  // its trigger timeout, or ended on the device
       return rearm_after(std::chrono::milliseconds(0));
     }
-    count("sessions", "arm_failed");
+    count(&metrics::DeviceTraceStatus::sessions, "arm_failed");
     const auto retry = arm_retry_;
     arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
     rearm_after(retry);
@@ -249,7 +244,7 @@ void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
   ctx_.run(perfetto::trigger_command(), kSmallOutput, [this](ingest::ShellResult r) {
     busy_ = false;
     if (r.error || r.exit_code != 0) {
-      count("failed", "trigger_failed");
+      count(&metrics::DeviceTraceStatus::failed, "trigger_failed");
       phase_ = Phase::armed;  // is the session still there? the next check tells
       next_due_ns_ = ctx_.host_now();
       return;
@@ -276,7 +271,7 @@ void TraceRecorder::wait_finished() {
       next_due_ns_ = now + ns(kTick);
       return;
     }
-    count("failed", "not_finished");
+    count(&metrics::DeviceTraceStatus::failed, "not_finished");
     log_warning("device " + ctx_.serial + ": Perfetto did not finish its trace in time; ending it");
     busy_ = true;
     ctx_.run(perfetto::kill_command(pid_), kSmallOutput, [this](ingest::ShellResult) {
@@ -301,7 +296,7 @@ void TraceRecorder::pull() {
               else if (r.error || r.exit_code != 0) failure = "pull_failed";
               else if (r.output.empty()) failure = "empty";
               if (!failure.empty()) {
-                count("failed", failure);
+                count(&metrics::DeviceTraceStatus::failed, failure);
                 log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ": " +
                             (r.error ? r.error.to_string()
                                      : "exit " + std::to_string(r.exit_code.value_or(-1)) + ", " +
@@ -330,11 +325,11 @@ void TraceRecorder::save(const std::string& bytes) {
                                                   : SavedTrace{"", "write_failed", "traces are off"};
   const std::string& id = saved.id;
   if (id.empty()) {
-    count("failed", saved.reason.empty() ? "write_failed" : saved.reason);
+    count(&metrics::DeviceTraceStatus::failed, saved.reason.empty() ? "write_failed" : saved.reason);
     log_warning("device " + ctx_.serial + ": trace not kept: " + saved.error);
     return;
   }
-  count("taken", meta.rule);
+  count(&metrics::DeviceTraceStatus::taken, meta.rule);
   ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
     d.trace_exemplars[spike_->series] = {id, spike_->value, triggered_ns_};
   });

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,7 +56,8 @@ class TraceRecorder {
   void save(const std::string& bytes);
   void confirm(std::string_view how);
   void rearm_after(std::chrono::milliseconds delay);
-  void count(std::string_view group, std::string_view key);
+  using Counts = std::map<std::string, std::uint64_t> metrics::DeviceTraceStatus::*;
+  void count(Counts counts, std::string_view key);
   bool due(std::int64_t now) const { return !busy_ && now >= next_due_ns_; }
 
   PollerContext ctx_;

@@ -12,21 +12,13 @@
 #include <string>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/rig/fnv.h"
 
 using namespace jank::daemon_test;
 
 namespace {
 
 const std::string kApp = "com.example.feed";
-
-std::uint64_t fnv1a64(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 // The body of an HTTP/1.1 response, chunked or not.
 std::string body_of(const std::string& response) {
@@ -153,7 +145,7 @@ TEST_CASE("a scripted skip yields exactly one trace named for it whose bytes are
   CHECK(static_cast<unsigned char>(trace[0]) == 0x0a);
   CHECK(static_cast<unsigned char>(trace[3]) == 0x00);
   CHECK(static_cast<unsigned char>(trace[4]) == 0xff);
-  CHECK(fnv1a64(trace) == std::stoull(written["fnv1a64"].str, nullptr, 16));  // the device's own bytes
+  CHECK(jank::rig::fnv1a64_hex(trace) == written["fnv1a64"].str);  // the device's own bytes
   CHECK(pf["pulls_served"].u64() == 1);
   CHECK(pf["bytes_served"].u64() == trace.size());
   std::ifstream kept(rig.state.path() + "/traces/" + id + ".pftrace", std::ios::binary);

@@ -6,6 +6,7 @@
 
 #include "devsim/model.h"
 #include "devsim/shell.h"
+#include "tests/rig/fnv.h"
 #include "tests/rig/json.h"
 
 using namespace jank::devsim;
@@ -73,21 +74,6 @@ struct Sim {
   }
   bool alive(std::int32_t pid) { return sh("cat /proc/" + std::to_string(pid) + "/cmdline").exit == 0; }
 };
-
-std::uint64_t fnv(const std::string& s) {
-  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(std::uint64_t v) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 }  // namespace
 
@@ -163,7 +149,7 @@ TEST_CASE("devsim perfetto: a trigger stops the session after stop_delay_ms and 
   CHECK(tr["how"].str == "trigger");
   CHECK(tr["trigger"].str == "jank_exporter");
   CHECK(tr["bytes"].u64() == size);
-  CHECK(tr["fnv1a64"].str == hex(fnv(pulled.out)));
+  CHECK(tr["fnv1a64"].str == jank::rig::fnv1a64_hex(pulled.out));
   CHECK(tr["triggered_at_ms"].integer() == trigger_ms);
   CHECK(tr["stopped_at_ms"].integer() == trigger_ms + 2000);
   CHECK(tr["at_path"].b);
@@ -180,7 +166,7 @@ TEST_CASE("devsim perfetto: a trigger stops the session after stop_delay_ms and 
   const std::string second = s.sh("cat " + kPath).out;
   CHECK_FALSE(second.empty());
   CHECK(second != pulled.out);
-  CHECK(s.perfetto()["traces"][1]["fnv1a64"].str == hex(fnv(second)));
+  CHECK(s.perfetto()["traces"][1]["fnv1a64"].str == jank::rig::fnv1a64_hex(second));
 }
 
 TEST_CASE("devsim perfetto: the same seed writes the same bytes and trace-bytes sets the size", "[devsim][perfetto]") {
@@ -471,7 +457,7 @@ TEST_CASE("devsim perfetto: a reboot ends every session and leaves a partial fil
   CHECK(bytes < 4 * 1024 * 1024);
   const std::string left = s.sh("cat " + kPath).out;
   CHECK(left.size() == bytes);
-  CHECK(p["traces"][0]["fnv1a64"].str == hex(fnv(left)));
+  CHECK(p["traces"][0]["fnv1a64"].str == jank::rig::fnv1a64_hex(left));
   s.ms(60'000);
   CHECK(s.sh("cat " + kPath).out.size() == bytes);
 }

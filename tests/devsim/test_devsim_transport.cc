@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "devsim/transport.h"
+#include "tests/rig/fnv.h"
 #include "tests/rig/json.h"
 
 using namespace jank::devsim;
@@ -351,17 +352,6 @@ std::string write_trace(Rig& rig, Host& host, std::uint64_t bytes) {
   return t["fnv1a64"].str;
 }
 
-std::string fnv_hex(const std::string& s) {
-  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
-
 }  // namespace
 
 TEST_CASE("transport: a trace pulled with cat over shell v2 and exec is the exact binary file") {
@@ -375,7 +365,7 @@ TEST_CASE("transport: a trace pulled with cat over shell v2 and exec is the exac
   CHECK(v2.exit == 0);
   CHECK(v2.err.empty());
   CHECK(v2.out.size() == 200'000);
-  CHECK(fnv_hex(v2.out) == fnv);
+  CHECK(jank::rig::fnv1a64_hex(v2.out) == fnv);
   // exec: raw stdout, no framing.
   host.send(kOpen, 2, 0, "exec:cat " + kTrace + std::string(1, '\0'));
   Packet p;
@@ -405,7 +395,7 @@ TEST_CASE("transport: a trace over 4 MiB is streamed as the host takes it") {
   REQUIRE(s.until_closed());
   CHECK(s.exit == 0);
   CHECK(s.out.size() == size);
-  CHECK(fnv_hex(s.out) == fnv);
+  CHECK(jank::rig::fnv1a64_hex(s.out) == fnv);
 }
 
 TEST_CASE("transport: a hung pull never answers and the device goes on serving other streams") {

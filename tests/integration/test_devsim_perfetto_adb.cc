@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "tests/rig/fnv.h"
 #include "tests/rig/rig.h"
 
 using namespace jank::rig;
@@ -20,17 +21,6 @@ std::string attach(const AdbServer& adb, const DevSim& sim) {
   REQUIRE(adb.connect(s).find("connected to " + s) != std::string::npos);
   REQUIRE(adb.wait_state(s, "device", 10000ms));
   return s;
-}
-
-std::string fnv_hex(const std::string& s) {
-  std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
 }
 
 const std::string kArm =
@@ -72,7 +62,7 @@ TEST_CASE("adb: arm then trigger then pull a simulated Perfetto trace byte for b
   r = adb.adb({"-s", s, "shell", "cat " + kTrace});
   CHECK(r.exit == 0);
   CHECK(r.out.size() == size);
-  CHECK(fnv_hex(r.out) == t["traces"][0]["fnv1a64"].str);
+  CHECK(jank::rig::fnv1a64_hex(r.out) == t["traces"][0]["fnv1a64"].str);
   const RunResult raw = adb.adb({"-s", s, "exec-out", "cat " + kTrace});
   CHECK(raw.out == r.out);
 
@@ -101,7 +91,7 @@ TEST_CASE("adb: the perfetto control commands size end and hang the simulated se
   CHECK(t["size"].integer() == 6'000'000);
   r = adb.adb({"-s", s, "exec-out", "cat " + kTrace});
   CHECK(r.out.size() == 6'000'000);  // over 4 MiB: streamed
-  CHECK(fnv_hex(r.out) == t["fnv1a64"].str);
+  CHECK(jank::rig::fnv1a64_hex(r.out) == t["fnv1a64"].str);
 
   REQUIRE(sim.control("perfetto sim0 hang-pull") == "OK");
   r = adb.adb({"-s", s, "exec-out", "cat " + kTrace}, 1500ms);
