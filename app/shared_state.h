@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ struct SavedTrace {
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
-  virtual SavedTrace save(std::string_view bytes, const metrics::StoredTrace& meta) = 0;
+  // Keeps `bytes` (or says why not) off the io thread, then calls `done` on
+  // the io thread; `done` may not run at all once the daemon stops.
+  virtual void save(std::string bytes, metrics::StoredTrace meta, std::function<void(SavedTrace)> done) = 0;
 };
 
 struct SharedState {
@@ -36,7 +39,10 @@ struct SharedState {
   // The flight recorder's shared parts (docs/traces.md); io thread only.
   metrics::TraceBudget trace_budget{300'000'000'000, 12};
   TraceSink* trace_sink = nullptr;  // null while traces are off
-  std::size_t trace_pulls = 0;      // pulls in flight, every device together
+  // Traces pulled or being saved, every device together: a slot is taken
+  // when a pull starts and given back when its bytes are gone (failed, or
+  // the save done), so at most kMaxTracePulls traces are ever in memory.
+  std::size_t trace_pulls = 0;
   static constexpr std::size_t kMaxTracePulls = 2;  // bounds the memory traces in transit take
 
   // `f(device)` for the device `serial`, under the lock.

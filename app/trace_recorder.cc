@@ -61,7 +61,7 @@ TraceRecorder::TraceRecorder(PollerContext context, RunCommandWithin run_long)
 
 TraceRecorder::~TraceRecorder() {
   // A pull cut short by the session's end gives its place back.
-  if (pulling_slot_ && ctx_.shared.trace_pulls > 0) --ctx_.shared.trace_pulls;
+  release_slot();
   ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
 }
 
@@ -288,28 +288,32 @@ void TraceRecorder::pull() {
   const auto deadline = std::chrono::milliseconds(static_cast<std::int64_t>(ctx_.config->traces_pull_timeout_seconds * 1000));
   run_long_(perfetto::pull_command(), static_cast<std::size_t>(ctx_.config->traces_max_trace_bytes), deadline,
             [this](ingest::ShellResult r) {
-              busy_ = false;
-              pulling_slot_ = false;
-              --ctx_.shared.trace_pulls;
               std::string_view failure;
               if (r.truncated) failure = "too_large";
               else if (r.error || r.exit_code != 0) failure = "pull_failed";
               else if (r.output.empty()) failure = "empty";
-              if (!failure.empty()) {
-                count(&metrics::DeviceTraceStatus::failed, failure);
-                log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ": " +
-                            (r.error ? r.error.to_string()
-                                     : "exit " + std::to_string(r.exit_code.value_or(-1)) + ", " +
-                                           std::to_string(r.output.size()) + " bytes") +
-                            ")");
-              } else {
-                save(r.output);
-              }
+              if (failure.empty()) return save(std::move(r.output));
+              busy_ = false;
+              release_slot();
+              count(&metrics::DeviceTraceStatus::failed, failure);
+              log_warning("device " + ctx_.serial + ": trace not kept (" + std::string(failure) + ": " +
+                          (r.error ? r.error.to_string()
+                                   : "exit " + std::to_string(r.exit_code.value_or(-1)) + ", " +
+                                         std::to_string(r.output.size()) + " bytes") +
+                          ")");
               rearm_after(std::chrono::milliseconds(0));
             });
 }
 
-void TraceRecorder::save(const std::string& bytes) {
+void TraceRecorder::release_slot() {
+  if (pulling_slot_ && ctx_.shared.trace_pulls > 0) --ctx_.shared.trace_pulls;
+  pulling_slot_ = false;
+}
+
+// The bytes go to the sink's writer with the pull slot: the slot is given
+// back when the save is done, even when this session has ended by then, so
+// traces waiting for the disk count against the memory bound too.
+void TraceRecorder::save(std::string bytes) {
   metrics::StoredTrace meta;
   meta.serial = ctx_.serial;
   meta.package = spike_->series.package;
@@ -321,19 +325,30 @@ void TraceRecorder::save(const std::string& bytes) {
     meta.sdk = sdk_of(d).value_or(0);
     if (const auto it = d.live.info.find("model"); it != d.live.info.end()) meta.model = it->second;
   });
-  const SavedTrace saved = ctx_.shared.trace_sink ? ctx_.shared.trace_sink->save(bytes, meta)
-                                                  : SavedTrace{"", "write_failed", "traces are off"};
-  const std::string& id = saved.id;
-  if (id.empty()) {
-    count(&metrics::DeviceTraceStatus::failed, saved.reason.empty() ? "write_failed" : saved.reason);
-    log_warning("device " + ctx_.serial + ": trace not kept: " + saved.error);
-    return;
+  if (!ctx_.shared.trace_sink) return saved(SavedTrace{"", "write_failed", "traces are off"}, meta);
+  pulling_slot_ = false;  // the save holds it now
+  ctx_.shared.trace_sink->save(
+      std::move(bytes), meta,
+      [&shared = ctx_.shared, alive = std::weak_ptr<char>(alive_), this, meta](SavedTrace result) {
+        if (shared.trace_pulls > 0) --shared.trace_pulls;
+        if (alive.lock()) saved(result, meta);
+      });
+}
+
+void TraceRecorder::saved(const SavedTrace& result, const metrics::StoredTrace& meta) {
+  busy_ = false;
+  release_slot();
+  if (result.id.empty()) {
+    count(&metrics::DeviceTraceStatus::failed, result.reason.empty() ? "write_failed" : result.reason);
+    log_warning("device " + ctx_.serial + ": trace not kept: " + result.error);
+  } else {
+    count(&metrics::DeviceTraceStatus::taken, meta.rule);
+    ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
+      d.trace_exemplars[spike_->series] = {result.id, spike_->value, triggered_ns_};
+    });
+    log_info("device " + ctx_.serial + ": trace " + result.id + " kept (" + std::to_string(meta.bytes) + " bytes)");
   }
-  count(&metrics::DeviceTraceStatus::taken, meta.rule);
-  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
-    d.trace_exemplars[spike_->series] = {id, spike_->value, triggered_ns_};
-  });
-  log_info("device " + ctx_.serial + ": trace " + id + " kept (" + std::to_string(bytes.size()) + " bytes)");
+  rearm_after(std::chrono::milliseconds(0));
 }
 
 }  // namespace jank::app

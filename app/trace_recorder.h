@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +54,9 @@ class TraceRecorder {
   void trigger(const metrics::Spike& spike, std::int64_t now);
   void wait_finished();
   void pull();
-  void save(const std::string& bytes);
+  void save(std::string bytes);
+  void saved(const SavedTrace& result, const metrics::StoredTrace& meta);
+  void release_slot();
   void confirm(std::string_view how);
   void rearm_after(std::chrono::milliseconds delay);
   using Counts = std::map<std::string, std::uint64_t> metrics::DeviceTraceStatus::*;
@@ -73,7 +76,9 @@ class TraceRecorder {
   std::optional<metrics::Spike> spike_;
   std::int64_t triggered_ns_ = 0;
   std::int64_t finish_by_ns_ = 0;
-  bool pulling_slot_ = false;
+  bool pulling_slot_ = false;  // this recorder holds one of SharedState::trace_pulls
+  // Lets a save finishing after the session ended see that it did.
+  std::shared_ptr<char> alive_ = std::make_shared<char>();
 };
 
 }  // namespace jank::app

@@ -1,5 +1,13 @@
 #include "app/trace_service.h"
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+
 #include "app/log.h"
 #include "exporters/trace_json.h"
 #include "metrics/trace_files.h"
@@ -50,21 +58,74 @@ metrics::TraceLimits trace_limits(const config::Config& c) {
   return {c.traces_max_count, c.traces_max_bytes, static_cast<std::int64_t>(c.traces_max_age_days * 86'400e9)};
 }
 
+// Runs saves in order on a thread of its own, so that writing a trace of
+// hundreds of MiB to a slow disk never holds up the io thread every device
+// depends on; each answer is posted back to the io thread. The queue holds at
+// most SharedState::kMaxTracePulls saves (each keeps a pull slot). Saves still
+// queued at destruction are finished first: a trace pulled is kept.
+class TraceHost::Writer {
+ public:
+  using Job = std::function<SavedTrace()>;
+  using Done = std::function<void(SavedTrace)>;
+  explicit Writer(boost::asio::io_context& io) : io_(io), thread_([this] { run(); }) {}
+  ~Writer() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  void post(Job job, Done done) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.emplace_back(std::move(job), std::move(done));
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      auto [job, done] = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      boost::asio::post(io_, [done = std::move(done), result = job()]() mutable { done(std::move(result)); });
+    }
+  }
+
+  boost::asio::io_context& io_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::pair<Job, Done>> queue_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 // Recorders see the store as a TraceSink: an id, or why not.
 class TraceHost::Sink final : public TraceSink {
  public:
-  explicit Sink(std::shared_ptr<TraceStore> store) : store_(std::move(store)) {}
-  SavedTrace save(std::string_view bytes, const metrics::StoredTrace& meta) override {
-    const auto r = store_->save(bytes, meta);
-    return {r.id, r.ok() ? std::string() : r.reason, r.error};
+  Sink(std::shared_ptr<TraceStore> store, Writer& writer) : store_(std::move(store)), writer_(writer) {}
+  void save(std::string bytes, metrics::StoredTrace meta, std::function<void(SavedTrace)> done) override {
+    // The job holds the store: a reload that replaces it lets this save finish.
+    writer_.post(
+        [store = store_, bytes = std::move(bytes), meta = std::move(meta)] {
+          const auto r = store->save(bytes, meta);
+          return SavedTrace{r.id, r.ok() ? std::string() : r.reason, r.error};
+        },
+        std::move(done));
   }
 
  private:
   std::shared_ptr<TraceStore> store_;
+  Writer& writer_;
 };
 
-TraceHost::TraceHost(SharedState& shared, std::function<std::int64_t()> now_ns)
-    : shared_(shared), now_ns_(std::move(now_ns)) {}
+TraceHost::TraceHost(boost::asio::io_context& io, SharedState& shared, std::function<std::int64_t()> now_ns)
+    : shared_(shared), now_ns_(std::move(now_ns)), writer_(std::make_unique<Writer>(io)) {}
 
 TraceHost::~TraceHost() {
   std::lock_guard<std::mutex> lock(shared_.mutex);
@@ -80,7 +141,7 @@ void TraceHost::configure(const config::Config& c) {
   } else {
     store_ = open_trace_store(dir, trace_limits(c), now_ns_, shared_);
   }
-  sink_ = store_ ? std::make_unique<Sink>(store_) : nullptr;
+  sink_ = store_ ? std::make_unique<Sink>(store_, *writer_) : nullptr;
   std::lock_guard<std::mutex> lock(shared_.mutex);
   shared_.trace_sink = sink_.get();
   shared_.trace_budget.set_limits(static_cast<std::int64_t>(c.traces_min_interval_seconds * 1e9), c.traces_max_per_hour);

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <boost/asio/io_context.hpp>
+
 #include "app/shared_state.h"
 #include "app/trace_store.h"
 #include "config/config.h"
@@ -30,10 +32,11 @@ std::shared_ptr<TraceStore> open_trace_store(std::string dir, metrics::TraceLimi
 // The flight recorder's host side for the daemon: the store for the
 // configuration (kept across a reload that keeps its directory, its limits
 // updated), the sink the recorders save into, and the trigger budget's
-// limits. Everything on the io thread.
+// limits. Called on the io thread; the sink writes on a thread of its own
+// and answers on `io`.
 class TraceHost {
  public:
-  TraceHost(SharedState& shared, std::function<std::int64_t()> now_ns);
+  TraceHost(boost::asio::io_context& io, SharedState& shared, std::function<std::int64_t()> now_ns);
   ~TraceHost();
   TraceHost(const TraceHost&) = delete;
   TraceHost& operator=(const TraceHost&) = delete;
@@ -45,10 +48,12 @@ class TraceHost {
   void enforce();
 
  private:
+  class Writer;
   class Sink;
   SharedState& shared_;
   std::function<std::int64_t()> now_ns_;
   std::shared_ptr<TraceStore> store_;
+  std::unique_ptr<Writer> writer_;  // outlives every sink: a reload never waits for a save
   std::unique_ptr<TraceSink> sink_;
 };
 

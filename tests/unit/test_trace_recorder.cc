@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/perfetto_commands.h"
@@ -61,13 +62,21 @@ struct FakeSession {
   const std::string& last() const { return commands.back(); }
 };
 
+// Saves as the daemon's writer does: later, when the test calls finish().
 struct FakeSink : app::TraceSink {
   std::vector<std::pair<std::string, metrics::StoredTrace>> saved;
+  std::vector<std::function<void()>> writing;
   bool fail = false;
-  app::SavedTrace save(std::string_view bytes, const metrics::StoredTrace& meta) override {
-    if (fail) return {"", "write_failed", "No space left on device"};
-    saved.emplace_back(std::string(bytes), meta);
-    return {"trace-" + std::to_string(saved.size()), "", ""};
+  void save(std::string bytes, metrics::StoredTrace meta, std::function<void(app::SavedTrace)> done) override {
+    app::SavedTrace result{"", "write_failed", "No space left on device"};
+    if (!fail) {
+      saved.emplace_back(std::move(bytes), std::move(meta));
+      result = {"trace-" + std::to_string(saved.size()), "", ""};
+    }
+    writing.push_back([done = std::move(done), result] { done(result); });
+  }
+  void finish() {
+    for (auto& w : std::exchange(writing, {})) w();
   }
 };
 
@@ -115,6 +124,23 @@ struct Rig {
   void skip(std::uint32_t frames) {
     shared.store.set_host_time(session.host_ns);
     shared.store.record_skip(device(), "com.app", 0, false, frames);
+  }
+  // From a re-arm to the pull: the session starts as `pid`, is confirmed, a
+  // skip of `frames` triggers it, and it finishes.
+  void rearm_and_collect(const std::string& pid, std::uint32_t frames) {
+    tick_until_command();
+    REQUIRE(session.last().rfind("rm -f ", 0) == 0);
+    session.answer(pid + "\n");
+    tick_until_command();
+    session.answer(std::string("perfetto") + std::string(pf::kTracePath));
+    session.tick();
+    skip(frames);
+    session.tick();
+    REQUIRE(session.last() == "trigger_perfetto jank_exporter");
+    session.answer("");
+    tick_until_command();
+    session.answer("", 1);
+    tick_until_command();
   }
 };
 
@@ -199,6 +225,12 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   CHECK(rig.shared.trace_pulls == 1);
   const std::string bytes = "PF\0\xff trace"s;
   rig.session.answer(bytes);
+  // The bytes are in memory until written: the save keeps the pull's slot.
+  CHECK(rig.shared.trace_pulls == 1);
+  rig.session.tick();
+  CHECK_FALSE(rig.session.pending);
+  CHECK(rig.device().live.trace.taken.empty());
+  rig.sink.finish();
   CHECK(rig.shared.trace_pulls == 0);
   REQUIRE(rig.sink.saved.size() == 1);
   CHECK(rig.sink.saved[0].first == bytes);
@@ -253,22 +285,43 @@ TEST_CASE("a session that ends by itself is armed again and a trace too large or
   rig.session.answer("", 1);  // expired
   CHECK(rig.device().live.trace.sessions["expired"] == 1);
   CHECK_FALSE(rig.device().live.trace.armed);
-  rig.tick_until_command();
-  REQUIRE(rig.session.last().rfind("rm -f ", 0) == 0);
-  rig.session.answer("5000\n");
-  rig.tick_until_command();
-  rig.session.answer(std::string("perfetto\0") + std::string(pf::kTracePath));
+  rig.rearm_and_collect("5000", 100);
+  rig.session.answer("partial", 0, true);
+  CHECK(rig.device().live.trace.failed["too_large"] == 1);
+  CHECK(rig.shared.trace_pulls == 0);
+  CHECK(rig.sink.saved.empty());
+  CHECK(rig.sink.writing.empty());
+  CHECK(rig.device().trace_exemplars.empty());
+  // Armed again; the next trace (no per-device interval now) meets a full disk.
+  rig.shared.trace_budget.set_limits(0, 12);
+  rig.sink.fail = true;
+  rig.rearm_and_collect("5001", 100);
+  rig.session.answer("PF trace");
+  rig.sink.finish();
+  CHECK(rig.device().live.trace.failed["write_failed"] == 1);
+  CHECK(rig.shared.trace_pulls == 0);
+  CHECK(rig.device().trace_exemplars.empty());
+}
+
+TEST_CASE("a session that ends while its trace is written gives the slot back when the write is done", "[traces][app]") {
+  Rig rig;
+  rig.start();
+  rig.arm();
   rig.session.tick();
-  rig.skip(100);
+  rig.skip(75);
   rig.session.tick();
   REQUIRE(rig.session.last() == "trigger_perfetto jank_exporter");
   rig.session.answer("");
   rig.tick_until_command();
   rig.session.answer("", 1);
   rig.tick_until_command();
-  rig.session.answer("partial", 0, true);
-  CHECK(rig.device().live.trace.failed["too_large"] == 1);
-  CHECK(rig.sink.saved.empty());
+  rig.session.answer("PF trace");
+  REQUIRE(rig.sink.writing.size() == 1);
+  rig.recorder.reset();  // the device went away
+  CHECK(rig.shared.trace_pulls == 1);
+  rig.sink.finish();  // must not reach the recorder that is gone
+  CHECK(rig.shared.trace_pulls == 0);
+  CHECK(rig.sink.saved.size() == 1);
   CHECK(rig.device().trace_exemplars.empty());
 }
 
