@@ -11,6 +11,8 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "app/device_registry.h"
+#include "app/http_routes.h"
+#include "app/live_sampler.h"
 #include "app/runs_api.h"
 #include "app/host_clock.h"
 #include "app/log.h"
@@ -96,6 +98,7 @@ class Daemon {
     schedule_expiry();
     schedule_watchdog();
     schedule_runs();
+    live_.configure(*config_);
     ready_ = true;
     notifier_.ready();
     log_info("jank_exporter " JANK_VERSION " listening on " + config_->listen_address);
@@ -150,11 +153,11 @@ class Daemon {
         // Windows are kept on the host's timeline (metrics/device_clock.h): they end now.
         [clock = clock_.wall_ns](const metrics::DeviceMetrics&) { return clock(); },
         &shared_.mutex, &shared_.daemon, &shared_.runs);
+    auto routes = http_routes(config, shared_, runs_api_, clock_.wall_ns, traces_.store());
     try {
-      return std::make_unique<exporters::HttpServer>(
-          http, exporters::text_source(collector), [this] { return ready_.load(); }, http_.get(),
-          [this](const exporters::ApiRequest& request) { return runs_api_.handle(request); },
-          traces_.store() ? traces_route(traces_.store()) : exporters::FileRoute{});
+      return std::make_unique<exporters::HttpServer>(http, exporters::text_source(collector),
+                                                     [this] { return ready_.load(); }, http_.get(),
+                                                     std::move(routes.api), std::move(routes.files));
     } catch (const std::exception& e) {
       log_error(e.what());
       return nullptr;
@@ -287,6 +290,7 @@ class Daemon {
     config_ = std::make_shared<const config::Config>(result.config);
     http_ = std::move(http);  // the old server stops; the new one already listens
     start_trackers();
+    live_.configure(*config_);
     std::lock_guard<std::mutex> lock(shared_.mutex);
     shared_.runs.set_options(run_options(*config_));
     ++shared_.daemon.config_reloads;
@@ -302,6 +306,7 @@ class Daemon {
     checkpoint_timer_.cancel();
     expiry_timer_.cancel();
     runs_timer_.cancel();
+    live_.stop();
     watchdog_timer_.cancel();
     signals_.cancel();
     http_.reset();
@@ -356,7 +361,7 @@ class Daemon {
   DaemonOptions options_;
   std::shared_ptr<const config::Config> config_;
   SharedState shared_;
-  TraceHost traces_{shared_, clock_.wall_ns};  // docs/traces.md
+  TraceHost traces_{io_, shared_, clock_.wall_ns};  // docs/traces.md
   std::unique_ptr<exporters::HttpServer> http_;
   std::vector<std::unique_ptr<ingest::DeviceTracker>> trackers_;
   DeviceRegistry devices_{io_, shared_, clock_};
@@ -364,6 +369,7 @@ class Daemon {
   asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_, runs_timer_;
   SystemdNotifier notifier_;
   RunsApi runs_api_;
+  LiveSampler live_{io_, shared_, clock_.wall_ns};  // docs/live-view.md
   std::atomic<bool> ready_{false};
 };
 

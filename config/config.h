@@ -105,6 +105,10 @@ struct Config {
   double runs_step_seconds = 5;
   double runs_settle_timeout_seconds = 30;
 
+  // live_view: the history ring behind / and /api/devices (docs/live-view.md)
+  std::int64_t live_view_sample_seconds = 5;
+  std::int64_t live_view_history_minutes = 15;
+
   // traces: the Perfetto flight recorder (docs/traces.md); opt-in
   bool traces_enabled = false;
   std::vector<std::string> traces_devices = {"*"};  // serial globs

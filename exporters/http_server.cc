@@ -114,6 +114,7 @@ const char* reason_phrase(int status) {
     case 409: return "Conflict";
     case 413: return "Payload Too Large";
     case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return status < 400 ? "OK" : "Error";
   }
@@ -125,7 +126,7 @@ struct Settings {
   HttpServer::MetricsSource metrics;
   std::function<bool()> ready;
   HttpServer::ApiHandler api;
-  FileRoute files;
+  std::vector<FileRoute> routes;
 };
 
 // A file being served: read in chunks, so memory stays bounded whatever its size.
@@ -183,6 +184,48 @@ bool header_safe_file_name(std::string_view name) {
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
   }
   return true;
+}
+
+bool header_token(std::string_view name) {
+  if (name.empty()) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// No control character but tab: CR or LF would end the header line.
+bool header_value(std::string_view value) {
+  return std::none_of(value.begin(), value.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\t') || u == 0x7f;
+  });
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A route's extra headers as header lines; nullopt when one is unfit (see
+// FileResponse::headers). `cache_control`: the route sets its own.
+std::optional<std::string> route_header_lines(const std::vector<std::pair<std::string, std::string>>& headers,
+                                              bool& cache_control) {
+  std::string out;
+  cache_control = false;
+  for (const auto& [name, value] : headers) {
+    if (!header_token(name)) return std::nullopt;
+    for (const char* own : {"Content-Type", "Content-Length", "Transfer-Encoding", "Connection"}) {
+      if (equal_ignoring_case(name, own)) return std::nullopt;
+    }
+    if (!header_value(value)) return std::nullopt;
+    cache_control = cache_control || equal_ignoring_case(name, "Cache-Control");
+    out += name + ": " + value + "\r\n";
+  }
+  return out;
 }
 
 // The part of a connection the server sees: whether it may be closed to make
@@ -284,20 +327,30 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       if (api) return reply(405, "Method Not Allowed", "text/plain", "GET or POST only\n", "Allow: GET, HEAD, POST\r\n");
       return reply(405, "Method Not Allowed", "text/plain", "GET only\n", "Allow: GET, HEAD\r\n");
     }
-    if (api) {
-      if (!authorized()) return reply_unauthorized();
-      const ApiResponse r = settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
-      return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
-    }
     if (path == "/healthz") return reply(200, "OK", "text/plain", "ok\n");
     if (path == "/readyz") {
       if (!settings_.ready || settings_.ready()) return reply(200, "OK", "text/plain", "ready\n");
       return reply(503, "Service Unavailable", "text/plain", "starting\n");
     }
-    if (settings_.files.handler && path.starts_with(settings_.files.prefix)) return serve_files(path);
-    if (path != "/" && path != "/metrics") return reply(404, "Not Found", "text/plain", "not found\n");
+    if (path == "/metrics") {
+      if (!authorized()) return reply_unauthorized();
+      return serve_metrics(query);
+    }
+    if (api) {
+      if (!authorized()) return reply_unauthorized();
+      const ApiResponse r = settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
+      return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
+    }
+    for (const FileRoute& route : settings_.routes) {
+      const bool match = route.exact ? path == route.prefix : path.starts_with(route.prefix);
+      if (match && route.handler) return serve_files(route, path);
+    }
+    if (path != "/") return reply(404, "Not Found", "text/plain", "not found\n");
     if (!authorized()) return reply_unauthorized();
-    if (path == "/") return reply(200, "OK", "text/html; charset=utf-8", kLandingPage);
+    return reply(200, "OK", "text/html; charset=utf-8", kLandingPage);
+  }
+
+  void serve_metrics(std::string_view query) {
     // ?serial=S: one device. An empty, undecodable or over-long value is
     // refused rather than read as "every device".
     const QueryValue serial = query_parameter(query, "serial");
@@ -327,17 +380,25 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   // A FileRoute's path: its handler's body, or the file it names, streamed.
-  void serve_files(std::string_view path) {
+  void serve_files(const FileRoute& route, std::string_view path) {
     if (!authorized()) return reply_unauthorized();
-    const FileResponse r = settings_.files.handler(path);
-    if (r.file.empty()) return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
+    const FileResponse r = route.handler(path);
+    bool own_cache_control = false;
+    auto extra = route_header_lines(r.headers, own_cache_control);
+    if (!extra || !header_value(r.content_type)) {
+      return reply(500, "Internal Server Error", "text/plain", "bad response header\n");
+    }
+    if (header_safe_file_name(r.attachment)) {
+      *extra += "Content-Disposition: attachment; filename=\"" + r.attachment + "\"\r\n";
+    }
+    if (r.file.empty()) {
+      return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body, extra->c_str(),
+                   !own_cache_control);
+    }
     // Gone since the handler looked (removed in between): as if never there.
     if (!file_.open(r.file)) return reply(404, "Not Found", "text/plain", "not found\n");
-    const std::string disposition = header_safe_file_name(r.attachment)
-                                        ? "Content-Disposition: attachment; filename=\"" + r.attachment + "\"\r\n"
-                                        : "";
     head_ = status_head(r.status, reason_phrase(r.status), r.content_type.c_str(),
-                        static_cast<std::size_t>(file_.size()), disposition.c_str());
+                        static_cast<std::size_t>(file_.size()), extra->c_str(), !own_cache_control);
     if (head_only_) file_.skip_all();
     buffers_ = {asio::buffer(head_)};
     stream_file();
@@ -392,15 +453,18 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     return user_ok && password_ok;
   }
 
+  // `no_store`: the default Cache-Control (a route may send its own in `extra`).
   std::string status_head(int status, const char* text, const char* content_type, std::size_t length,
-                          const char* extra = "") const {
+                          const char* extra = "", bool no_store = true) const {
     return "HTTP/1.1 " + std::to_string(status) + " " + text + "\r\nContent-Type: " + content_type +
-           "\r\nContent-Length: " + std::to_string(length) + "\r\nCache-Control: no-store\r\n" + extra +
+           "\r\nContent-Length: " + std::to_string(length) + "\r\n" + (no_store ? "Cache-Control: no-store\r\n" : "") +
+           extra +
            (keep_alive_ ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n");
   }
 
-  void reply(int status, const char* text, const char* content_type, std::string body, const char* extra = "") {
-    head_ = status_head(status, text, content_type, body.size(), extra);
+  void reply(int status, const char* text, const char* content_type, std::string body, const char* extra = "",
+             bool no_store = true) {
+    head_ = status_head(status, text, content_type, body.size(), extra, no_store);
     body_ = std::move(body);
     std::vector<asio::const_buffer> buffers{asio::buffer(head_)};
     if (!head_only_ && !body_.empty()) buffers.push_back(asio::buffer(body_));
@@ -472,6 +536,25 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::unique_ptr<char[]> chunk_;  // FileSource::kChunk bytes while a file is sent
 };
 
+// %XX escapes decoded, and '+' as a space when `plus_is_space` (a query);
+// false when an escape is malformed.
+bool decode_into(std::string_view raw, bool plus_is_space, std::string& out) {
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else if (raw[i] == '%') {
+      const int hi = i + 2 < raw.size() ? hex_digit(raw[i + 1]) : -1;
+      const int lo = i + 2 < raw.size() ? hex_digit(raw[i + 2]) : -1;
+      if (hi < 0 || lo < 0) return false;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(raw[i]);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 QueryValue query_parameter(std::string_view query, std::string_view name) {
@@ -484,32 +567,23 @@ QueryValue query_parameter(std::string_view query, std::string_view name) {
     if (pair.substr(0, eq) != name) continue;
     out.present = true;
     const std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '+') {
-        out.value.push_back(' ');
-      } else if (raw[i] == '%') {
-        const int hi = i + 2 < raw.size() ? hex_digit(raw[i + 1]) : -1;
-        const int lo = i + 2 < raw.size() ? hex_digit(raw[i + 2]) : -1;
-        if (hi < 0 || lo < 0) {
-          out.valid = false;
-          return out;
-        }
-        out.value.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-      } else {
-        out.value.push_back(raw[i]);
-      }
-    }
+    out.valid = decode_into(raw, true, out.value);
     return out;
   }
+  return out;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  if (!decode_into(text, false, out)) return std::nullopt;
   return out;
 }
 
 class HttpServer::Impl {
  public:
   Impl(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready, const Impl* previous,
-       ApiHandler api, FileRoute files)
-      : settings_{options, std::move(metrics), std::move(ready), std::move(api), std::move(files)}, acceptor_(io_) {
+       ApiHandler api, std::vector<FileRoute> routes)
+      : settings_{options, std::move(metrics), std::move(ready), std::move(api), std::move(routes)}, acceptor_(io_) {
     if (options.tls) load_tls(*options.tls);
     boost::system::error_code ec;
     if (previous != nullptr && previous->settings_.options.listen_address == options.listen_address) {
@@ -642,10 +716,10 @@ HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::
 }
 
 HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-                       const HttpServer* previous, ApiHandler api, FileRoute files)
+                       const HttpServer* previous, ApiHandler api, std::vector<FileRoute> routes)
     : impl_(std::make_unique<Impl>(options, std::move(metrics), std::move(ready),
                                    previous != nullptr ? previous->impl_.get() : nullptr, std::move(api),
-                                   std::move(files))) {}
+                                   std::move(routes))) {}
 
 HttpServer::~HttpServer() = default;
 

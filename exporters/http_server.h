@@ -68,15 +68,24 @@ struct FileResponse {
   // A file name for Content-Disposition: attachment (printable ASCII without
   // quotes or backslashes; another gets no such header), or "".
   std::string attachment;
+  // More response headers (name, value): Content-Security-Policy,
+  // Cache-Control (replacing the default "no-store"), …. A name that is not
+  // an HTTP token or that the server writes itself (Content-Type,
+  // Content-Length, Transfer-Encoding, Connection), or a value holding a
+  // control character (CR, LF: a header of its own), makes the response a
+  // 500 instead: the handler's mistake never reaches the client as headers.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// The constructor's `files`: GET and HEAD of every path under `prefix`, after
-// the same auth as /metrics, answered by `handler` (when set) on the server
-// thread with the path, still percent-encoded (a handler that accepts only
-// plain names needs no decoding).
+// One of the constructor's `routes`: GET and HEAD of every path under
+// `prefix` (exactly `prefix` when `exact`, as for "/"), after the same auth
+// as /metrics, answered by `handler` (when set) on the server thread with the
+// path, still percent-encoded (a handler that accepts only plain names needs
+// no decoding; percent_decode() decodes).
 struct FileRoute {
   std::string prefix;  // "/traces/"
   std::function<FileResponse(std::string_view path)> handler;
+  bool exact = false;
 };
 
 class HttpServer {
@@ -96,10 +105,14 @@ class HttpServer {
   //
   // `api`, when set, answers every request under /api/ (GET and POST, after
   // the same auth as /metrics), on the server thread.
+  //
+  // A path goes to /healthz, /readyz, /metrics, then /api/, then the first
+  // of `routes` that matches it; "/" that none matches is the built-in
+  // landing page; anything else is 404.
   using MetricsSource = std::function<Exposition(std::string_view serial, ExpositionFormat format)>;
   using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
   HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
-             const HttpServer* previous = nullptr, ApiHandler api = {}, FileRoute files = {});
+             const HttpServer* previous = nullptr, ApiHandler api = {}, std::vector<FileRoute> routes = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -124,5 +137,9 @@ struct QueryValue {
   std::string value;
 };
 QueryValue query_parameter(std::string_view query, std::string_view name);
+
+// A path or a part of one percent-decoded ('+' stays '+'); nullopt when a
+// %XX escape is malformed.
+std::optional<std::string> percent_decode(std::string_view text);
 
 }  // namespace jank::exporters

@@ -14,6 +14,7 @@
 
 #include "exporters/label_repair.h"
 #include "exporters/openmetrics.h"
+#include "metrics/device_view.h"
 #include "metrics/trace_files.h"
 
 namespace jank::exporters {
@@ -367,21 +368,6 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   collect_trace_store(f, m.traces);
 }
 
-bool screen_dark(const metrics::DeviceMetrics& d) {
-  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
-}
-
-// What the device's screen and layers say about activity (docs/metrics.md,
-// "Idle, active, off"): nullopt until the panel's state or a layer is known.
-std::optional<std::string_view> activity_state(const metrics::DeviceMetrics& d) {
-  if (screen_dark(d)) return "off";
-  if (!d.screen && d.layers.empty()) return std::nullopt;
-  for (const auto& [name, l] : d.layers) {
-    if (l.presenting) return "active";
-  }
-  return "idle";
-}
-
 // An app's followed layers, summed up once per device.
 struct AppLayers {
   bool presenting = false;  // one of them brought frames in its newest poll
@@ -533,7 +519,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
                *d.screen == p ? 1 : 0);
     }
   }
-  if (const auto state = activity_state(d)) {
+  if (const auto state = metrics::activity_state(d)) {
     for (const std::string_view s : {"active", "idle", "off"}) {
       f.sample(F::android_device_activity_state, dev, Extra{"state", s}, *state == s ? 1 : 0);
     }
@@ -584,7 +570,7 @@ void collect_thermal(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
     f.sample(F::jank_exporter_thermal_readings_dropped_total, dev,
              Extra{"reason", metrics::thermal_drop_name(static_cast<metrics::ThermalDrop>(r))}, count(t.dropped[r]));
   }
-  if ((d.live.live && !d.live.up) || (t.fresh_until_ns != 0 && now > t.fresh_until_ns)) return;
+  if (!metrics::thermal_current(d, now)) return;
   if (t.status) f.sample(F::android_thermal_status, dev, *t.status);
   for (const auto& reading : t.temperatures) {
     const LabelSet labels({{"serial", d.serial}, {"sensor", reading.name}});
@@ -598,10 +584,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   if (d.live.live) collect_live(f, d, dev);
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
-  if (!screen_dark(d)) {
-    f.sample(F::android_choreographer_device_sm, dev,
-             metrics::smoothness(d.refresh_hz, d.window.frames(now), window_s));
-  }
+  if (const auto sm = metrics::device_sm(d, now, window_s)) f.sample(F::android_choreographer_device_sm, dev, *sm);
 
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "unmatched"}, count(d.lines.unmatched));
@@ -662,7 +645,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                exemplar_of(d, metrics::ExemplarCounter::skipped_frames, name));
       f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
       f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
-      if (!screen_dark(d) && !app_idle(layers, p, now, window_s)) {
+      if (!metrics::screen_dark(d) && !app_idle(layers, p, now, window_s)) {
         f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
       }
       f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));

@@ -22,6 +22,7 @@
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/hwui_profile.h"
+#include "metrics/live_history.h"
 #include "metrics/log_pattern_counts.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
@@ -260,6 +261,10 @@ struct DeviceMetrics {
     std::optional<std::string> foreground;        // the focused app, as dumpsys window last told
     DeviceTraceStatus trace;                      // the flight recorder (docs/traces.md)
   } live;
+
+  // The live view's recent samples (docs/live-view.md), filled by the
+  // daemon's sampler; empty in replays. Not checkpointed.
+  LiveHistory history;
 };
 
 class Store {

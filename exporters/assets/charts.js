@@ -131,8 +131,41 @@
 
   function plotBox(h, bottom) { return {l: 58, r: W - 14, t: 36, b: h - bottom}; }
 
+  // The x range of a time chart: [opts.xMin, opts.xMax] when given (the live
+  // page: minutes before now), else [0, the largest x] (a run's seconds).
+  function xRange(opts) {
+    var lo = opts.xMin !== undefined ? opts.xMin : 0;
+    var hi = opts.xMax !== undefined ? opts.xMax : Math.max.apply(null, opts.x.concat([1]));
+    return [lo, hi];
+  }
+
+  // Vertical marks on a time chart, under the data: a line at `x` (a trace)
+  // or a band from `x` to `end` (a run), clipped to the x range. Each mark:
+  // {x, end, kind, id, label, title, href}; with href the mark is a link.
+  function marks(svg, box, s, xr, list) {
+    if (!list || !list.length) return;
+    var g = el('g', {'class': 'marks'}, svg);
+    list.forEach(function (m) {
+      var band = m.end !== undefined && m.end !== null;
+      if (!isFinite(m.x) || (band && !isFinite(m.end))) return;
+      var a = Math.max(m.x, xr[0]), b = band ? Math.min(m.end, xr[1]) : m.x;
+      if (a > xr[1] || b < xr[0] || b < a) return;
+      var parent = m.href ? el('a', {href: m.href, 'class': 'mark-link'}, g) : g;
+      var kind = m.kind || 'mark';
+      var node = band
+        ? el('rect', {x: s.x(a).toFixed(1), y: box.t, width: Math.max(1.5, s.x(b) - s.x(a)).toFixed(1), height: box.b - box.t,
+                      'class': 'mark-band mark-' + kind, 'data-marker': kind, 'data-id': m.id, 'data-value': m.x,
+                      'data-end': m.end}, parent)
+        : el('line', {x1: s.x(a).toFixed(1), x2: s.x(a).toFixed(1), y1: box.t, y2: box.b, 'class': 'mark mark-' + kind,
+                      'data-marker': kind, 'data-id': m.id, 'data-value': m.x}, parent);
+      if (m.title || m.label) tooltip(node, m.title || m.label);
+      if (m.label) label(parent, s.x(a) + 3, box.t + 10, m.label, {'class': 'mark-label'});
+    });
+  }
+
   // opts: title, x (seconds), series [{name, metric, values, color, dash}],
-  // xLabel, yLabel, yMin, yAtLeast, refs [{value, label}], scope, id.
+  // xLabel, yLabel, yMin, yAtLeast, refs [{value, label}], scope, id;
+  // optional xMin, xMax (xRange), xUnit (tooltips; 's') and marks (marks()).
   function line(container, opts) {
     var h = opts.height || 250;
     var svg = figure(container, opts, h, 'line');
@@ -143,8 +176,9 @@
     if (!all.length) all.push(0);
     var yMin = opts.yMin !== undefined ? Math.min(opts.yMin, Math.min.apply(null, all.concat([opts.yMin]))) : Math.min.apply(null, all);
     var yMax = Math.max.apply(null, all.concat([opts.yAtLeast || yMin + 1]));
-    var xMax = Math.max.apply(null, opts.x.concat([1]));
-    var s = axes(svg, box, [0, xMax], [yMin, yMax], {xTicks: 6, yLabel: opts.yLabel, xLabel: opts.xLabel, height: h});
+    var xr = xRange(opts);
+    var s = axes(svg, box, xr, [yMin, yMax], {xTicks: 6, yLabel: opts.yLabel, xLabel: opts.xLabel, height: h});
+    marks(svg, box, s, xr, opts.marks);
     (opts.refs || []).forEach(function (r) {  // named in the legend: a label on the plot hides points
       el('line', {x1: box.l, x2: box.r, y1: s.y(r.value), y2: s.y(r.value), 'class': 'ref', 'data-value': r.value}, svg);
     });
@@ -166,7 +200,7 @@
           if (v === null || v === undefined || !isFinite(v)) return;
           var c = el('circle', {cx: s.x(opts.x[i]).toFixed(1), cy: s.y(v).toFixed(1), r: 2.6, fill: ser.color,
                                 'class': 'point', 'data-metric': ser.metric, 'data-t': opts.x[i], 'data-value': v}, svg);
-          tooltip(c, ser.name + ' ' + fmt(v, 2) + ' at ' + fmt(opts.x[i], 1) + ' s');
+          tooltip(c, ser.name + ' ' + fmt(v, 2) + ' at ' + fmt(opts.x[i], 1) + ' ' + (opts.xUnit || 's'));
         });
       }
     });
@@ -176,23 +210,25 @@
   }
 
   // Grouped bars per time step: x = end of each step, `step` its length.
-  // opts: title, x, step, series [{name, metric, values, color}], xLabel, yLabel.
+  // opts: title, x, step, series [{name, metric, values, color}], xLabel, yLabel;
+  // optional xMin, xMax (xRange), xUnit (tooltips; 's') and marks (marks()).
   function bars(container, opts) {
     var h = opts.height || 250;
     var svg = figure(container, opts, h, 'bars');
     var box = plotBox(h, 44);
     var all = [];
     opts.series.forEach(function (s) { all = all.concat(finite(s.values)); });
-    var xMax = Math.max.apply(null, opts.x.concat([1]));
-    var s = axes(svg, box, [0, xMax], [0, Math.max.apply(null, all.concat([1]))],
+    var xr = xRange(opts);
+    var s = axes(svg, box, xr, [0, Math.max.apply(null, all.concat([1]))],
                  {xTicks: 6, yLabel: opts.yLabel, xLabel: opts.xLabel, height: h});
+    marks(svg, box, s, xr, opts.marks);
     var n = opts.series.length;
     opts.series.forEach(function (ser, k) {
       var g = el('g', {'class': 'series', 'data-metric': ser.metric, fill: ser.color}, svg);
       ser.values.forEach(function (v, i) {
         if (v === null || v === undefined || !isFinite(v)) return;
         var end = opts.x[i];
-        var start = i > 0 ? opts.x[i - 1] : Math.max(0, end - (opts.step || end));
+        var start = i > 0 ? opts.x[i - 1] : Math.max(xr[0], end - (opts.step || end - xr[0]));
         var x0 = s.x(start), x1 = s.x(end);
         var gap = Math.min(1, (x1 - x0) * 0.15);
         var w = Math.max(0.6, (x1 - x0 - 2 * gap) / n);
@@ -200,7 +236,7 @@
         var r = el('rect', {x: (x0 + gap + k * w).toFixed(2), y: top.toFixed(1), width: w.toFixed(2),
                             height: Math.max(0, box.b - top).toFixed(1), 'class': 'bar',
                             'data-metric': ser.metric, 'data-t': end, 'data-value': v}, g);
-        tooltip(r, ser.name + ' ' + fmt(v, 2) + ' in ' + fmt(start, 1) + '\u2013' + fmt(end, 1) + ' s');
+        tooltip(r, ser.name + ' ' + fmt(v, 2) + ' in ' + fmt(start, 1) + '\u2013' + fmt(end, 1) + ' ' + (opts.xUnit || 's'));
       });
     });
     legend(svg, opts.series.map(function (x) { return {name: x.name, color: x.color}; }));

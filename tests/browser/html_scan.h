@@ -112,4 +112,15 @@ inline std::vector<Tag> find_tags(const std::vector<Tag>& tags, const std::map<s
   return out;
 }
 
+// The live view's table (docs/live-view.md): the cell of `metric` in the row
+// of `serial` (rows carry data-serial, cells data-metric), or nullptr.
+inline const Tag* live_cell(const std::vector<Tag>& tags, const std::string& serial, const std::string& metric) {
+  std::string row;
+  for (const auto& t : tags) {
+    if (t.name == "tr") row = t.get("data-serial");
+    if (t.name == "td" && row == serial && t.get("data-metric") == metric) return &t;
+  }
+  return nullptr;
+}
+
 }  // namespace jank::test

@@ -5,24 +5,19 @@
 // `jank_exporter report`. Without Chromium every case exits 77 (skipped).
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/browser/chromium.h"
 #include "tests/browser/html_scan.h"
 #include "tests/browser/png_reader.h"
 
@@ -30,86 +25,19 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using jank::test::chromium_args;
+using jank::test::console_lines;
 using jank::test::find_tags;
+using jank::test::require_chromium;
+using jank::test::Result;
+using jank::test::run;
 using jank::test::scan_tags;
+using jank::test::slurp;
 using jank::test::Tag;
 
-std::string chromium() {
-  const char* env = std::getenv("JANK_CHROMIUM");
-  return env && *env ? env : JANK_CHROMIUM_PROGRAM;
-}
-
-// ctest reads exit status 77 as "skipped" (SKIP_RETURN_CODE).
-void require_chromium() {
-  const std::string path = chromium();
-  if (path.empty() || ::access(path.c_str(), X_OK) != 0) {
-    std::cout << "SKIPPED: no Chromium at '" << path
-              << "' (scripts/deps installs Debian's chromium; JANK_CHROMIUM names another)\n";
-    std::exit(77);
-  }
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs argv with its output in files and a deadline; the whole process group
-// (Chromium's helpers too) is killed when it is missed.
-Result run(const std::vector<std::string>& argv, const fs::path& dir, int timeout_seconds = 60) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  Result r;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      FAIL(argv[0] << " took longer than " << timeout_seconds << " s");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ::kill(-pid, SIGKILL);  // helpers left behind, if any
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-// A scratch directory removed at the end of the test case.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    dir = fs::temp_directory_path() / ("jank_browser_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+// Each test case's own directory (tests/browser/chromium.h).
+struct Scratch : jank::test::Scratch {
+  Scratch() : jank::test::Scratch("jank_browser_") {}
 };
 
 // Deterministic "noise" for the fixture.
@@ -226,46 +154,10 @@ Fixture write_fixture(const fs::path& dir) {
   return f;
 }
 
-std::vector<std::string> chromium_args(const fs::path& dir) {
-  return {chromium(), "--headless=new", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-          "--user-data-dir=" + (dir / "profile").string(), "--enable-logging=stderr", "--v=0"};
-}
-
-// Chromium logs every console message (console.error and uncaught errors
-// alike) as ":CONSOLE"; the report writes none when all is well.
-std::vector<std::string> console_lines(const std::string& err) {
-  std::vector<std::string> out;
-  std::istringstream in(err);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(":CONSOLE") != std::string::npos) out.push_back(line);
-  }
-  return out;
-}
-
-struct Dom {
-  std::string text;
-  std::vector<Tag> tags;
-  std::vector<std::string> console;
-  Tag html;
-};
+using jank::test::Dom;
 
 Dom dump_dom(const fs::path& page, const fs::path& dir) {
-  auto argv = chromium_args(dir);
-  argv.push_back("--dump-dom");
-  argv.push_back("file://" + page.string());
-  const Result r = run(argv, dir);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  Dom dom;
-  dom.text = r.out;
-  dom.tags = scan_tags(r.out);
-  dom.console = console_lines(r.err);
-  REQUIRE(!dom.tags.empty());
-  for (const auto& t : dom.tags) {
-    if (t.name == "html") dom.html = t;
-  }
-  return dom;
+  return jank::test::dump_dom(chromium_args(dir), "file://" + page.string(), dir);
 }
 
 // The page with `script` inserted before the element that starts with `before`.

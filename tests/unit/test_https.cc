@@ -136,7 +136,7 @@ TEST_CASE("HTTPS: a file route streams a large file whole over TLS", "[http][tls
                                r.attachment = "big.bin";
                                return r;
                              }};
-  exporters::HttpServer server(options, {}, {}, nullptr, {}, files);
+  exporters::HttpServer server(options, {}, {}, nullptr, {}, {files});
   const std::string url = "https://127.0.0.1:" + std::to_string(server.ports().at(0));
   const std::string curl = "curl -sS --max-time 20 --cacert " + dir.path + "/server-cert.pem ";
   const std::string headers = run(curl + "-D - -o " + dir.path + "/out.bin " + url + "/files/big.bin");

@@ -117,7 +117,7 @@ struct Served {
     REQUIRE(store->open(error));
     options.listen_address = "127.0.0.1:0";
     server = std::make_unique<exporters::HttpServer>(options, nullptr, nullptr, nullptr, nullptr,
-                                                     app::traces_route(store));
+                                                     std::vector<exporters::FileRoute>{app::traces_route(store)});
     port = server->ports().at(0);
   }
   test::TempDir dir;

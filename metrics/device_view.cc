@@ -1,0 +1,122 @@
+#include "metrics/device_view.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace jank::metrics {
+namespace {
+
+// The live ring's frame-time bucket of each bucket of gfxinfo's exported
+// layout (its +Inf bucket last): a bucket counts frames at or below its
+// bound, so it goes to the first live bound at or above that.
+const std::vector<std::size_t>& live_frame_time_bucket() {
+  static const std::vector<std::size_t> map = [] {
+    std::vector<std::size_t> out;
+    for (const double bound : buckets::frame_duration_seconds()) {
+      out.push_back(static_cast<std::size_t>(
+          std::lower_bound(kLiveFrameTimeBounds.begin(), kLiveFrameTimeBounds.end(), bound) -
+          kLiveFrameTimeBounds.begin()));
+    }
+    out.push_back(kLiveFrameTimeBounds.size());
+    return out;
+  }();
+  return map;
+}
+
+}  // namespace
+
+bool screen_dark(const DeviceMetrics& d) {
+  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
+}
+
+std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
+  if (screen_dark(d)) return "off";
+  if (!d.screen && d.layers.empty()) return std::nullopt;
+  for (const auto& [name, l] : d.layers) {
+    if (l.presenting) return "active";
+  }
+  return "idle";
+}
+
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+  if (screen_dark(d)) return std::nullopt;
+  return smoothness(d.refresh_hz, d.window.frames(now_ns), window_seconds);
+}
+
+bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns) {
+  const auto& t = d.thermal;
+  if (t.dumps == 0) return false;
+  return !((d.live.live && !d.live.up) || (t.fresh_until_ns != 0 && now_ns > t.fresh_until_ns));
+}
+
+std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns) {
+  return thermal_current(d, now_ns) ? d.thermal.status : std::nullopt;
+}
+
+LiveStatus live_status(const DeviceMetrics& d) {
+  switch (d.live.state) {
+    case DeviceState::following: {
+      const auto activity = activity_state(d);
+      if (activity == "off") return LiveStatus::off;
+      if (activity == "idle") return LiveStatus::idle;
+      return LiveStatus::following;
+    }
+    case DeviceState::starting: return LiveStatus::starting;
+    case DeviceState::stalled: return LiveStatus::stalled;
+    case DeviceState::unauthorized: return LiveStatus::unauthorized;
+    case DeviceState::offline: return LiveStatus::offline;
+    case DeviceState::disconnected: return LiveStatus::disconnected;
+  }
+  return LiveStatus::starting;
+}
+
+DeviceTotals device_totals(const DeviceMetrics& d) {
+  DeviceTotals t;
+  for (const auto& [name, p] : d.packages) {
+    // Only the series /metrics writes (a package without skips has no skip series).
+    if (p.skip_events > 0) t.skipped_frames += p.skipped_frames;
+    t.davey_frames += p.davey_frames;
+  }
+  if (!d.layers.empty()) {
+    t.big_jank = 0;
+    for (const auto& [name, l] : d.layers) *t.big_jank += l.presents.big_jank();
+  }
+  return t;
+}
+
+LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+  LiveReading r;
+  const DeviceTotals sums = device_totals(d);
+  LiveTotals& t = r.totals;
+  t.skipped_frames = sums.skipped_frames;
+  t.davey_frames = sums.davey_frames;
+  t.big_jank = sums.big_jank.value_or(0);
+  r.has_layers = sums.big_jank.has_value();
+  for (const auto& [name, l] : d.layers) {
+    t.presented_frames += l.presents.frames();
+    t.active_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(l.presents.active_ns(), 0));
+  }
+  const auto& bucket = live_frame_time_bucket();
+  for (const auto& [name, p] : d.packages) {
+    if (!p.has_gfxinfo) continue;
+    r.has_gfxinfo = true;
+    const GfxinfoTracker& g = p.gfxinfo;
+    t.rendered_frames += g.frames_rendered();
+    t.janky_frames += g.janky_frames();
+    const auto& counts = g.frame_duration().counts();
+    for (std::size_t i = 0; i < counts.size() && i < bucket.size(); ++i) t.frame_time[bucket[i]] += counts[i];
+    for (std::size_t c = 0; c < kJankCauses; ++c) {
+      if (!g.causes_seen()[c]) continue;
+      t.jank_causes[c] += g.causes()[c];
+      r.jank_causes_seen = static_cast<std::uint8_t>(r.jank_causes_seen | (1u << c));
+    }
+  }
+  r.sm = device_sm(d, now_ns, window_seconds);
+  r.refresh_hz = d.refresh_hz;
+  r.status = live_status(d);
+  r.thermal_status = thermal_status(d, now_ns);
+  return r;
+}
+
+}  // namespace jank::metrics

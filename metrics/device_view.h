@@ -1,0 +1,47 @@
+// What is derived from a device's model for showing it: one rule each, used
+// by /metrics (exporters/prometheus_collector.cc) and by the live view
+// (metrics/live_history.h, exporters/live_json.h), so that both show the
+// same numbers. Call under the store's lock.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "metrics/live_history.h"
+#include "metrics/store.h"
+
+namespace jank::metrics {
+
+// The panel is off or dozing.
+bool screen_dark(const DeviceMetrics& d);
+
+// android_device_activity_state (docs/metrics.md, "Idle, active, off"):
+// "active", "idle" or "off"; nullopt until the panel's state or a layer is known.
+std::optional<std::string_view> activity_state(const DeviceMetrics& d);
+
+// android_choreographer_device_sm at host time `now_ns`: none while the screen is dark.
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
+
+// Whether the newest thermal reading is exported at `now_ns`: not once the
+// device went away, nor past its freshness (a device that stopped answering).
+bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns);
+// android_thermal_status at `now_ns`.
+std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns);
+
+// The live view's status: the device state, and while it is counted, what
+// its screen and layers show.
+LiveStatus live_status(const DeviceMetrics& d);
+
+// The sums of the device's counter series as /metrics exports them.
+struct DeviceTotals {
+  std::uint64_t skipped_frames = 0;     // android_choreographer_skipped_frames_total
+  std::uint64_t davey_frames = 0;       // android_hwui_davey_frames_total
+  std::optional<std::uint64_t> big_jank;  // android_layer_perfdog_big_jank_total; none without layers
+};
+DeviceTotals device_totals(const DeviceMetrics& d);
+
+// Everything a history sample takes from the device at host time `now_ns`.
+LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
+
+}  // namespace jank::metrics

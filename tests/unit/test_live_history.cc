@@ -1,0 +1,285 @@
+// The live view's history ring (metrics/live_history.h) on worked-out
+// numbers, and what it reads from a device (metrics/device_view.h).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "metrics/device_view.h"
+#include "metrics/live_history.h"
+#include "metrics/store.h"
+#include "parsers/gfxinfo.h"
+#include "parsers/power_state.h"
+#include "parsers/sf_latency.h"
+#include "parsers/sf_layers.h"
+#include "tests/unit/live_fixture.h"
+
+using namespace jank;
+using metrics::LiveHistory;
+using metrics::LiveReading;
+
+namespace {
+
+constexpr std::int64_t kSec = 1'000'000'000;
+constexpr std::int64_t kT0 = 1'764'061'000LL * kSec;
+
+LiveReading reading(std::uint64_t skipped, std::uint64_t davey = 0) {
+  LiveReading r;
+  r.totals.skipped_frames = skipped;
+  r.totals.davey_frames = davey;
+  r.refresh_hz = 60;
+  r.sm = 60;
+  r.status = metrics::LiveStatus::following;
+  return r;
+}
+
+// Layers presenting `presented` frames over `active_s` seconds in total, gfxinfo `rendered` with `janky`.
+LiveReading drawing(std::uint64_t skipped, std::uint64_t presented, double active_s, std::uint64_t rendered,
+                    std::uint64_t janky, std::uint64_t big_jank = 0) {
+  LiveReading r = reading(skipped);
+  r.has_layers = true;
+  r.totals.presented_frames = presented;
+  r.totals.active_ns = static_cast<std::uint64_t>(active_s * 1e9);
+  r.totals.big_jank = big_jank;
+  r.has_gfxinfo = true;
+  r.totals.rendered_frames = rendered;
+  r.totals.janky_frames = janky;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("live history: the first sample is the baseline and each next one holds its interval's growth",
+          "[live][history]") {
+  LiveHistory h;
+  h.configure(3, 5000);
+  REQUIRE(h.capacity() == 3);
+  h.record(kT0, reading(10, 1));
+  REQUIRE(h.size() == 1);
+  CHECK(h.at(0).t_ms == kT0 / 1'000'000);
+  CHECK(h.at(0).span_ms == 0);
+  CHECK(h.at(0).skipped_frames == 0);  // what came before the ring is not this interval's
+  CHECK(h.at(0).davey_frames == 0);
+
+  h.record(kT0 + 5 * kSec, reading(25, 3));
+  CHECK(h.at(1).span_ms == 5000);
+  CHECK(h.at(1).skipped_frames == 15);
+  CHECK(h.at(1).davey_frames == 2);
+  // A total that went down (an app's series expired) adds 0 ...
+  h.record(kT0 + 10 * kSec, reading(20, 3));
+  CHECK(h.at(2).skipped_frames == 0);
+  // ... and the next interval counts from the lower total.
+  h.record(kT0 + 15 * kSec, reading(30, 4));
+  REQUIRE(h.size() == 3);  // wrapped: the baseline is gone
+  CHECK(h.at(0).t_ms == (kT0 + 5 * kSec) / 1'000'000);
+  CHECK(h.at(1).t_ms == (kT0 + 10 * kSec) / 1'000'000);
+  CHECK(h.at(2).t_ms == (kT0 + 15 * kSec) / 1'000'000);
+  CHECK(h.at(2).skipped_frames == 10);
+  CHECK(h.at(2).davey_frames == 1);
+  CHECK(h.newest() == &h.at(2));
+  const auto copy = h.copy();
+  REQUIRE(copy.size() == 3);
+  CHECK(copy[0].skipped_frames == 15);
+  CHECK(copy[2].skipped_frames == 10);
+
+  // Wrapping again keeps the order: oldest first.
+  h.record(kT0 + 20 * kSec, reading(31, 4));
+  h.record(kT0 + 25 * kSec, reading(33, 4));
+  CHECK(h.at(0).skipped_frames == 10);
+  CHECK(h.at(1).skipped_frames == 1);
+  CHECK(h.at(2).skipped_frames == 2);
+}
+
+TEST_CASE("live history: counts saturate at their field's width", "[live][history]") {
+  LiveHistory h;
+  h.configure(4, 5000);
+  h.record(kT0, reading(0, 0));
+  h.record(kT0 + 5 * kSec, reading(5'000'000'000ULL, 70'000));
+  CHECK(h.at(1).skipped_frames == 4'294'967'295U);  // uint32
+  CHECK(h.at(1).davey_frames == 65'535);            // uint16
+  // The totals are kept whole: the next interval is exact again.
+  h.record(kT0 + 10 * kSec, reading(5'000'000'007ULL, 70'001));
+  CHECK(h.at(2).skipped_frames == 7);
+  CHECK(h.at(2).davey_frames == 1);
+  // An interval longer than 65.535 s saturates its span.
+  h.record(kT0 + 100 * kSec, reading(5'000'000'007ULL, 70'001));
+  CHECK(h.at(3).span_ms == 65'535);
+}
+
+TEST_CASE("live history: a sample's gauges and its FPS and jank % over its own interval", "[live][history]") {
+  LiveHistory h;
+  h.configure(8, 5000);
+  h.record(kT0, drawing(0, 0, 0, 0, 0));
+  LiveReading r = drawing(0, 290, 5, 300, 15, 2);
+  r.sm = 57.5;
+  r.refresh_hz = 90;
+  r.thermal_status = 3;
+  r.status = metrics::LiveStatus::idle;
+  h.record(kT0 + 5 * kSec, r);
+  const auto& s = h.at(1);
+  CHECK(s.presented_frames == 290);
+  CHECK(s.active_ms == 5000);
+  CHECK(s.rendered_frames == 300);
+  CHECK(s.janky_frames == 15);
+  CHECK(s.big_jank == 2);
+  CHECK(*s.fps() == Approx(58.0));
+  CHECK(*s.jank_percent() == Approx(5.0));
+  CHECK(*s.sm_value() == Approx(57.5));
+  CHECK(s.refresh_hz == Approx(90));
+  CHECK(s.thermal() == 3);
+  CHECK(s.status() == metrics::LiveStatus::idle);
+  CHECK(s.has_layers());
+  CHECK(s.has_gfxinfo());
+
+  // Nothing presented or rendered in an interval: null, not 0; no SM or thermal reading: null.
+  LiveReading still = drawing(0, 290, 5, 300, 15, 2);
+  still.sm.reset();
+  h.record(kT0 + 10 * kSec, still);
+  CHECK_FALSE(h.at(2).fps().has_value());
+  CHECK_FALSE(h.at(2).jank_percent().has_value());
+  CHECK_FALSE(h.at(2).sm_value().has_value());
+  CHECK_FALSE(h.at(2).thermal().has_value());
+  // Without layers or gfxinfo, their counts stay 0 and the flags say so.
+  h.record(kT0 + 15 * kSec, reading(0));
+  CHECK_FALSE(h.at(3).has_layers());
+  CHECK_FALSE(h.at(3).has_gfxinfo());
+  CHECK(h.at(3).presented_frames == 0);
+}
+
+TEST_CASE("live history: the window's FPS and jank % and per-minute counts", "[live][history]") {
+  LiveHistory h;
+  h.configure(180, 5000);
+  CHECK_FALSE(h.window(60'000).fps.has_value());  // no sample: every value null
+  CHECK_FALSE(h.window(60'000).skipped_per_minute.has_value());
+  h.record(kT0, drawing(100, 1000, 20, 1000, 10, 5));
+  // Only the baseline: nothing known yet.
+  CHECK_FALSE(h.window(60'000).skipped_per_minute.has_value());
+  CHECK_FALSE(h.window(60'000).fps.has_value());
+  // Three intervals of 5 s.
+  h.record(kT0 + 5 * kSec, drawing(130, 1300, 25, 1300, 25, 6));   // +30 skipped, 300 in 5 s, 15 janky of 300
+  h.record(kT0 + 10 * kSec, drawing(140, 1590, 30, 1590, 30, 6));  // +10, 290 in 5 s, 5 of 290
+  h.record(kT0 + 15 * kSec, drawing(150, 1590, 30, 1590, 30, 9));  // +10, nothing drawn, +3 BigJank
+
+  // The newest 10 s: the last two samples.
+  const auto w10 = h.window(10'000);
+  CHECK(*w10.fps == Approx(290.0 / 5.0));
+  CHECK(*w10.jank_percent == Approx(100.0 * 5 / 290));
+  CHECK(*w10.skipped_per_minute == Approx(20.0 * 6));
+  CHECK(*w10.davey_per_minute == Approx(0));
+  CHECK(*w10.big_jank_per_minute == Approx(3.0 * 6));
+  // The whole minute: the baseline counts nothing and no time.
+  const auto w60 = h.window(60'000);
+  CHECK(*w60.fps == Approx(590.0 / 10.0));
+  CHECK(*w60.jank_percent == Approx(100.0 * 20 / 590));
+  CHECK(*w60.skipped_per_minute == Approx(50.0 * 60 / 15));
+  CHECK(*w60.big_jank_per_minute == Approx(4.0 * 60 / 15));
+  // The newest 5 s drew nothing: FPS and jank % are null, the counts are rates.
+  const auto w5 = h.window(5'000);
+  CHECK_FALSE(w5.fps.has_value());
+  CHECK_FALSE(w5.jank_percent.has_value());
+  CHECK(*w5.skipped_per_minute == Approx(120));
+
+  // Without layers in the window, BigJank per minute is null, not 0.
+  LiveHistory plain;
+  plain.configure(4, 5000);
+  plain.record(kT0, reading(0));
+  plain.record(kT0 + 5 * kSec, reading(5));
+  CHECK_FALSE(plain.window(60'000).big_jank_per_minute.has_value());
+  CHECK(*plain.window(60'000).skipped_per_minute == Approx(60));
+}
+
+TEST_CASE("live history: a new size or interval starts afresh while the same one keeps the samples", "[live][history]") {
+  LiveHistory h;
+  h.record(kT0, reading(1));  // not configured: nothing kept
+  CHECK(h.size() == 0);
+  h.configure(4, 5000);
+  h.record(kT0, reading(1));
+  h.record(kT0 + 5 * kSec, reading(3));
+  h.configure(4, 5000);
+  CHECK(h.size() == 2);
+  h.configure(8, 5000);
+  CHECK(h.size() == 0);
+  CHECK(h.capacity() == 8);
+  h.record(kT0 + 10 * kSec, reading(10));
+  CHECK(h.at(0).skipped_frames == 0);  // a new baseline
+  h.configure(8, 1000);
+  CHECK(h.size() == 0);
+}
+
+TEST_CASE("live history: capacity is the history over the interval rounded up", "[live][history]") {
+  CHECK(metrics::live_capacity(900, 5) == 180);
+  CHECK(metrics::live_capacity(900, 7) == 129);
+  CHECK(metrics::live_capacity(60, 60) == 1);
+  CHECK(metrics::live_capacity(3600, 1) == 3600);
+}
+
+TEST_CASE("live reading: gfxinfo's frame-time buckets merge exactly into the ring's", "[live][history]") {
+  // Every live bound is a bound of the exported layout.
+  const auto exported = metrics::buckets::frame_duration_seconds();
+  for (const double b : metrics::kLiveFrameTimeBounds) {
+    INFO(b);
+    CHECK(std::find(exported.begin(), exported.end(), b) != exported.end());
+  }
+
+  metrics::Store store;
+  auto& d = store.device("s");
+  test::record_example_gfxinfo(store, d, "p");
+
+  const LiveReading r = metrics::live_reading(d, kT0, 60);
+  CHECK(r.has_gfxinfo);
+  CHECK_FALSE(r.has_layers);
+  CHECK(r.totals.rendered_frames == 11);
+  CHECK(r.totals.janky_frames == 4);
+  // ≤8, ≤11, ≤17, ≤34, ≤53, ≤101, ≤700, over 700 ms.
+  CHECK(r.totals.frame_time == std::array<std::uint64_t, 8>{2, 0, 3, 1, 0, 0, 4, 1});
+  const auto slow_ui = static_cast<std::size_t>(metrics::JankCause::slow_ui_thread);
+  const auto missed = static_cast<std::size_t>(metrics::JankCause::missed_vsync);
+  CHECK(r.totals.jank_causes[slow_ui] == 3);
+  CHECK(r.totals.jank_causes[missed] == 1);
+  CHECK(r.jank_causes_seen == ((1u << slow_ui) | (1u << missed)));
+}
+
+TEST_CASE("live reading: totals and SM and status and thermal status as /metrics derives them", "[live][history]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  d.live.live = true;
+  d.live.up = true;
+  d.live.state = metrics::DeviceState::following;
+  store.record_skip(d, "a", kT0 - 2 * kSec, true, 30);
+  store.record_skip(d, "b", kT0 - kSec, true, 12);
+  parsers::DaveyFrame davey;
+  davey.duration_ms = 900;
+  store.record_davey(d, "a", davey);
+  const auto totals = metrics::device_totals(d);
+  CHECK(totals.skipped_frames == 42);
+  CHECK(totals.davey_frames == 1);
+  CHECK_FALSE(totals.big_jank.has_value());  // no layers
+
+  LiveReading r = metrics::live_reading(d, kT0, 60);
+  CHECK(r.totals.skipped_frames == 42);
+  CHECK(*r.sm == Approx(60 - 42.0 / 60));
+  CHECK(r.status == metrics::LiveStatus::following);  // nothing known of the screen
+  CHECK_FALSE(r.thermal_status.has_value());
+
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
+  store.record_layer_list(d, parsers::parse_sf_layer_list("a/a.Main#7\n"));
+  parsers::SfLatency latency;
+  latency.refresh_period_ns = 16'666'667;
+  for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
+  store.record_layer_latency(d, *parsers::classify_layer("a/a.Main#7"), latency);
+  r = metrics::live_reading(d, kT0, 60);
+  CHECK(r.has_layers);
+  CHECK(r.totals.presented_frames == d.layers.begin()->second.presents.frames());
+  CHECK(metrics::device_totals(d).big_jank == std::optional<std::uint64_t>(0));
+  CHECK(r.status == (d.layers.begin()->second.presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
+
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
+  r = metrics::live_reading(d, kT0, 60);
+  CHECK(r.status == metrics::LiveStatus::off);
+  CHECK_FALSE(r.sm.has_value());  // a dark screen has no SM
+
+  d.live.state = metrics::DeviceState::stalled;
+  CHECK(metrics::live_status(d) == metrics::LiveStatus::stalled);
+  d.live.state = metrics::DeviceState::disconnected;
+  CHECK(metrics::live_status(d) == metrics::LiveStatus::disconnected);
+}
