@@ -369,7 +369,7 @@ class Daemon {
   asio::steady_timer checkpoint_timer_, expiry_timer_, watchdog_timer_, runs_timer_;
   SystemdNotifier notifier_;
   RunsApi runs_api_;
-  LiveSampler live_{io_, shared_, clock_.wall_ns};  // docs/live-view.md
+  LiveSampler live_{io_, shared_, clock_};  // docs/live-view.md
   std::atomic<bool> ready_{false};
 };
 
