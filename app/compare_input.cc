@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "app/http_client.h"
+#include "exporters/run_results_input.h"
 
 namespace jank::app {
 namespace {
 
-using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Results files are a few MiB at most (720 steps per device); anything far
@@ -23,136 +19,48 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMaxSourceBytes = 256u << 20;
 constexpr auto kFetchTimeout = std::chrono::seconds(30);
 
-// Reads fields of one source, naming the source and the field's path in errors.
-class Reader {
- public:
-  explicit Reader(const std::string& origin) : origin_(origin) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError(origin_ + ": " + (path.empty() ? "" : path + ": ") + what);
-  }
-  const json& field(const json& object, const std::string& path, const char* key) const {
-    const auto it = object.find(key);
-    if (it == object.end()) fail(join(path, key), "missing");
-    return *it;
-  }
-  const json* optional_field(const json& object, const char* key) const {
-    const auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-  }
-  const json& object(const json& v, const std::string& path) const {
-    if (!v.is_object()) fail(path, "expected an object");
-    return v;
-  }
-  const json& array(const json& v, const std::string& path) const {
-    if (!v.is_array()) fail(path, "expected an array");
-    return v;
-  }
-  std::string string(const json& v, const std::string& path) const {
-    if (!v.is_string()) fail(path, "expected a string");
-    return v.get<std::string>();
-  }
-  double number(const json& v, const std::string& path) const {
-    if (!v.is_number()) fail(path, "expected a number");
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(path, "expected a finite number");
-    return d;
-  }
-  bool boolean(const json& v, const std::string& path) const {
-    if (!v.is_boolean()) fail(path, "expected true or false");
-    return v.get<bool>();
-  }
-  static std::string join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-  static std::string index(const std::string& path, std::size_t i) {
-    return path + "[" + std::to_string(i) + "]";
-  }
-  const std::string& origin() const { return origin_; }
-
- private:
-  const std::string& origin_;
-};
-
-// The keys compare reads from a device's `metrics`; others may hold anything
-// a later format adds.
-const std::set<std::string, std::less<>>& compared_keys() {
-  static const auto keys = [] {
-    std::set<std::string, std::less<>> k;
-    for (const auto& m : metrics::compared_metrics()) {
-      k.emplace(m.key);
-      if (!m.denominator.empty()) k.emplace(m.denominator);
-    }
-    return k;
-  }();
-  return keys;
-}
-
-std::optional<AppVersionRef> first_version(const Reader& r, const json& device, const std::string& path) {
-  const json* versions = r.optional_field(device, "versions");
-  if (versions == nullptr || r.array(*versions, Reader::join(path, "versions")).empty()) return std::nullopt;
-  const std::string vpath = Reader::index(Reader::join(path, "versions"), 0);
-  const json& v = r.object((*versions)[0], vpath);
-  AppVersionRef ref{r.string(r.field(v, vpath, "name"), Reader::join(vpath, "name")), std::nullopt};
-  if (const json* code = r.optional_field(v, "code")) {
-    if (!code->is_number_integer()) r.fail(Reader::join(vpath, "code"), "expected an integer");
-    ref.code = code->get<std::int64_t>();
-  }
-  return ref;
-}
-
-void read_run(const Reader& r, const json& v, const std::string& path, std::vector<LoadedRun>& out,
-              std::vector<std::string>& notices) {
-  r.object(v, path.empty() ? "run" : path);
+// compare's own rules on a run read from format 1: it needs the state and
+// the duration; a run that is not finished and a device that did not settle
+// are left out, and told.
+void add_run(const exporters::results::Run& r, const std::string& origin, std::vector<LoadedRun>& out,
+             std::vector<std::string>& notices) {
+  auto fail = [&](const char* key, const char* what) {
+    throw InputError(origin + ": " + (r.path.empty() ? key : r.path + "." + key) + ": " + what);
+  };
+  if (r.state.empty()) fail("state", "missing");
+  if (!r.duration_seconds) fail("duration_seconds", "missing");
+  if (*r.duration_seconds < 0) fail("duration_seconds", "negative");
   LoadedRun loaded;
-  loaded.origin = r.origin();
+  loaded.origin = origin;
   metrics::CompareRun& run = loaded.run;
-  run.id = r.string(r.field(v, path, "id"), Reader::join(path, "id"));
-  const std::string state = r.string(r.field(v, path, "state"), Reader::join(path, "state"));
-  run.duration_seconds = r.number(r.field(v, path, "duration_seconds"), Reader::join(path, "duration_seconds"));
-  if (run.duration_seconds < 0) r.fail(Reader::join(path, "duration_seconds"), "negative");
-  if (const json* p = r.optional_field(v, "package")) run.package = r.string(*p, Reader::join(path, "package"));
-  if (const json* tags = r.optional_field(v, "tags")) {
-    const std::string tpath = Reader::join(path, "tags");
-    for (const auto& [key, value] : r.object(*tags, tpath).items())
-      loaded.tags[key] = r.string(value, Reader::join(tpath, key));
-  }
-  const std::string dpath = Reader::join(path, "devices");
-  const json& devices = r.array(r.field(v, path, "devices"), dpath);
+  run.id = r.id;
+  run.package = r.package;
+  run.duration_seconds = *r.duration_seconds;
+  loaded.tags.insert(r.tags.begin(), r.tags.end());
   bool versions_agree = true;
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const std::string ipath = Reader::index(dpath, i);
-    const json& d = r.object(devices[i], ipath);
-    metrics::CompareDevice device;
-    device.serial = r.string(r.field(d, ipath, "serial"), Reader::join(ipath, "serial"));
-    const std::string mpath = Reader::join(ipath, "metrics");
-    for (const auto& [key, value] : r.object(r.field(d, ipath, "metrics"), mpath).items()) {
-      if (value.is_null() || (!value.is_number() && !compared_keys().contains(key))) continue;
-      device.metrics[key] = r.number(value, Reader::join(mpath, key));
-    }
-    const auto version = first_version(r, d, ipath);
-    const json* changed = r.optional_field(d, "version_changed");
-    if (changed != nullptr && r.boolean(*changed, Reader::join(ipath, "version_changed"))) {
-      loaded.version_problem = "the app's version changed on " + device.serial + " during the run";
+  for (const auto& d : r.devices) {
+    std::optional<AppVersionRef> version;
+    if (!d.versions.empty()) version = AppVersionRef{d.versions.front().name, d.versions.front().code};
+    if (d.version_changed) {
+      loaded.version_problem = "the app's version changed on " + d.serial + " during the run";
     } else if (!version) {
-      loaded.version_problem = device.serial + " has no app version";
+      loaded.version_problem = d.serial + " has no app version";
     } else if (!loaded.version) {
       loaded.version = version;
     } else if (loaded.version->name != version->name) {
       versions_agree = false;
     }
-    const json* settled = r.optional_field(d, "settled");
-    if (settled != nullptr && !r.boolean(*settled, Reader::join(ipath, "settled"))) {
-      notices.push_back(r.origin() + ": run " + run.id + ": device " + device.serial +
+    if (d.settled == false) {
+      notices.push_back(origin + ": run " + run.id + ": device " + d.serial +
                         " left out: its final poll did not come (settled false), so its counts stop early");
       continue;
     }
-    run.devices.push_back(std::move(device));
+    run.devices.push_back({d.serial, {d.metrics.begin(), d.metrics.end()}});
   }
   if (!versions_agree) loaded.version_problem = "its devices ran different versions of the app";
   if (!loaded.version_problem.empty()) loaded.version.reset();
-  if (state != "finished") {
-    notices.push_back(r.origin() + ": run " + run.id + " left out: it is " + state + ", not finished");
+  if (r.state != "finished") {
+    notices.push_back(origin + ": run " + run.id + " left out: it is " + r.state + ", not finished");
     return;
   }
   out.push_back(std::move(loaded));
@@ -188,27 +96,12 @@ std::string fetch_runs(const std::string& url) {
 
 std::vector<LoadedRun> parse_results(std::string_view text, const std::string& origin,
                                      std::vector<std::string>& notices) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what() starts with the library's own tag; the position and reason follow it.
-    std::string what = e.what();
-    const auto tag_end = what.find("] ");
-    throw InputError(origin + ": not JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
-  }
-  const Reader r(origin);
-  r.object(doc, "top level");
-  const json& format = r.field(doc, "", "format");
-  if (!format.is_number_integer() || format.get<std::int64_t>() != 1)
-    r.fail("format", "expected 1 (the only results format this build reads)");
+  std::vector<exporters::results::Run> read;
+  const std::string error =
+      exporters::results::read_runs({origin, std::string(text)}, exporters::results::Group::none, read);
+  if (!error.empty()) throw InputError(error);
   std::vector<LoadedRun> runs;
-  if (const auto list = doc.find("runs"); list != doc.end()) {
-    r.array(*list, "runs");
-    for (std::size_t i = 0; i < list->size(); ++i) read_run(r, (*list)[i], Reader::index("runs", i), runs, notices);
-  } else {
-    read_run(r, doc, "", runs, notices);
-  }
+  for (const auto& r : read) add_run(r, origin, runs, notices);
   return runs;
 }
 

@@ -82,9 +82,9 @@ std::string read_input(const std::string& name, std::FILE* stdin_file, std::stri
 }
 
 std::string read_all(const std::vector<std::string>& names, std::FILE* stdin_file,
-                     std::vector<exporters::report::InputFile>& files) {
+                     std::vector<exporters::results::InputFile>& files) {
   for (const auto& name : names) {
-    exporters::report::InputFile f;
+    exporters::results::InputFile f;
     f.name = name == "-" ? "standard input" : name;
     if (std::string e = read_input(name, stdin_file, f.text); !e.empty()) return e;
     files.push_back(std::move(f));
@@ -160,7 +160,7 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   if (e.empty()) e = read_all(o.baseline, stdin_file, request.baseline);
   if (e.empty()) e = read_all(o.candidate, stdin_file, request.candidate);
   if (e.empty() && !o.verdict.empty()) {
-    std::vector<exporters::report::InputFile> verdict;
+    std::vector<exporters::results::InputFile> verdict;
     e = read_all({o.verdict}, stdin_file, verdict);
     if (e.empty()) request.verdict = std::move(verdict.front());
   }

@@ -15,9 +15,9 @@ namespace jank::exporters {
 namespace {
 
 using nlohmann::json;
-using report::Device;
-using report::Group;
-using report::Run;
+using results::Device;
+using results::Group;
+using results::Run;
 
 constexpr std::string_view kMissing = "\u2013";  // en dash: "not measured", never 0
 
@@ -116,7 +116,7 @@ std::string scope(const Run& r, const Device* d) {
 
 std::string version_text(const Device& d) {
   if (d.versions.empty()) return "";
-  auto one = [](const report::Version& v) { return v.name.empty() && v.code ? format_exact(*v.code) : v.name; };
+  auto one = [](const results::Version& v) { return v.name.empty() && v.code ? format_exact(static_cast<double>(*v.code)) : v.name; };
   std::string s = one(d.versions.front());
   if (d.versions.size() > 1) s += " \u2192 " + one(d.versions.back());
   return s;
@@ -208,7 +208,7 @@ struct Row {
   std::vector<double> baseline_values, candidate_values;
 };
 
-std::vector<Row> comparison_rows(const std::vector<Run>& runs, const report::Verdict* verdict) {
+std::vector<Row> comparison_rows(const std::vector<Run>& runs, const results::Verdict* verdict) {
   std::vector<Row> rows;
   auto fill_samples = [&](Row& row) {
     row.baseline_values = samples(runs, Group::baseline, row.metric);
@@ -258,7 +258,7 @@ std::string verdict_label(const std::string& v) {
 }
 
 void comparison(std::string& out, const std::vector<Run>& runs, const std::vector<Row>& rows,
-                const report::Verdict* verdict) {
+                const results::Verdict* verdict) {
   std::size_t counts[2] = {0, 0};
   for (const auto& r : runs) {
     if (r.group == Group::baseline) ++counts[0];
@@ -453,11 +453,11 @@ std::string format_exact(double value) {
 RunReportResult render_run_report(const RunReportRequest& request) {
   RunReportResult result;
   std::vector<Run> runs;
-  const std::pair<const std::vector<report::InputFile>*, Group> groups[] = {
+  const std::pair<const std::vector<results::InputFile>*, Group> groups[] = {
       {&request.runs, Group::none}, {&request.baseline, Group::baseline}, {&request.candidate, Group::candidate}};
   for (const auto& [files, group] : groups) {
     for (const auto& file : *files) {
-      result.error = report::read_runs(file, group, runs);
+      result.error = results::read_runs(file, group, runs);
       if (!result.ok()) return result;
     }
   }
@@ -477,12 +477,12 @@ RunReportResult render_run_report(const RunReportRequest& request) {
       return result;
     }
   }
-  report::Verdict verdict;
+  results::Verdict verdict;
   if (request.verdict) {
-    result.error = report::read_verdict(*request.verdict, verdict);
+    result.error = results::read_verdict(*request.verdict, verdict);
     if (!result.ok()) return result;
   }
-  const report::Verdict* v = request.verdict ? &verdict : nullptr;
+  const results::Verdict* v = request.verdict ? &verdict : nullptr;
   const bool compared = v || !request.baseline.empty();
   const std::vector<Row> rows = compared ? comparison_rows(runs, v) : std::vector<Row>{};
 

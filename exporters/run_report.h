@@ -10,15 +10,15 @@
 #include <string_view>
 #include <vector>
 
-#include "exporters/run_report_input.h"
+#include "exporters/run_results_input.h"
 
 namespace jank::exporters {
 
 struct RunReportRequest {
-  std::vector<report::InputFile> runs;  // shown, in no comparison group
-  std::vector<report::InputFile> baseline;
-  std::vector<report::InputFile> candidate;
-  std::optional<report::InputFile> verdict;  // a `jank_exporter compare` result
+  std::vector<results::InputFile> runs;  // shown, in no comparison group
+  std::vector<results::InputFile> baseline;
+  std::vector<results::InputFile> candidate;
+  std::optional<results::InputFile> verdict;  // a `jank_exporter compare` result
   std::string title;                          // "" = "Jank report"
 };
 

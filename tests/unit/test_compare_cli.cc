@@ -217,7 +217,7 @@ TEST_CASE("compare of malformed results exits 66 naming the file and the field",
   const auto truncated = write(dir, "truncated.json", R"({"format":1,"runs":[)");
   auto r = compare({good, truncated});
   CHECK(r.status == jank::app::kExitNoInput);
-  CHECK_THAT(r.err, Catch::Contains(truncated + ": not JSON: "));
+  CHECK_THAT(r.err, Catch::Contains(truncated + ": not JSON (at byte 21)"));
 
   std::string no_duration = list_json(ten("b", 2.0));
   no_duration.replace(no_duration.find(R"("duration_seconds":60,)"), 22, "");
@@ -233,7 +233,15 @@ TEST_CASE("compare of malformed results exits 66 naming the file and the field",
 
   r = compare({good, write(dir, "v2.json", R"({"format":2,"runs":[]})")});
   CHECK(r.status == jank::app::kExitNoInput);
-  CHECK_THAT(r.err, Catch::Contains("v2.json: format: expected 1"));
+  CHECK_THAT(r.err,
+             Catch::Contains("v2.json: format: expected 1 (the only results format this build reads), found 2"));
+
+  // The one reader of format 1 (exporters/run_results_input.h) with compare's own needs on top.
+  std::string no_state = list_json(ten("b", 2.0));
+  no_state.replace(no_state.find(R"("state":"finished",)"), 19, "");
+  r = compare({good, write(dir, "no_state.json", no_state)});
+  CHECK(r.status == jank::app::kExitNoInput);
+  CHECK_THAT(r.err, Catch::Contains("no_state.json: runs[0].state: missing"));
 
   r = compare({good, write(dir, "array.json", "[1, 2]")});
   CHECK(r.status == jank::app::kExitNoInput);

@@ -195,10 +195,17 @@ TEST_CASE("run report names the file and field of bad input", "[report]") {
   CHECK(error_of("{\"format\": 1, ") == "bad.json: not JSON (at byte 15)");
   CHECK(error_of("[1, 2]") == "bad.json: top level: expected an object, found an array");
   CHECK(error_of("{\"id\": \"x\", \"devices\": []}") == "bad.json: format: missing (expected 1)");
-  CHECK(error_of("{\"format\": 2}") == "bad.json: format: unsupported format 2 (this version reads format 1)");
+  CHECK(error_of("{\"format\": 2}") == "bad.json: format: expected 1 (the only results format this build reads), found 2");
   json bad = r;
   bad["devices"][0]["metrics"]["sm"] = "55";
   CHECK(error_of(bad.dump()) == "bad.json: devices[0].metrics.sm: expected a number, found a string");
+  // A name this build does not know may hold anything a later format puts there.
+  bad = r;
+  bad["devices"][0]["metrics"]["from_a_later_format"] = {{"p50", 1}};
+  CHECK(render_run_report(one(bad)).error.empty());
+  bad = r;
+  bad["devices"][0]["versions"] = {{{"name", "1.0"}, {"code", 1.5}}};
+  CHECK(error_of(bad.dump()) == "bad.json: devices[0].versions[0].code: expected an integer, found a number");
   bad = r;
   bad["devices"][0]["histograms"]["frame_duration_seconds"]["counts"] = {1, 2};
   CHECK(error_of(bad.dump()) ==
@@ -281,7 +288,7 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
                   {"metrics",
                    {{{"name", "sm"}, {"median_baseline", 50}, {"median_candidate", 40}, {"relative_change_percent", -20}, {"verdict", "regression"}},
                     {{"name", "<odd>"}, {"median_baseline", nullptr}, {"median_candidate", 1}, {"relative_change_percent", nullptr}, {"verdict", "no_change"}}}}};
-  r.verdict = jank::exporters::report::InputFile{"v.json", verdict.dump()};
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   const std::string html = render(r);
   const auto tags = scan_tags(html);
   const auto banner = find_tags(tags, {{"data-metric", "verdict"}});
@@ -293,7 +300,7 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   CHECK(find_tags(tags, {{"data-row", "<odd>"}, {"data-metric", "baseline_median"}})[0].text == "\u2013");
 
   verdict["verdict"] = "maybe";
-  r.verdict = jank::exporters::report::InputFile{"v.json", verdict.dump()};
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error == "v.json: verdict: \"maybe\" is none of regression, no_change, improvement");
 }
 

@@ -1,14 +1,17 @@
-#include "exporters/run_report_input.h"
+#include "exporters/run_results_input.h"
 
 #include <algorithm>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-namespace jank::exporters::report {
+#include "metrics/run_results.h"
+
+namespace jank::exporters::results {
 namespace {
 
 using nlohmann::json;
@@ -94,6 +97,13 @@ std::vector<double> number_array(const json& v, const std::string& path) {
   return out;
 }
 
+// A name docs/runs.md defines (a number or null); a later format may add
+// others of any type.
+bool known_metric(const std::string& key) {
+  const auto names = metrics::run_metric_names();
+  return std::find(names.begin(), names.end(), key) != names.end();
+}
+
 Histogram read_histogram(const json& v, const std::string& path) {
   expect_object(v, path);
   Histogram h;
@@ -163,7 +173,15 @@ Device read_device(const json& v, const std::string& path) {
       expect_object(e, at(here, i));
       Version version;
       version.name = optional_string(e, "name", at(here, i));
-      version.code = optional_number(e, "code", at(here, i));
+      if (const json* code = member(e, "code")) {
+        if (!code->is_number_integer()) {
+          fail(join(at(here, i), "code"), std::string("expected an integer, found ") + type_name(*code));
+        }
+        if (code->is_number_unsigned() && code->get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+          fail(join(at(here, i), "code"), "number out of range");
+        }
+        version.code = code->get<std::int64_t>();
+      }
       version.at_seconds = optional_number(e, "at_seconds", at(here, i)).value_or(0);
       d.versions.push_back(std::move(version));
     }
@@ -178,7 +196,7 @@ Device read_device(const json& v, const std::string& path) {
     const std::string here = join(path, "metrics");
     expect_object(*metrics, here);
     for (const auto& [key, value] : metrics->items()) {
-      if (value.is_null()) continue;
+      if (value.is_null() || (!value.is_number() && !known_metric(key))) continue;
       d.metrics[key] = number_value(value, join(here, key));
     }
   }
@@ -202,7 +220,7 @@ void check_format(const json& v, const std::string& path, bool required) {
     return;
   }
   if (!format->is_number_integer() || format->get<long long>() != 1) {
-    fail(join(path, "format"), "unsupported format " + format->dump() + " (this version reads format 1)");
+    fail(join(path, "format"), "expected 1 (the only results format this build reads), found " + format->dump());
   }
 }
 
@@ -256,7 +274,10 @@ std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs
     if (doc.contains("runs")) {
       const json& list = doc["runs"];
       if (!list.is_array()) fail("runs", std::string("expected an array, found ") + type_name(list));
-      for (std::size_t i = 0; i < list.size(); ++i) read.push_back(read_run(list[i], at("runs", i)));
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        read.push_back(read_run(list[i], at("runs", i)));
+        read.back().path = at("runs", i);
+      }
     } else {
       read.push_back(read_run(doc, ""));
     }
@@ -310,4 +331,4 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
   }
 }
 
-}  // namespace jank::exporters::report
+}  // namespace jank::exporters::results

@@ -1,16 +1,19 @@
-// Run results (docs/runs.md, format 1) read for the run report: every field
-// the report shows, checked for its type, with an error that names the file
-// and the field. Unknown fields are ignored so that a newer exporter's files
-// still make a report. No I/O: the caller hands in the files' text.
+// Run results (docs/runs.md, format 1) read back: by the run report and by
+// `jank_exporter compare`, the one reader of the format. Every field is
+// checked for its type, with an error that names the file and the field.
+// Unknown fields are ignored, and so is a `metrics` entry of a name this
+// build does not know that is not a number, so that a newer exporter's files
+// still read. No I/O: the caller hands in the files' text.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace jank::exporters::report {
+namespace jank::exporters::results {
 
 struct InputFile {
   std::string name;  // shown in error messages (the path as given)
@@ -33,7 +36,7 @@ struct Histogram {
 
 struct Version {
   std::string name;
-  std::optional<double> code;
+  std::optional<std::int64_t> code;
   double at_seconds = 0;
 };
 
@@ -56,6 +59,7 @@ enum class Group { none, baseline, candidate };
 
 struct Run {
   std::string file;  // where it was read
+  std::string path;  // where in its file: "" for a file of one run, else "runs[N]"
   Group group = Group::none;
   std::string id;
   std::string name;
@@ -89,4 +93,4 @@ std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs
 // Returns "" or an error as above.
 std::string read_verdict(const InputFile& file, Verdict& verdict);
 
-}  // namespace jank::exporters::report
+}  // namespace jank::exporters::results
