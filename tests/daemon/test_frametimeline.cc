@@ -80,7 +80,8 @@ std::string overflows(const std::string& serial) {
 
 }  // namespace
 
-TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth and join their framestats rows") {
+TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth and join their framestats rows",
+          "[serial]") {
   AdbServer adb;
   DevSim sim({"--devices", "2", "--packages", kFeed, "--games", kGame + ":60", "--refresh", "60,120", "--sdk",
               "33,35", "--stall-prob", "0.03", "--skip-bands", "1-3:3,4-20:1", "--sf-miss-prob", "0.01",
@@ -95,75 +96,101 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
   // the truth below; once three scrapes 1 s apart (polls between: the first
   // poll made frames final, so the cadence stays fast for 10 s) agree,
   // everything made so far is counted.
-  const Json t0 = sim.truth();
+  Json t0;
   std::map<std::string, Counts> e0;
-  int stable = 0;  // scrapes in a row that agree
-  REQUIRE(wait_until([&] {
-    std::map<std::string, Counts> now;
-    const auto s = ex.samples();
-    for (const auto& d : sim.devices()) {
-      if (ft_polls(s, emulator_serial(d)) < 2) return false;
-      for (const auto& p : {kFeed, kGame}) now[d.name + p] = exported(s, emulator_serial(d), p);
-    }
-    stable = now == e0 ? stable + 1 : 0;
-    e0 = now;
-    return stable >= 2;
-  }, 30000ms, 1000ms));
+  std::map<std::string, double> overflows0;
+  auto baseline = [&] {
+    t0 = sim.truth();
+    int stable = 0;  // scrapes in a row that agree
+    e0.clear();
+    return wait_until([&] {
+      std::map<std::string, Counts> now;
+      const auto s = ex.samples();
+      for (const auto& d : sim.devices()) {
+        if (ft_polls(s, emulator_serial(d)) < 2) return false;
+        for (const auto& p : {kFeed, kGame}) now[d.name + p] = exported(s, emulator_serial(d), p);
+        overflows0[d.name] = s.count(overflows(emulator_serial(d))) ? s.at(overflows(emulator_serial(d))) : 0;
+      }
+      stable = now == e0 ? stable + 1 : 0;
+      e0 = now;
+      return stable >= 2;
+    }, 30000ms, 1000ms);
+  };
 
-  // Then every frame once, at the default cadence.
-  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
-  REQUIRE(wait_until([&] {
-    const Json t = sim.truth();
-    for (const auto& d : sim.devices()) {
-      if (truth_of(t, d.name, kFeed).at("frames") < truth_of(t0, d.name, kFeed).at("frames") + 900) return false;
-    }
-    return true;
-  }, 60000ms, 250ms));
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-  const Json t1 = sim.truth();
+  // Then every frame once, at the default cadence: exact unless a poll came
+  // so late that the window had moved past frames not read yet. That loss is
+  // counted as an overflow (the next test proves it), and exactness cannot be
+  // judged over it: a host starved enough for that (a loaded sanitizer run)
+  // gets another try from a new baseline, up to three in all.
+  enum class Outcome { exact, differs, overflowed };
   std::string differences;
-  // Returns once settled; the bound is for a loaded sanitizer run, where a
-  // device's polls were seen to need over 20 s to catch up after the pause.
-  const bool settled = wait_until([&] {
-    const auto s = ex.samples();
-    differences.clear();
-    for (const auto& d : sim.devices()) {
-      for (const auto& p : {kFeed, kGame}) {
-        const Counts got = exported(s, emulator_serial(d), p), was = e0[d.name + p];
-        const Counts a = truth_of(t0, d.name, p), b = truth_of(t1, d.name, p);
-        for (const auto& [key, value] : b) {
-          if (got.at(key) - was.at(key) != value - a.at(key)) {
-            differences += d.name + " " + p + " " + key + ": exported " + std::to_string(got.at(key) - was.at(key)) +
-                           ", truth " + std::to_string(value - a.at(key)) + "\n";
+  auto measure = [&] {
+    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    REQUIRE(wait_until([&] {
+      const Json t = sim.truth();
+      for (const auto& d : sim.devices()) {
+        if (truth_of(t, d.name, kFeed).at("frames") < truth_of(t0, d.name, kFeed).at("frames") + 900) return false;
+      }
+      return true;
+    }, 60000ms, 250ms));
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+    const Json t1 = sim.truth();
+    Outcome outcome = Outcome::differs;
+    // Returns once settled; the bound is for a loaded sanitizer run, where a
+    // device's polls were seen to need over 20 s to catch up after the pause.
+    wait_until([&] {
+      const auto s = ex.samples();
+      differences.clear();
+      for (const auto& d : sim.devices()) {
+        if (const auto o = s.find(overflows(emulator_serial(d))); o != s.end() && o->second > overflows0[d.name]) {
+          outcome = Outcome::overflowed;
+          return true;
+        }
+        for (const auto& p : {kFeed, kGame}) {
+          const Counts got = exported(s, emulator_serial(d), p), was = e0[d.name + p];
+          const Counts a = truth_of(t0, d.name, p), b = truth_of(t1, d.name, p);
+          for (const auto& [key, value] : b) {
+            if (got.at(key) - was.at(key) != value - a.at(key)) {
+              differences += d.name + " " + p + " " + key + ": exported " +
+                             std::to_string(got.at(key) - was.at(key)) + ", truth " +
+                             std::to_string(value - a.at(key)) + "\n";
+            }
+          }
+          // framestats polled every 0.5 s (120 rows: 1 s at 120 Hz) holds every
+          // frame: each verdict joins its row once the last rows were polled.
+          if (got.at("joined") - was.at("joined") != got.at("frames") - was.at("frames")) {
+            differences += d.name + " " + p + " joined " + std::to_string(got.at("joined") - was.at("joined")) +
+                           " of " + std::to_string(got.at("frames") - was.at("frames")) + " frames\n";
           }
         }
-        // framestats polled every 0.5 s (120 rows: 1 s at 120 Hz) holds every
-        // frame: each verdict joins its row once the last rows were polled.
-        if (got.at("joined") - was.at("joined") != got.at("frames") - was.at("frames")) {
-          differences += d.name + " " + p + " joined " + std::to_string(got.at("joined") - was.at("joined")) +
-                         " of " + std::to_string(got.at("frames") - was.at("frames")) + " frames\n";
+      }
+      if (!differences.empty()) {
+        for (const auto& [key, value] : s) {
+          if (key.find("command=\"frametimeline\"") != std::string::npos) {
+            differences += key + " " + std::to_string(value) + "\n";
+          }
         }
       }
-    }
-    if (!differences.empty()) {
-      for (const auto& [key, value] : s) {
-        if (key.find("frametimeline_overflows") != std::string::npos ||
-            key.find("command=\"frametimeline\"") != std::string::npos) {
-          differences += key + " " + std::to_string(value) + "\n";
-        }
-      }
-    }
-    return differences.empty();
-  }, 60000ms, 500ms);
+      outcome = differences.empty() ? Outcome::exact : Outcome::differs;
+      return differences.empty();
+    }, 60000ms, 500ms);
+    return outcome;
+  };
+  Outcome outcome = Outcome::overflowed;
+  for (int attempt = 1; attempt <= 3 && outcome == Outcome::overflowed; ++attempt) {
+    REQUIRE(baseline());
+    outcome = measure();
+    if (outcome == Outcome::overflowed) WARN("attempt " << attempt << ": a FrameTimeline window overflowed");
+  }
   INFO(differences);
-  REQUIRE(settled);
+  REQUIRE(outcome == Outcome::exact);
 
   const auto s = ex.samples();
   std::map<std::string, double> causes;
   for (const auto& d : sim.devices()) {
     const std::string serial = emulator_serial(d);
     CAPTURE(d.name);
-    CHECK(s.at(overflows(serial)) == 0);
+    CHECK(s.at(overflows(serial)) == overflows0[d.name]);
     for (const auto& p : {kFeed, kGame}) {
       CAPTURE(p);
       const Counts got = exported(s, serial, p), was = e0[d.name + p];
