@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "app/http_client.h"
 #include "exporters/run_results_input.h"
@@ -94,11 +95,11 @@ std::string fetch_runs(const std::string& url) {
 
 }  // namespace
 
-std::vector<LoadedRun> parse_results(std::string_view text, const std::string& origin,
+std::vector<LoadedRun> parse_results(std::string text, const std::string& origin,
                                      std::vector<std::string>& notices) {
   std::vector<exporters::results::Run> read;
   const std::string error =
-      exporters::results::read_runs({origin, std::string(text)}, exporters::results::Group::none, read);
+      exporters::results::read_runs({origin, std::move(text)}, exporters::results::Group::none, read);
   if (!error.empty()) throw InputError(error);
   std::vector<LoadedRun> runs;
   for (const auto& r : read) add_run(r, origin, runs, notices);

@@ -8,7 +8,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "metrics/run_compare.h"
@@ -40,7 +39,8 @@ struct LoadedRun {
 
 // Runs of `text`, a run list or one run; `origin` names it in messages.
 // What is left out (unfinished runs, unsettled devices) is told in `notices`.
-std::vector<LoadedRun> parse_results(std::string_view text, const std::string& origin,
+// Taken by value: a results text may be large and is moved, not copied.
+std::vector<LoadedRun> parse_results(std::string text, const std::string& origin,
                                      std::vector<std::string>& notices);
 
 // A file, every *.json file of a directory (in name order), or an

@@ -228,6 +228,7 @@ Run read_run(const json& v, const std::string& path) {
   expect_object(v, path);
   check_format(v, path, false);
   Run r;
+  r.path = path;
   r.id = required_string(v, "id", path);
   r.name = optional_string(v, "name", path);
   r.package = optional_string(v, "package", path);
@@ -274,10 +275,7 @@ std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs
     if (doc.contains("runs")) {
       const json& list = doc["runs"];
       if (!list.is_array()) fail("runs", std::string("expected an array, found ") + type_name(list));
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        read.push_back(read_run(list[i], at("runs", i)));
-        read.back().path = at("runs", i);
-      }
+      for (std::size_t i = 0; i < list.size(); ++i) read.push_back(read_run(list[i], at("runs", i)));
     } else {
       read.push_back(read_run(doc, ""));
     }
