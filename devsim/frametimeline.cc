@@ -104,20 +104,25 @@ SimDisplayFrame& Device::display_frame(std::int64_t present) {
     df.jank = which < 0.6 ? ft_jank::kSfCpu : which < 0.85 ? ft_jank::kSfGpu : ft_jank::kDisplayHal;
     df.actual_present = present + iv;
   }
-  auto& added = display_frames_.emplace(present, std::move(df)).first->second;
-  prune_display_frames();
-  return added;
+  const auto added = display_frames_.emplace(present, std::move(df)).first;
+  prune_display_frames(added);
+  return added->second;
 }
 
-void Device::prune_display_frames() {
+void Device::prune_display_frames(std::map<std::int64_t, SimDisplayFrame>::const_iterator keep) {
   // SurfaceFlinger keeps the newest 64 compositions that have started;
-  // those still ahead of the simulation are not in its window yet.
+  // those still ahead of the simulation are not in its window yet. The frame
+  // being composed stays even if older than the window: its caller holds it
+  // (the truth then counts a frame no reader saw, which the tests report).
   const std::int64_t iv = interval_ns();
   std::size_t ahead = 0;
   for (auto it = display_frames_.rbegin(); it != display_frames_.rend() && it->second.start(iv) > sim_time_; ++it) {
     ++ahead;
   }
-  while (display_frames_.size() > kMaxDisplayFrames + ahead) display_frames_.erase(display_frames_.begin());
+  while (display_frames_.size() > kMaxDisplayFrames + ahead) {
+    const auto oldest = display_frames_.begin() == keep ? std::next(keep) : display_frames_.begin();
+    display_frames_.erase(oldest);
+  }
 }
 
 std::uint32_t Device::classify(const SimSurfaceFrame& f, std::uint32_t display_jank) const {

@@ -641,6 +641,8 @@ void add_active(AppState& a, std::int64_t begin, std::int64_t end) {
 // An app that drew nothing for a while (dark screen, static screen) draws
 // again from `now`.
 void draw_from(AppState& a, std::int64_t now) {
+  // A stall pending at screen off or idle ends as long as it began, as on resume.
+  if (a.pending_skip) a.pending_intended += std::max<std::int64_t>(0, now - a.next_frame);
   a.next_frame = std::max(a.next_frame, now);
   a.next_game = std::max(a.next_game, now);
 }
@@ -801,15 +803,18 @@ void Device::frame(std::size_t idx, std::int64_t t) {
       return;
     }
   }
-  const std::uint32_t skipped = a.pending_skip;
-  const std::int64_t intended = skipped ? a.pending_intended : t;
+  // Choreographer divides the stall by the period it runs at when the frame
+  // starts, which a refresh-rate change during the stall makes another count
+  // than the one drawn at its start; the stall's length is the time it took.
+  const std::int64_t intended = a.pending_skip ? a.pending_intended : t;
+  const auto skipped = static_cast<std::uint32_t>((t - intended) / iv);
   a.pending_skip = 0;
   // Work of the frame itself: mostly within budget, sometimes a bit over.
   // The jank factor makes frames over budget more frequent and longer.
   double work = u(rng_) < std::min(1.0, 0.06 * a.jank_factor) ? (1.0 + u(rng_) * 0.8 * a.jank_factor)
                                                                : (0.3 + u(rng_) * 0.6);
   const std::int64_t own = static_cast<std::int64_t>(work * throttle_at(t) * static_cast<double>(iv));
-  const std::int64_t duration = static_cast<std::int64_t>(skipped) * iv + own;
+  const std::int64_t duration = (t - intended) + own;
   const std::int64_t gpu = static_cast<std::int64_t>((0.1 + u(rng_) * 0.4) * static_cast<double>(iv));
 
   AppTruth& tr = a.truth;

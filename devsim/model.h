@@ -235,8 +235,8 @@ struct AppState {
   std::int32_t pid = 0;  // 0 while dead
   std::int32_t threshold = 30;
   std::int64_t next_frame = 0;
-  std::uint32_t pending_skip = 0;       // the frame at next_frame is late by this many frames
-  std::int64_t pending_intended = 0;
+  std::uint32_t pending_skip = 0;       // a stall of this many periods (as drawn) ends at next_frame
+  std::int64_t pending_intended = 0;    // the vsync the stalled frame was meant for
   std::uint32_t forced_skip = 0;        // control channel: next frame stalls this much
   std::int64_t next_crash = -1;
   std::int64_t restart_at = -1;
@@ -444,7 +444,7 @@ class Device {
   Presented queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
   // The display frame presenting near `present`, made (and its SurfaceFlinger miss drawn) on first use.
   SimDisplayFrame& display_frame(std::int64_t present);
-  void prune_display_frames();
+  void prune_display_frames(std::map<std::int64_t, SimDisplayFrame>::const_iterator keep);
   // SurfaceFlinger's verdict on an app frame (FrameTimeline's classification).
   std::uint32_t classify(const SimSurfaceFrame& f, std::uint32_t display_jank) const;
   void count_ft_truth(AppState& a, std::uint32_t jank);

@@ -4,6 +4,7 @@
 // follow each release, and the tokens are framestats' vsync ids.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <set>
@@ -255,4 +256,63 @@ TEST_CASE("TimeStats counts what FrameTimeline judged across statsd pulls and it
   // A reboot loses everything: nothing printed until enabled again.
   dev.reboot(0, 5'000'000'000);
   CHECK(shell(dev, "dumpsys SurfaceFlinger --timestats -dump").empty());
+}
+
+TEST_CASE("a refresh-rate change during a stall: Choreographer counts it in the new period and the frame is shown after it",
+          "[devsim][frametimeline]") {
+  ManualClock clock;
+  DeviceConfig c = ft_config(33, 60);
+  c.apps.resize(1);  // the feed alone
+  c.apps[0].stall_prob = 0;
+  c.sf_miss_prob = 0;
+  c.drop_prob = 0;
+  Device dev(c, clock);
+  REQUIRE(run_shell(dev, "setprop debug.choreographer.skipwarning 1").exit == 0);
+  REQUIRE(dev.restart_app("com.example.feed"));  // reads the limit at start
+  clock.advance_ms(500);
+  REQUIRE(dev.force_skip("com.example.feed", 60));  // the next vsync stalls for 60 periods: 1 s at 60 Hz
+  clock.advance_ms(200);
+  dev.advance();
+  dev.set_refresh_hz(120);
+  clock.advance_ms(900);  // the stall ends about 0.1 s before: its frame is among the layer's newest rows
+  dev.advance();
+  const AppState& feed = *dev.app("com.example.feed");
+  // The second took 120 periods of 8.33 ms; Choreographer divides by the period it runs at then.
+  CHECK(feed.truth.skip_events == 1);
+  CHECK(feed.truth.skipped_frames == 120);
+  CHECK(feed.truth.skipped_frames_logged == 120);
+  // The stalled frame is shown after the stall, never before it began to be drawn.
+  std::int64_t longest = 0;
+  for (const auto& [desired, present, ready] : feed.window_layer.rows) {
+    CHECK(present > ready);
+    longest = std::max(longest, present - desired);
+  }
+  CHECK(longest >= 1'000'000'000);
+  CHECK(longest < 1'000'000'000 + 3 * 16'666'667);
+}
+
+TEST_CASE("a stall pending when the screen goes off ends as long as it began once the screen is back on",
+          "[devsim][frametimeline]") {
+  ManualClock clock;
+  DeviceConfig c = ft_config(33, 60);
+  c.apps.resize(1);
+  c.apps[0].stall_prob = 0;
+  c.sf_miss_prob = 0;
+  c.drop_prob = 0;
+  Device dev(c, clock);
+  clock.advance_ms(500);
+  REQUIRE(dev.force_skip("com.example.feed", 40));
+  clock.advance_ms(200);
+  dev.set_screen(Screen::off);
+  clock.advance_ms(5000);
+  dev.set_screen(Screen::on);
+  clock.advance_ms(1000);
+  dev.advance();
+  const AppState& feed = *dev.app("com.example.feed");
+  CHECK(feed.truth.skip_events == 1);
+  CHECK(feed.truth.skipped_frames == 40);  // not the 5 s the screen was off
+  std::int64_t longest = 0;
+  for (const auto& [desired, present, ready] : feed.window_layer.rows) longest = std::max(longest, present - desired);
+  CHECK(longest >= 40 * 16'666'667);
+  CHECK(longest < 43 * 16'666'667);
 }

@@ -404,6 +404,20 @@ DevSim::~DevSim() {
   proc_.stop();
 }
 
+// A reply that comes after its command gave up would be read as the next
+// command's: start the next command on a new connection instead.
+// A dead simulator says why in its log: the tail goes into the error.
+std::string DevSim::drop_control(std::string error) {
+  close(control_fd_);
+  control_fd_ = -1;
+  control_buf_.clear();
+  if (wait_until([&] { return !proc_.alive(); }, 500ms, 20ms)) {
+    const std::string l = log();
+    error += "; jank_devsim is gone, its log ends:\n" + l.substr(l.size() > 4000 ? l.size() - 4000 : 0);
+  }
+  return error;
+}
+
 std::string DevSim::control(const std::string& line, ms timeout) {
   const auto end = steady::now() + timeout;
   if (control_fd_ < 0) control_fd_ = connect_loopback(control_, timeout);
@@ -416,10 +430,10 @@ std::string DevSim::control(const std::string& line, ms timeout) {
       return reply;
     }
     pollfd p{control_fd_, POLLIN, 0};
-    if (poll(&p, 1, ms_left(end)) <= 0) return "ERR control timeout";
+    if (poll(&p, 1, ms_left(end)) <= 0) return drop_control("ERR control timeout after " + line);
     char buf[65536];
     ssize_t n = recv(control_fd_, buf, sizeof buf, 0);
-    if (n <= 0) return "ERR control channel closed";
+    if (n <= 0) return drop_control("ERR control channel closed");
     control_buf_.append(buf, static_cast<std::size_t>(n));
   }
 }

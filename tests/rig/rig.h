@@ -161,6 +161,8 @@ class DevSim {
   pid_t pid() const { return proc_.pid(); }
 
  private:
+  std::string drop_control(std::string error);
+
   TempDir dir_;
   ChildProcess proc_;
   std::vector<SimDeviceInfo> devices_;
