@@ -638,10 +638,10 @@ void add_active(AppState& a, std::int64_t begin, std::int64_t end) {
   }
 }
 
-// An app that drew nothing for a while (dark screen, static screen) draws
-// again from `now`.
+// An app that drew nothing for a while (dark screen, static screen, a pause)
+// draws again from `now`.
 void draw_from(AppState& a, std::int64_t now) {
-  // A stall pending at screen off or idle ends as long as it began, as on resume.
+  // A stall pending meanwhile ends as long as it began.
   if (a.pending_skip) a.pending_intended += std::max<std::int64_t>(0, now - a.next_frame);
   a.next_frame = std::max(a.next_frame, now);
   a.next_game = std::max(a.next_game, now);
@@ -978,10 +978,7 @@ void Device::set_paused(bool p) {
     // Resume: nothing happened while paused, so move pending events to now.
     const std::int64_t now = now_mono();
     for (auto& a : apps_) {
-      const std::int64_t shift = std::max<std::int64_t>(0, now - a.next_frame);
-      a.next_frame += shift;
-      a.next_game = std::max(a.next_game, now);
-      if (a.pending_skip) a.pending_intended += shift;
+      draw_from(a, now);
       if (a.next_crash >= 0) a.next_crash = std::max(a.next_crash, now);
       if (a.restart_at >= 0) a.restart_at = std::max(a.restart_at, now);
     }
