@@ -543,7 +543,7 @@ void Device::start_app(AppState& a, std::int32_t pid) {
     if (end != v->c_str() && *end == '\0') a.threshold = static_cast<std::int32_t>(x);
   }
   a.restart_at = -1;
-  a.pending_skip = 0;
+  a.stall_began.reset();
   a.next_frame = t + interval_ns();
   a.next_crash = a.cfg.crash_per_min > 0 ? t + exp_delay(a.cfg.crash_per_min / 60.0) : -1;
   a.gfx = GfxCounters{};
@@ -642,7 +642,7 @@ void add_active(AppState& a, std::int64_t begin, std::int64_t end) {
 // draws again from `now`.
 void draw_from(AppState& a, std::int64_t now) {
   // A stall pending meanwhile ends as long as it began.
-  if (a.pending_skip) a.pending_intended += std::max<std::int64_t>(0, now - a.next_frame);
+  if (a.stall_began) *a.stall_began += std::max<std::int64_t>(0, now - a.next_frame);
   a.next_frame = std::max(a.next_frame, now);
   a.next_game = std::max(a.next_game, now);
 }
@@ -791,14 +791,13 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   AppState& a = apps_[idx];
   const std::int64_t iv = interval_ns();
   std::uniform_real_distribution<double> u(0, 1);
-  if (a.pending_skip == 0) {
+  if (!a.stall_began) {
     // A vsync arrives: decide whether the main thread is blocked.
     std::uint32_t n = a.forced_skip;
     a.forced_skip = 0;
     if (n == 0 && u(rng_) < std::min(1.0, a.cfg.stall_prob * a.jank_factor)) n = sample_skip(a.cfg, a.jank_factor);
     if (n > 0) {
-      a.pending_skip = n;
-      a.pending_intended = t;
+      a.stall_began = t;
       a.next_frame = t + static_cast<std::int64_t>(n) * iv;
       return;
     }
@@ -806,9 +805,9 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   // Choreographer divides the stall by the period it runs at when the frame
   // starts, which a refresh-rate change during the stall makes another count
   // than the one drawn at its start; the stall's length is the time it took.
-  const std::int64_t intended = a.pending_skip ? a.pending_intended : t;
+  const std::int64_t intended = a.stall_began.value_or(t);
   const auto skipped = static_cast<std::uint32_t>((t - intended) / iv);
-  a.pending_skip = 0;
+  a.stall_began.reset();
   // Work of the frame itself: mostly within budget, sometimes a bit over.
   // The jank factor makes frames over budget more frequent and longer.
   double work = u(rng_) < std::min(1.0, 0.06 * a.jank_factor) ? (1.0 + u(rng_) * 0.8 * a.jank_factor)

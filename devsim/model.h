@@ -235,8 +235,7 @@ struct AppState {
   std::int32_t pid = 0;  // 0 while dead
   std::int32_t threshold = 30;
   std::int64_t next_frame = 0;
-  std::uint32_t pending_skip = 0;       // a stall of this many periods (as drawn) ends at next_frame
-  std::int64_t pending_intended = 0;    // the vsync the stalled frame was meant for
+  std::optional<std::int64_t> stall_began;  // a stalled frame's vsync; the stall ends at next_frame
   std::uint32_t forced_skip = 0;        // control channel: next frame stalls this much
   std::int64_t next_crash = -1;
   std::int64_t restart_at = -1;

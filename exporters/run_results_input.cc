@@ -49,6 +49,10 @@ void expect_object(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, std::string("expected an object, found ") + type_name(v));
 }
 
+void expect_array(const json& v, const std::string& path) {
+  if (!v.is_array()) fail(path, std::string("expected an array, found ") + type_name(v));
+}
+
 double number_value(const json& v, const std::string& path) {
   if (!v.is_number()) fail(path, std::string("expected a number, found ") + type_name(v));
   const double d = v.get<double>();
@@ -67,6 +71,13 @@ std::string optional_string(const json& obj, const std::string& key, const std::
   if (!v) return "";
   if (!v->is_string()) fail(join(path, key), std::string("expected a string, found ") + type_name(*v));
   return v->get<std::string>();
+}
+
+std::optional<bool> optional_bool(const json& obj, const std::string& key, const std::string& path) {
+  const json* v = member(obj, key);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) fail(join(path, key), std::string("expected a boolean, found ") + type_name(*v));
+  return v->get<bool>();
 }
 
 std::string required_string(const json& obj, const std::string& key, const std::string& path) {
@@ -90,7 +101,7 @@ std::map<std::string, double> number_map(const json& obj, const std::string& key
 }
 
 std::vector<double> number_array(const json& v, const std::string& path) {
-  if (!v.is_array()) fail(path, std::string("expected an array, found ") + type_name(v));
+  expect_array(v, path);
   std::vector<double> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out.push_back(number_value(v[i], at(path, i)));
@@ -161,13 +172,10 @@ Device read_device(const json& v, const std::string& path) {
   d.model = optional_string(v, "model", path);
   d.sdk = optional_number(v, "sdk", path);
   d.refresh_hz = optional_number(v, "refresh_hz", path);
-  if (const json* settled = member(v, "settled")) {
-    if (!settled->is_boolean()) fail(join(path, "settled"), std::string("expected a boolean, found ") + type_name(*settled));
-    d.settled = settled->get<bool>();
-  }
+  d.settled = optional_bool(v, "settled", path);
   if (const json* versions = member(v, "versions")) {
     const std::string here = join(path, "versions");
-    if (!versions->is_array()) fail(here, std::string("expected an array, found ") + type_name(*versions));
+    expect_array(*versions, here);
     for (std::size_t i = 0; i < versions->size(); ++i) {
       const json& e = (*versions)[i];
       expect_object(e, at(here, i));
@@ -186,12 +194,7 @@ Device read_device(const json& v, const std::string& path) {
       d.versions.push_back(std::move(version));
     }
   }
-  if (const json* changed = member(v, "version_changed")) {
-    if (!changed->is_boolean()) {
-      fail(join(path, "version_changed"), std::string("expected a boolean, found ") + type_name(*changed));
-    }
-    d.version_changed = changed->get<bool>();
-  }
+  d.version_changed = optional_bool(v, "version_changed", path).value_or(false);
   if (const json* metrics = member(v, "metrics")) {
     const std::string here = join(path, "metrics");
     expect_object(*metrics, here);
@@ -246,7 +249,7 @@ Run read_run(const json& v, const std::string& path) {
   }
   const json* devices = member(v, "devices");
   if (!devices) fail(join(path, "devices"), "missing");
-  if (!devices->is_array()) fail(join(path, "devices"), std::string("expected an array, found ") + type_name(*devices));
+  expect_array(*devices, join(path, "devices"));
   std::set<std::string> serials;
   for (std::size_t i = 0; i < devices->size(); ++i) {
     Device d = read_device((*devices)[i], at(join(path, "devices"), i));
@@ -274,7 +277,7 @@ std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs
     std::vector<Run> read;
     if (doc.contains("runs")) {
       const json& list = doc["runs"];
-      if (!list.is_array()) fail("runs", std::string("expected an array, found ") + type_name(list));
+      expect_array(list, "runs");
       for (std::size_t i = 0; i < list.size(); ++i) read.push_back(read_run(list[i], at("runs", i)));
     } else {
       read.push_back(read_run(doc, ""));
@@ -306,7 +309,7 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
       fail("verdict", "\"" + out.verdict + "\" is none of regression, no_change, improvement");
     }
     if (const json* metrics = member(doc, "metrics")) {
-      if (!metrics->is_array()) fail("metrics", std::string("expected an array, found ") + type_name(*metrics));
+      expect_array(*metrics, "metrics");
       for (std::size_t i = 0; i < metrics->size(); ++i) {
         const json& m = (*metrics)[i];
         const std::string here = at("metrics", i);
