@@ -304,9 +304,10 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
       std::replace(v.begin(), v.end(), '_', ' ');
       return v;
     };
-    out.verdict = spaced(required_string(doc, "verdict", ""));
+    const std::string written = required_string(doc, "verdict", "");
+    out.verdict = spaced(written);
     if (out.verdict != "regression" && out.verdict != "no change" && out.verdict != "improvement") {
-      fail("verdict", "\"" + out.verdict + "\" is none of regression, no_change, improvement");
+      fail("verdict", "\"" + written + "\" is none of regression, no_change, improvement");
     }
     if (const json* metrics = member(doc, "metrics")) {
       expect_array(*metrics, "metrics");

@@ -302,6 +302,9 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   verdict["verdict"] = "maybe";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error == "v.json: verdict: \"maybe\" is none of regression, no_change, improvement");
+  verdict["verdict"] = "no_chnage";  // quoted as written, not as the page would spell it
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  CHECK(render_run_report(r).error == "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement");
 }
 
 TEST_CASE("run report page loads nothing from outside", "[report]") {
