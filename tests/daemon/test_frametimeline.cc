@@ -78,6 +78,17 @@ std::string overflows(const std::string& serial) {
   return "jank_exporter_frametimeline_overflows_total{serial=\"" + serial + "\"}";
 }
 
+// Windows of a device's FrameTimeline and framestats polls that moved past
+// frames not read yet: frames lost (and counted as such) on a starved host.
+double overflows_of(const std::map<std::string, double>& s, const std::string& serial) {
+  double n = 0;
+  for (const std::string& key : {overflows(serial), series("android_framestats_window_overflows_total", serial, kFeed),
+                                 series("android_framestats_window_overflows_total", serial, kGame)}) {
+    if (const auto it = s.find(key); it != s.end()) n += it->second;
+  }
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth and join their framestats rows",
@@ -109,7 +120,7 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
       for (const auto& d : sim.devices()) {
         if (ft_polls(s, emulator_serial(d)) < 2) return false;
         for (const auto& p : {kFeed, kGame}) now[d.name + p] = exported(s, emulator_serial(d), p);
-        overflows0[d.name] = s.count(overflows(emulator_serial(d))) ? s.at(overflows(emulator_serial(d))) : 0;
+        overflows0[d.name] = overflows_of(s, emulator_serial(d));
       }
       stable = now == e0 ? stable + 1 : 0;
       e0 = now;
@@ -118,7 +129,8 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
   };
 
   // Then every frame once, at the default cadence: exact unless a poll came
-  // so late that the window had moved past frames not read yet. That loss is
+  // so late that a window (FrameTimeline's 64 display frames, framestats' 120
+  // rows) had moved past frames not read yet. That loss is
   // counted as an overflow (the next test proves it), and exactness cannot be
   // judged over it: a host starved enough for that (a loaded sanitizer run)
   // gets another try from a new baseline, up to three in all.
@@ -142,7 +154,7 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
       const auto s = ex.samples();
       differences.clear();
       for (const auto& d : sim.devices()) {
-        if (const auto o = s.find(overflows(emulator_serial(d))); o != s.end() && o->second > overflows0[d.name]) {
+        if (overflows_of(s, emulator_serial(d)) > overflows0[d.name]) {
           outcome = Outcome::overflowed;
           return true;
         }
@@ -180,7 +192,7 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
   for (int attempt = 1; attempt <= 3 && outcome == Outcome::overflowed; ++attempt) {
     REQUIRE(baseline());
     outcome = measure();
-    if (outcome == Outcome::overflowed) WARN("attempt " << attempt << ": a FrameTimeline window overflowed");
+    if (outcome == Outcome::overflowed) WARN("attempt " << attempt << ": a FrameTimeline or framestats window overflowed");
   }
   INFO(differences);
   REQUIRE(outcome == Outcome::exact);
@@ -190,7 +202,7 @@ TEST_CASE("FrameTimeline frames per app and jank type equal the simulator truth 
   for (const auto& d : sim.devices()) {
     const std::string serial = emulator_serial(d);
     CAPTURE(d.name);
-    CHECK(s.at(overflows(serial)) == overflows0[d.name]);
+    CHECK(overflows_of(s, serial) == overflows0[d.name]);
     for (const auto& p : {kFeed, kGame}) {
       CAPTURE(p);
       const Counts got = exported(s, serial, p), was = e0[d.name + p];
@@ -236,7 +248,8 @@ TEST_CASE("FrameTimeline polled too slowly counts overflows and an Android 11 de
   }
 }
 
-TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline frames counted meanwhile") {
+TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline frames counted meanwhile",
+          "[serial]") {
   AdbServer adb;
   DevSim sim({"--devices", "1", "--packages", kFeed, "--refresh", "90", "--sdk", "34", "--stall-prob", "0.03",
               "--skip-bands", "1-3:3,4-20:1", "--sf-miss-prob", "0.01", "--drop-prob", "0.2", "--log-rate", "5"});
@@ -253,7 +266,12 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
     const auto it = s.find(key);
     return it == s.end() ? 0.0 : it->second;
   };
+  const char* const kTsCauses[] = {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed",
+                                   "sf_gpu_deadline_missed", "display_hal", "sf_scheduling", "prediction_error"};
   const std::string pkg = "{serial=\"" + serial + "\",package=\"" + kFeed + "\"";
+  auto resets = [&](const std::map<std::string, double>& s, const char* scope) {
+    return value_or_zero(s, "jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"" + scope + "\"}");
+  };
   auto counts = [&](const std::map<std::string, double>& s) {
     std::map<std::string, double> c;
     c["ft_frames"] = value_or_zero(s, "android_frametimeline_frames_total" + pkg + "}");
@@ -262,93 +280,137 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
     c["ts_timeline"] = value_or_zero(s, "android_timestats_timeline_frames_total" + pkg + "}");
     c["ts_janky"] = value_or_zero(s, "android_timestats_janky_frames_total" + pkg + "}");
     c["ts_dropped"] = value_or_zero(s, "android_timestats_dropped_frames_total" + pkg + "}");
-    for (const char* t : {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed", "sf_gpu_deadline_missed",
-                          "display_hal", "sf_scheduling", "prediction_error"}) {
+    for (const char* t : kTsCauses) {
       c[std::string("ts_") + t] =
           value_or_zero(s, "android_timestats_jank_frames_total" + pkg + ",jank_type=\"" + t + "\"}");
     }
+    for (const char* scope : {"buckets", "layers", "row"}) c[std::string("resets_") + scope] = resets(s, scope);
     return c;
   };
-  // Enabled by the first poll (which printed nothing), and every count still.
-  std::map<std::string, double> e0;
-  int stable = 0;  // scrapes in a row that agree
-  REQUIRE(wait_until([&] {
-    const auto s = ex.samples();
-    if (value_or_zero(s, ts_polls) < 2 || ft_polls(s, serial) < 2) return false;
-    const auto c = counts(s);
-    stable = c == e0 ? stable + 1 : 0;
-    e0 = c;
-    return stable >= 2;
-  }, 30000ms, 1500ms));
-
-  // Without a statsd pull in between, TimeStats counts exactly the frames
-  // FrameTimeline's polls counted (dropped ones only as dropped).
-  auto run_and_compare = [&](const std::function<void()>& meanwhile) {
-    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
-    meanwhile();
-    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
-    std::map<std::string, double> d;
-    std::string differences;
-    const bool agree = wait_until([&] {
-      const auto c = counts(ex.samples());
-      for (const auto& [k, v] : c) d[k] = v - e0.at(k);
-      differences.clear();
-      auto expect = [&](const std::string& ts, double ft) {
-        if (d[ts] != ft) differences += ts + " " + std::to_string(d[ts]) + " != " + std::to_string(ft) + "\n";
-      };
-      expect("ts_timeline", d["ft_frames"] - d["ft_dropped"]);
-      expect("ts_dropped", d["ft_dropped"]);
-      expect("ts_janky", d["ft_janky"]);
-      for (const char* t : {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed",
-                            "sf_gpu_deadline_missed", "display_hal", "sf_scheduling", "prediction_error"}) {
-        expect(std::string("ts_") + t, d[std::string("ft_") + t]);
-      }
-      return differences.empty() && d["ft_frames"] > 300;
-    }, 20000ms, 1000ms);
-    INFO(differences);
-    CHECK(agree);
-    CHECK(d["ft_app_deadline_missed"] > 0);
-    CHECK(d["ft_dropped"] > 0);
-    e0 = counts(ex.samples());
-    return d;
+  // The counts once three scrapes 1.5 s apart agree (TimeStats is read every
+  // second): everything the paused app made is counted.
+  auto settle = [&] {
+    std::map<std::string, double> settled;
+    int stable = 0;  // scrapes in a row that agree
+    REQUIRE(wait_until([&] {
+      const auto s = ex.samples();
+      if (value_or_zero(s, ts_polls) < 2 || ft_polls(s, serial) < 2) return false;
+      const auto c = counts(s);
+      stable = c == settled ? stable + 1 : 0;
+      settled = c;
+      return stable >= 2;
+    }, 30000ms, 1500ms));
+    return settled;
   };
-  run_and_compare([] { std::this_thread::sleep_for(6s); });
+  auto truth_frames = [&] { return truth_of(sim.truth(), name, kFeed).at("frames"); };
+  auto value = [&](const std::string& key) { return value_or_zero(ex.samples(), key); };
+  // The running app draws until SurfaceFlinger judged `frames` more of its frames.
+  auto frames_judged = [&](double frames) {
+    const double from = truth_frames();
+    REQUIRE(wait_until([&] { return truth_frames() >= from + frames; }, 60000ms, 100ms));
+  };
+  auto draw = [&](double frames) {
+    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    frames_judged(frames);
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  };
+  // Two TimeStats reads done: the second began after this call.
+  auto two_reads = [&] {
+    const double from = value(ts_polls);
+    REQUIRE(wait_until([&] { return value(ts_polls) >= from + 2; }, 30000ms, 100ms));
+  };
 
-  // A statsd pull clears TimeStats: the exporter takes the reset in without
-  // counting anything twice, but what the device counted between its last
-  // read and the pull went to statsd only (at most one read interval, 1 s
-  // here: 90 frames). Then it counts exactly again.
-  REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
-  std::this_thread::sleep_for(3s);
-  REQUIRE(sim.control("timestats " + name + " pull-global").rfind("OK", 0) == 0);
-  REQUIRE(sim.control("timestats " + name + " pull-layers").rfind("OK", 0) == 0);
-  std::this_thread::sleep_for(3s);
-  REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  // What TimeStats counted since `e0` equals what FrameTimeline counted, every
+  // frame of the truth, or (after a pull while the app drew) as much less as
+  // went to statsd only, at most `lost` timeline frames, never more. A
+  // FrameTimeline window that overflowed meanwhile (a poll on a starved host
+  // came too late) lost frames TimeStats counted: the two cannot be compared
+  // then, and the phase is run again from a new baseline, up to three times.
+  enum class Outcome { agreed, differs, overflowed };
   std::map<std::string, double> d;
-  REQUIRE(wait_until([&] {
-    const auto c = counts(ex.samples());
-    for (const auto& [k, v] : c) d[k] = v - e0.at(k);
-    return d["ft_frames"] - d["ft_dropped"] - d["ts_timeline"] <= 100 && d["ts_timeline"] > 200;
-  }, 20000ms, 1000ms));
-  CHECK(d["ts_timeline"] <= d["ft_frames"] - d["ft_dropped"]);
-  std::map<std::string, double> settled;
-  stable = 0;
-  REQUIRE(wait_until([&] {
-    const auto c = counts(ex.samples());
-    stable = c == settled ? stable + 1 : 0;
-    settled = c;
-    return stable >= 2;
-  }, 20000ms, 1500ms));
-  e0 = settled;
-  run_and_compare([] { std::this_thread::sleep_for(4s); });
+  std::string differences;
+  auto phase = [&](const std::string& what, double lost, const std::function<void()>& activity) {
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      const auto e0 = settle();
+      const double overflows0 = value(overflows(serial)), truth0 = truth_frames();
+      activity();
+      const double made = truth_frames() - truth0;
+      Outcome outcome = Outcome::differs;
+      wait_until([&] {
+        const auto s = ex.samples();
+        if (value_or_zero(s, overflows(serial)) > overflows0) {
+          outcome = Outcome::overflowed;
+          return true;
+        }
+        const auto c = counts(s);
+        for (const auto& [k, v] : c) d[k] = v - e0.at(k);
+        differences.clear();
+        if (d["ft_frames"] != made) {
+          differences += "ft_frames " + std::to_string(d["ft_frames"]) + " != truth " + std::to_string(made) + "\n";
+        }
+        auto expect = [&](const std::string& ts, double ft) {
+          if (d[ts] > ft || d[ts] < ft - lost) {
+            differences += ts + " " + std::to_string(d[ts]) + " != " + std::to_string(ft) + "\n";
+          }
+        };
+        expect("ts_timeline", d["ft_frames"] - d["ft_dropped"]);
+        expect("ts_dropped", d["ft_dropped"]);
+        expect("ts_janky", d["ft_janky"]);
+        for (const char* t : kTsCauses) expect(std::string("ts_") + t, d[std::string("ft_") + t]);
+        outcome = differences.empty() ? Outcome::agreed : Outcome::differs;
+        return differences.empty();
+      }, 30000ms, 1000ms);
+      if (outcome != Outcome::overflowed) {
+        INFO(what << ":\n" << differences);
+        REQUIRE(outcome == Outcome::agreed);
+        CHECK(d["ft_app_deadline_missed"] > 0);
+        CHECK(d["ft_dropped"] > 0);
+        return;
+      }
+      WARN(what << ", attempt " << attempt << ": a FrameTimeline window overflowed");
+    }
+    FAIL(what << ": a FrameTimeline window overflowed in each of three attempts");
+  };
+
+  // Without a statsd pull, TimeStats counts exactly the frames FrameTimeline
+  // counted (dropped ones only as dropped).
+  phase("no pull", 0, [&] { draw(400); });
+  CHECK(d["resets_buckets"] + d["resets_layers"] + d["resets_row"] == 0);
+
+  // A statsd pull while the app draws clears TimeStats: the exporter takes
+  // the reset in without counting anything twice, but what the device
+  // counted between its last read and the pull went to statsd only: one read
+  // interval (1 s, 90 frames at 90 Hz), allowed two as a read can wait
+  // behind other SurfaceFlinger commands.
+  phase("a pull while the app draws", 180, [&] {
+    REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    frames_judged(250);
+    REQUIRE(sim.control("timestats " + name + " pull-global").rfind("OK", 0) == 0);
+    REQUIRE(sim.control("timestats " + name + " pull-layers").rfind("OK", 0) == 0);
+    frames_judged(250);
+    REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  });
+  CHECK(d["resets_buckets"] == 1);
+  // The layers' clear is taken in as "layers" when the next read still had
+  // the app's row, or as "row" when it fell before the app's next frame (in a
+  // stall): the row was then missing, so only it is known cleared.
+  CHECK(d["resets_layers"] + d["resets_row"] == 1);
+
+  // A pull after everything was read loses nothing: exact again. The read
+  // between the pull and the next frame has no layer rows, so the app's row
+  // comes back lower than its baseline: a row reset.
+  phase("a pull after the last read", 0, [&] {
+    two_reads();
+    REQUIRE(sim.control("timestats " + name + " pull-global").rfind("OK", 0) == 0);
+    REQUIRE(sim.control("timestats " + name + " pull-layers").rfind("OK", 0) == 0);
+    two_reads();
+    draw(400);
+  });
+  CHECK(d["resets_buckets"] == 1);
+  CHECK(d["resets_layers"] == 0);
+  CHECK(d["resets_row"] == 1);
+
   const auto s = ex.samples();
-  CHECK(s.at("jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"buckets\"}") >= 1);
-  // The layers' clear is taken in as "layers" when the next read still has
-  // the app's row, or as "row" when the read fell before the app's next frame
-  // (during a stall): the row was then missing, so only it is known cleared.
-  CHECK(s.at("jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"layers\"}") +
-            s.at("jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"row\"}") >=
-        1);
   CHECK(s.at("android_timestats_display_timeline_frames_total{serial=\"" + serial +
              "\",refresh_rate=\"90\",render_rate=\"90\"}") > 0);
   CHECK(s.at("jank_exporter_surfaceflinger_lines_total{serial=\"" + serial +
