@@ -269,9 +269,6 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
   const char* const kTsCauses[] = {"app_deadline_missed", "buffer_stuffing", "sf_cpu_deadline_missed",
                                    "sf_gpu_deadline_missed", "display_hal", "sf_scheduling", "prediction_error"};
   const std::string pkg = "{serial=\"" + serial + "\",package=\"" + kFeed + "\"";
-  auto resets = [&](const std::map<std::string, double>& s, const char* scope) {
-    return value_or_zero(s, "jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"" + scope + "\"}");
-  };
   auto counts = [&](const std::map<std::string, double>& s) {
     std::map<std::string, double> c;
     c["ft_frames"] = value_or_zero(s, "android_frametimeline_frames_total" + pkg + "}");
@@ -284,7 +281,10 @@ TEST_CASE("TimeStats totals taken in across statsd pulls equal the FrameTimeline
       c[std::string("ts_") + t] =
           value_or_zero(s, "android_timestats_jank_frames_total" + pkg + ",jank_type=\"" + t + "\"}");
     }
-    for (const char* scope : {"buckets", "layers", "row"}) c[std::string("resets_") + scope] = resets(s, scope);
+    for (const char* scope : {"buckets", "layers", "row"}) {
+      c[std::string("resets_") + scope] =
+          value_or_zero(s, "jank_exporter_timestats_resets_total{serial=\"" + serial + "\",scope=\"" + scope + "\"}");
+    }
     return c;
   };
   // The counts once three scrapes 1.5 s apart agree (TimeStats is read every
