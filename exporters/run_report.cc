@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -250,10 +251,9 @@ std::string verdict_class(std::string v) {
   return "v-" + v;
 }
 
-std::string verdict_label(const std::string& v) {
-  if (v == "regression") return "Regression";
-  if (v == "improvement") return "Improvement";
-  if (v == "no change") return "No change";
+// "no change" → "No change".
+std::string verdict_label(std::string v) {
+  if (!v.empty()) v[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(v[0])));
   return v;
 }
 

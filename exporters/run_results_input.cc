@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/run_compare.h"
 #include "metrics/run_results.h"
 
 namespace jank::exporters::results {
@@ -78,6 +79,23 @@ std::optional<bool> optional_bool(const json& obj, const std::string& key, const
   if (!v) return std::nullopt;
   if (!v->is_boolean()) fail(join(path, key), std::string("expected a boolean, found ") + type_name(*v));
   return v->get<bool>();
+}
+
+// A verdict as `jank_exporter compare --json` writes it (metrics::verdict_name),
+// spelled as the page shows it: "no_change" → "no change".
+std::string verdict_value(const std::string& written, const std::string& path) {
+  using metrics::Verdict;
+  std::string names;
+  for (const Verdict v : {Verdict::kRegression, Verdict::kNoChange, Verdict::kImprovement, Verdict::kInsufficientData}) {
+    const std::string name(metrics::verdict_name(v));
+    if (name == written) {
+      std::string spaced = name;
+      std::replace(spaced.begin(), spaced.end(), '_', ' ');
+      return spaced;
+    }
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  fail(path, "\"" + written + "\" is none of " + names);
 }
 
 std::string required_string(const json& obj, const std::string& key, const std::string& path) {
@@ -299,16 +317,7 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
     expect_object(doc, "");
     Verdict out;
     out.file = file.name;
-    // compare --json writes "no_change"; the page says "no change".
-    auto spaced = [](std::string v) {
-      std::replace(v.begin(), v.end(), '_', ' ');
-      return v;
-    };
-    const std::string written = required_string(doc, "verdict", "");
-    out.verdict = spaced(written);
-    if (out.verdict != "regression" && out.verdict != "no change" && out.verdict != "improvement") {
-      fail("verdict", "\"" + written + "\" is none of regression, no_change, improvement");
-    }
+    out.verdict = verdict_value(required_string(doc, "verdict", ""), "verdict");
     if (const json* metrics = member(doc, "metrics")) {
       expect_array(*metrics, "metrics");
       for (std::size_t i = 0; i < metrics->size(); ++i) {
@@ -321,8 +330,7 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
         vm.baseline_median = optional_number(m, "median_baseline", here);
         vm.candidate_median = optional_number(m, "median_candidate", here);
         vm.change = optional_number(m, "relative_change_percent", here);
-        vm.verdict = optional_string(m, "verdict", here);
-        vm.verdict = spaced(vm.verdict);
+        if (member(m, "verdict")) vm.verdict = verdict_value(required_string(m, "verdict", here), join(here, "verdict"));
         out.metrics.push_back(std::move(vm));
       }
     }

@@ -78,11 +78,11 @@ struct VerdictMetric {
   std::optional<double> baseline_median;
   std::optional<double> candidate_median;
   std::optional<double> change;  // percent
-  std::string verdict;
+  std::string verdict;  // as below, or "" when not given
 };
 struct Verdict {
   std::string file;
-  std::string verdict;  // "regression", "no change" or "improvement"
+  std::string verdict;  // "regression", "no change", "improvement" or "insufficient data"
   std::vector<VerdictMetric> metrics;
 };
 

@@ -299,12 +299,31 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   CHECK(html.find("&lt;odd&gt;") != std::string::npos);
   CHECK(find_tags(tags, {{"data-row", "<odd>"}, {"data-metric", "baseline_median"}})[0].text == "\u2013");
 
+  // What compare --json writes when no metric could be judged.
+  verdict["verdict"] = "insufficient_data";
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  const auto insufficient = render_run_report(r);
+  REQUIRE(insufficient.error.empty());
+  const auto insufficient_banner = find_tags(scan_tags(insufficient.html), {{"data-metric", "verdict"}});
+  REQUIRE(insufficient_banner.size() == 1);
+  CHECK(insufficient_banner[0].get("data-value") == "insufficient data");
+  CHECK(insufficient_banner[0].get("class") == "verdict v-insufficient-data");
+  CHECK(insufficient.html.find("<span class=\"verdict-word\">Insufficient data</span>") != std::string::npos);
+
   verdict["verdict"] = "maybe";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
-  CHECK(render_run_report(r).error == "v.json: verdict: \"maybe\" is none of regression, no_change, improvement");
+  CHECK(render_run_report(r).error ==
+        "v.json: verdict: \"maybe\" is none of regression, no_change, improvement, insufficient_data");
   verdict["verdict"] = "no_chnage";  // quoted as written, not as the page would spell it
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
-  CHECK(render_run_report(r).error == "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement");
+  CHECK(render_run_report(r).error ==
+        "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement, insufficient_data");
+  // A metric's verdict is held to the same names.
+  verdict["verdict"] = "regression";
+  verdict["metrics"][0]["verdict"] = "worse";
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  CHECK(render_run_report(r).error ==
+        "v.json: metrics[0].verdict: \"worse\" is none of regression, no_change, improvement, insufficient_data");
 }
 
 TEST_CASE("run report page loads nothing from outside", "[report]") {
