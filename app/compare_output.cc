@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "exporters/json_text.h"
 #include <ostream>
 
 namespace jank::app {
@@ -169,7 +171,7 @@ void write_compare_json(std::ostream& out, const CompareReport& r) {
       {"notices", r.notices},
       {"verdict", metrics::verdict_name(r.comparison.overall)},
   };
-  out << doc.dump(2) << "\n";
+  out << exporters::json_text(doc, 2) << "\n";
 }
 
 }  // namespace jank::app

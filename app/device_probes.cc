@@ -3,6 +3,7 @@
 #include "app/log.h"
 #include "ingest/protocol.h"
 #include "parsers/process_list.h"
+#include "parsers/utf8.h"
 
 namespace jank::app {
 namespace {
@@ -21,7 +22,7 @@ SkipwarningPlan plan_skipwarning(std::optional<int> current, int desired, bool r
 
 void record_facts(metrics::DeviceMetrics& device, const parsers::DeviceFacts& facts) {
   auto put = [&](const char* key, const std::optional<std::string>& v) {
-    if (v) device.live.info[key] = v->substr(0, 256);
+    if (v) device.live.info[key] = std::string(parsers::utf8_prefix(*v, 256));
   };
   put("model", facts.model);
   put("manufacturer", facts.manufacturer);

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+
+#include "parsers/utf8.h"
 
 namespace jank::app {
 namespace {
@@ -29,9 +32,11 @@ void log(LogLevel level, std::string_view message) {
   static constexpr const char* kJournal[] = {"<7>", "<6>", "<4>", "<3>"};
   static constexpr const char* kName[] = {"debug: ", "", "warning: ", "error: "};
   const int i = static_cast<int>(level);
+  // Messages quote devices and clients: a newline or an escape sequence in a
+  // model name must not forge a log record or drive the reader's terminal.
+  const std::string text = parsers::terminal_text(message);
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::fprintf(stderr, "%s%s%.*s\n", journal ? kJournal[i] : "", kName[i], static_cast<int>(message.size()),
-               message.data());
+  std::fprintf(stderr, "%s%s%.*s\n", journal ? kJournal[i] : "", kName[i], static_cast<int>(text.size()), text.data());
   std::fflush(stderr);
 }
 

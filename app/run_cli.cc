@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_text.h"
+
 #include "app/http_client.h"
 #include "app/replay.h"
 
@@ -216,7 +218,7 @@ int run_runs_cli(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   std::string id = o.id;
   if (o.verb == "start") {
-    const HttpReply r = http_request(*target, "POST", "/api/runs", o.spec.dump(), o.http);
+    const HttpReply r = http_request(*target, "POST", "/api/runs", exporters::json_text(o.spec), o.http);
     if (r.status != 201) return fail(err, reason(r));
     const Json j = Json::parse(r.body, nullptr, false);
     if (!j.is_object() || !j.contains("id")) return fail(err, "the exporter sent no run");

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/live_json.h"
 #include "exporters/run_json.h"
 
 namespace jank::app {
@@ -11,7 +12,7 @@ using exporters::ApiResponse;
 using Json = nlohmann::json;
 
 ApiResponse error(int status, const std::string& message) {
-  return {status, "application/json", Json{{"error", message}}.dump() + "\n"};
+  return {status, "application/json", exporters::api_error_json(message)};
 }
 
 // The body of POST /api/runs as a spec, or the reason it is not one.
@@ -98,6 +99,8 @@ ApiResponse RunsApi::handle(const exporters::ApiRequest& request) {
   const auto slash = path.find('/');
   const std::string id(path.substr(0, slash));
   const std::string_view rest = slash == std::string_view::npos ? std::string_view() : path.substr(slash);
+  // Checked before any use: the id is neither looked up nor echoed unless it is one.
+  if (!metrics::valid_run_id(id)) return error(400, std::string(metrics::kRunIdRule));
   if (rest == "/stop") {
     if (request.method != "POST") return error(405, "POST /api/runs/ID/stop");
     return stop(id);

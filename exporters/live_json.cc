@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_text.h"
+
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/trace_files.h"
 
@@ -146,7 +148,7 @@ void gfxinfo_json(const LiveDeviceSnapshot& s, Json& j) {
   j["jank_causes"] = std::move(c);
 }
 
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n"; }
+std::string dump(const Json& j) { return json_text(j) + "\n"; }
 
 }  // namespace
 

@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_text.h"
+
 #include "metrics/run_results.h"
+#include "parsers/utf8.h"
 
 namespace jank::exporters {
 namespace {
@@ -106,8 +109,10 @@ Json run_object(const metrics::Run& run, std::int64_t now_ns, RunDetail detail) 
   return j;
 }
 
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+// Valid UTF-8 (invalid bytes as U+FFFD, as in the JSON), quoted where RFC 4180 asks.
+std::string csv_field(std::string_view raw) {
+  const std::string s = parsers::utf8_replaced(raw);
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -128,7 +133,7 @@ std::string rfc3339_ms(std::int64_t wall_ns) {
 }
 
 std::string run_json(const metrics::Run& run, std::int64_t now_ns, RunDetail detail) {
-  return run_object(run, now_ns, detail).dump(2) + "\n";
+  return json_text(run_object(run, now_ns, detail), 2) + "\n";
 }
 
 std::string run_list_json(const std::vector<const metrics::Run*>& runs, std::int64_t now_ns) {
@@ -137,7 +142,7 @@ std::string run_list_json(const std::vector<const metrics::Run*>& runs, std::int
   Json list = Json::array();
   for (const auto* r : runs) list.push_back(run_object(*r, now_ns, RunDetail::summary));
   j["runs"] = list;
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 std::string run_csv(const std::vector<const metrics::Run*>& runs, std::int64_t now_ns) {
@@ -151,7 +156,7 @@ std::string run_csv(const std::vector<const metrics::Run*>& runs, std::int64_t n
       auto text = [](const Json& v) -> std::string {
         if (v.is_null()) return "";
         if (v.is_string()) return v.get<std::string>();
-        return v.dump();
+        return json_text(v);
       };
       const Json first = d["versions"].empty() ? Json::object() : d["versions"][0];
       out += csv_field(run->spec.id) + "," + csv_field(run->spec.name) + "," + csv_field(run->spec.package) + "," +

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_text.h"
+
 #include "exporters/report_assets.h"
 
 namespace jank::exporters {
@@ -519,7 +521,7 @@ RunReportResult render_run_report(const RunReportRequest& request) {
   out += "</main>\n<footer>Written by <code>jank_exporter report</code> from run results format 1 (docs/runs.md). "
          "Every figure counts the run's interval only; \u2013 marks a metric whose source the device never showed.</footer>\n";
   out += "<script type=\"application/json\" id=\"report-data\">";
-  out += script_safe_json(page_data(runs, rows, compared).dump(-1, ' ', false, json::error_handler_t::replace));
+  out += script_safe_json(json_text(page_data(runs, rows, compared)));
   out += "</script>\n<script>\n";
   out += assets::charts_js();
   out += "</script>\n<script>\n";

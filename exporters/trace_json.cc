@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_text.h"
+
 #include "exporters/run_json.h"
 #include "metrics/trace_files.h"
 
@@ -43,7 +45,7 @@ std::string trace_url(std::string_view id) {
   return std::string(kTracesPath) + std::string(id) + std::string(metrics::kTraceExtension);
 }
 
-std::string trace_metadata_json(const metrics::StoredTrace& trace) { return metadata_object(trace).dump() + "\n"; }
+std::string trace_metadata_json(const metrics::StoredTrace& trace) { return json_text(metadata_object(trace)) + "\n"; }
 
 std::optional<metrics::StoredTrace> parse_trace_metadata(std::string_view text, std::string& error) {
   const Json j = Json::parse(text, nullptr, false);
@@ -88,7 +90,7 @@ std::string trace_list_json(const std::vector<metrics::StoredTrace>& traces) {
     item["url"] = trace_url(t.id);
     list.push_back(std::move(item));
   }
-  return Json{{"traces", std::move(list)}}.dump() + "\n";
+  return json_text(Json{{"traces", std::move(list)}}) + "\n";
 }
 
 std::optional<std::int64_t> parse_rfc3339_utc(std::string_view text) {

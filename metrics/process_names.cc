@@ -1,4 +1,5 @@
 #include "metrics/process_names.h"
+#include "parsers/utf8.h"
 
 #include <unordered_set>
 
@@ -31,11 +32,11 @@ void ProcessNames::put(std::int32_t pid, std::string_view name) {
   if (pid < 0) return;
   unlisted_.erase(pid);
   if (auto it = names_.find(pid); it != names_.end()) {
-    it->second.assign(name.substr(0, kMaxNameBytes));
+    it->second.assign(parsers::utf8_prefix(name, kMaxNameBytes));
     return;
   }
   if (!make_room()) return;
-  names_.emplace(pid, std::string(name.substr(0, kMaxNameBytes)));
+  names_.emplace(pid, std::string(parsers::utf8_prefix(name, kMaxNameBytes)));
 }
 
 void ProcessNames::started(std::int32_t pid, std::string_view name) {
@@ -73,7 +74,7 @@ void ProcessNames::listed(const ProcessListing& processes) {
   std::unordered_map<std::int32_t, std::pair<std::string, std::uint64_t>> renames;
   for (const auto& [pid, name] : processes) {
     const auto known = names_.find(pid);
-    const std::string_view listed_name = std::string_view(name).substr(0, kMaxNameBytes);
+    const std::string_view listed_name = parsers::utf8_prefix(name, kMaxNameBytes);
     if (known == names_.end() || known->second == listed_name) {
       put(pid, name);
       continue;

@@ -102,10 +102,12 @@ std::string_view run_state_name(RunState state) {
   return "unknown";
 }
 
+bool valid_run_id(std::string_view id) {
+  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), id_char) && id != "." && id != "..";
+}
+
 std::string check_run_spec(const RunSpec& spec) {
-  if (spec.id.size() > 64 || !std::all_of(spec.id.begin(), spec.id.end(), id_char)) {
-    return "id must be 1 to 64 characters of A-Z a-z 0-9 . _ -";
-  }
+  if (!spec.id.empty() && !valid_run_id(spec.id)) return std::string(kRunIdRule);
   if (spec.name.size() > 128 || !printable(spec.name)) return "name must be at most 128 printable bytes";
   if (!parsers::valid_package_name(spec.package)) return "package must be an Android package name";
   if (spec.serials.size() > kMaxDevicesPerRun) return "at most 1024 serials";

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metrics/app_version.h"
@@ -34,6 +35,12 @@ struct RunSpec {
   std::vector<std::string> serials;  // empty: every device followed now
   std::map<std::string, std::string> tags;
 };
+
+// A run id: 1 to 64 characters of A-Z a-z 0-9 . _ -, and not "." or ".."
+// (an id names a path in URLs and reports). Checked before an id from a
+// request, a command line or a state file is used anywhere, even in an error.
+bool valid_run_id(std::string_view id);
+inline constexpr std::string_view kRunIdRule = "a run id is 1 to 64 characters of A-Z a-z 0-9 . _ - (not . or ..)";
 
 // Why a spec is refused: "" when it is fine (one rule for the API and the CLI).
 std::string check_run_spec(const RunSpec& spec);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics/state_io.h"
+#include "parsers/utf8.h"
 
 namespace jank::metrics {
 namespace {
@@ -32,12 +33,7 @@ WindowCounts::WindowCounts() : duration(buckets::frame_duration_seconds()) {}
 
 std::string WindowFrames::title_of(std::string_view name) {
   if (const auto at = name.find(kViewRoot); at != std::string_view::npos && at > 0) name = name.substr(0, at);
-  if (name.size() > kMaxWindowTitleBytes) {
-    std::size_t cut = kMaxWindowTitleBytes;
-    // Not inside a UTF-8 sequence: back over its continuation bytes.
-    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-    name = name.substr(0, cut);
-  }
+  name = parsers::utf8_prefix(name, kMaxWindowTitleBytes);
   return name.empty() ? std::string(kUnnamedWindow) : std::string(name);
 }
 

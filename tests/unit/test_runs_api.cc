@@ -16,6 +16,7 @@
 #include "app/run_cli.h"
 #include "app/runs_api.h"
 #include "exporters/http_server.h"
+#include "parsers/utf8.h"
 
 using namespace jank;
 
@@ -93,7 +94,7 @@ TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and
       {R"({"package":"com.a","serials":"s"})", "\"serials\" must be an array of strings"},
       {R"({"package":"com.a","tags":{"k":1}})", "\"tags\" must be an object of strings"},
       {R"({"package":"com.a","colour":"red"})", "unknown field \"colour\""},
-      {R"({"package":"com.a","id":"a b"})", "id must be 1 to 64 characters of A-Z a-z 0-9 . _ -"},
+      {R"({"package":"com.a","id":"a b"})", std::string(jank::metrics::kRunIdRule)},
       {R"({"package":"; rm -rf /"})", "package must be an Android package name"},
   };
   for (const auto& [body, why] : cases) {
@@ -106,6 +107,48 @@ TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and
   CHECK(f.call("GET", "/api/runs/x/stop").status == 405);
   CHECK(f.call("POST", "/metrics").status == 405);  // POST only under /api/
   CHECK(f.shared.runs.runs().empty());
+}
+
+TEST_CASE("run ids outside their grammar are refused before any use, and answers stay valid UTF-8", "[http][runs][hostile]") {
+  ApiFixture f;
+  for (const std::string path : {"/api/runs/\xff", "/api/runs/caf\xe9", "/api/runs/.", "/api/runs/..",
+                                 "/api/runs/" + std::string(65, 'a')}) {
+    for (const bool stop : {false, true}) {
+      INFO(path << (stop ? "/stop" : ""));
+      const auto r = stop ? f.call("POST", path + "/stop") : f.call("GET", path);
+      CHECK(r.status == 400);
+      REQUIRE(parsers::is_valid_utf8(r.body));
+      CHECK(body_of(r)["error"] == std::string(metrics::kRunIdRule));
+    }
+  }
+  CHECK(f.call("POST", "/api/runs", R"({"package":"com.a","id":".."})").status == 400);
+  CHECK(f.call("POST", "/api/runs", R"({"package":"com.a","id":"."})").status == 400);
+  CHECK(f.call("POST", "/api/runs", R"({"package":"com.a","id":"..."})").status == 201);  // three dots are a name
+  CHECK(f.call("GET", "/healthz").status == 200);  // the server is still there
+}
+
+TEST_CASE("a run on a phone whose model is not UTF-8 is listed, shown and stopped", "[http][runs][hostile]") {
+  ApiFixture f;
+  // A model over 256 bytes cut inside a character would be as bad: both reach the run.
+  f.shared.store.device("emulator-5554").live.info["model"] = "caf\xe9 \xff\xfe";
+  auto& d = f.shared.store.device("emulator-5554");
+  d.live.gfxinfo_round_begun_ns = kNow + 1;
+  REQUIRE(f.call("POST", "/api/runs", R"({"package":"com.a","id":"r1"})").status == 201);
+  {
+    std::lock_guard<std::mutex> lock(f.shared.mutex);
+    f.shared.runs.advance(kNow + 1'000'000'000, f.shared.store);
+    REQUIRE(f.shared.runs.find("r1")->devices.at(0).model == "caf\xe9 \xff\xfe");
+  }
+  for (const std::string path : {"/api/runs", "/api/runs/r1", "/api/runs/r1?format=csv", "/api/runs?format=csv"}) {
+    INFO(path);
+    const auto r = f.call("GET", path);
+    REQUIRE(r.status == 200);
+    CHECK(parsers::is_valid_utf8(r.body));
+    CHECK(r.body.find("caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd") != std::string::npos);
+  }
+  const auto stopped = f.call("POST", "/api/runs/r1/stop");
+  CHECK(stopped.status == 202);
+  CHECK(body_of(stopped)["devices"][0]["model"] == "caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
 }
 
 TEST_CASE("the runs API takes the same basic auth as /metrics", "[http][runs]") {
