@@ -119,14 +119,31 @@ class Daemon {
     auto next = steady_clock::now();
     while (!io_.stopped()) {
       const milliseconds tick(std::clamp(config_->logcat_read_batch_ms / 4, 0, 25));
-      if (tick.count() == 0) {
-        io_.run_for(milliseconds(200));  // comes back to see a reloaded config
+      // The barrier of every task posted to the io thread: an exception
+      // leaving one abandons that task alone, never the loop every device
+      // depends on (asio lets run/poll be called again after a throw).
+      try {
+        if (tick.count() == 0) {
+          io_.run_for(milliseconds(200));  // comes back to see a reloaded config
+          continue;
+        }
+        io_.poll();
+      } catch (const std::exception& e) {
+        internal_error("io", e.what());
+        continue;
+      } catch (...) {
+        internal_error("io", "an exception of unknown type");
         continue;
       }
-      io_.poll();
       next = std::max(next + tick, steady_clock::now());
       std::this_thread::sleep_until(next);
     }
+  }
+
+  void internal_error(const char* thread, std::string_view what) {
+    log_error(std::string("internal error on the ") + thread + " thread, carrying on: " + std::string(what));
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    ++shared_.daemon.internal_errors[thread];
   }
 
   bool start_http() {

@@ -67,7 +67,7 @@ class TraceHost::Writer {
  public:
   using Job = std::function<SavedTrace()>;
   using Done = std::function<void(SavedTrace)>;
-  explicit Writer(boost::asio::io_context& io) : io_(io), thread_([this] { run(); }) {}
+  Writer(boost::asio::io_context& io, SharedState& shared) : io_(io), shared_(shared), thread_([this] { run(); }) {}
   ~Writer() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -93,11 +93,31 @@ class TraceHost::Writer {
       auto [job, done] = std::move(queue_.front());
       queue_.pop_front();
       lock.unlock();
-      boost::asio::post(io_, [done = std::move(done), result = job()]() mutable { done(std::move(result)); });
+      boost::asio::post(io_, [done = std::move(done), result = guarded(job)]() mutable { done(std::move(result)); });
     }
   }
 
+  // The thread's barrier: a save that throws is a trace not kept (and
+  // counted as such), never the end of the writer or of the daemon.
+  SavedTrace guarded(const Job& job) {
+    std::string what;
+    try {
+      return job();
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "an exception of unknown type";
+    }
+    log_error("internal error on the trace_writer thread, carrying on: " + what);
+    {
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      ++shared_.daemon.internal_errors["trace_writer"];
+    }
+    return SavedTrace{{}, "write_failed", "internal error: " + what};
+  }
+
   boost::asio::io_context& io_;
+  SharedState& shared_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::pair<Job, Done>> queue_;
@@ -125,7 +145,7 @@ class TraceHost::Sink final : public TraceSink {
 };
 
 TraceHost::TraceHost(boost::asio::io_context& io, SharedState& shared, std::function<std::int64_t()> now_ns)
-    : shared_(shared), now_ns_(std::move(now_ns)), writer_(std::make_unique<Writer>(io)) {}
+    : shared_(shared), now_ns_(std::move(now_ns)), writer_(std::make_unique<Writer>(io, shared_)) {}
 
 TraceHost::~TraceHost() {
   std::lock_guard<std::mutex> lock(shared_.mutex);

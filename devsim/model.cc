@@ -18,6 +18,22 @@ std::string fmt(const char* f, auto... a) {
   return std::string(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 
+// A string of any bytes as the inside of a JSON string: printable ASCII as
+// is, every other byte as \u00XX (one per byte), so the truth stays JSON
+// whatever bytes a test gave a version name.
+std::string json_bytes(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && c != '"' && c != '\\') {
+      out += c;
+    } else {
+      out += fmt("\\u%04x", static_cast<unsigned>(u));
+    }
+  }
+  return out;
+}
+
 // Index of the histogram bin HWUI puts a frame of `ms` milliseconds in.
 std::size_t hist_index(std::int64_t ms) {
   if (ms < 5) return 0;
@@ -1025,6 +1041,12 @@ void Device::restart_zygote() {
   for (auto& a : apps_) start_app(a);
 }
 
+void Device::set_model(std::string model) {
+  props_["ro.product.model"] = model;
+  boot_props_["ro.product.model"] = model;
+  cfg_.model = std::move(model);
+}
+
 bool Device::install_app(std::string_view pkg, std::string version_name, std::int64_t version_code,
                          double jank_factor) {
   advance();
@@ -1131,8 +1153,8 @@ std::string Device::truth_json() const {
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
     s += fmt(",\"gfx_janky_frames_dumped\":%" PRIu64, t.gfx_janky_dumped_before + t.gfx_janky_last_dumped);
-    s += fmt(",\"version_name\":\"%s\",\"version_code\":%" PRId64 ",\"jank_factor\":%.3f", a.version_name.c_str(),
-             a.version_code, a.jank_factor);
+    s += ",\"version_name\":\"" + json_bytes(a.version_name) + "\"";
+    s += fmt(",\"version_code\":%" PRId64 ",\"jank_factor\":%.3f", a.version_code, a.jank_factor);
     s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);
     // What a perfect reader of each layer's presents counts (stable names:
     // without the unique suffix).

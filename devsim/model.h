@@ -356,6 +356,10 @@ class Device {
   // and its jank scales by `jank_factor` (> 0; stall probability and length,
   // frames over budget). False when the package is unknown.
   bool install_app(std::string_view pkg, std::string version_name, std::int64_t version_code, double jank_factor);
+  // A build whose ro.product.model is `model`, any bytes (vendors ship
+  // Latin-1 and cut UTF-8 names): getprop and the connection banner say it
+  // from now on, and after a reboot.
+  void set_model(std::string model);
   // Logs `lines` background lines now (forces a buffer wrap).
   void flood(std::size_t lines);
   bool crash_app(std::string_view pkg);

@@ -61,6 +61,24 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
+// "C3A9FF" as the bytes it spells; nullopt unless it is pairs of hex digits.
+std::optional<std::string> hex_bytes(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
 class ControlSession : public std::enable_shared_from_this<ControlSession> {
  public:
   ControlSession(Simulator& sim, tcp::socket s) : sim_(sim), sock_(std::move(s)) {}
@@ -377,14 +395,26 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       d.pump();
       return ok ? std::string() : "unknown or dead package " + pkg;
     };
+  } else if (cmd == "model") {
+    // model DEV HEX: ro.product.model as these bytes (1 to 512).
+    const auto bytes = hex_bytes(arg(0));
+    if (args.size() != 1 || !bytes || bytes->empty() || bytes->size() > 512) return reply("ERR usage: model DEV HEX");
+    fn = [model = *bytes](SimDevice& d) { d.model().set_model(model); return std::string(); };
   } else if (cmd == "install") {
     // install DEV PKG VERSION_NAME VERSION_CODE [JANK_FACTOR]
-    const std::string pkg = arg(0), name = arg(1);
+    const std::string pkg = arg(0);
     double code = 0, factor = 1;
-    // A version name is printed into dumpsys and the truth's JSON as is.
-    const bool name_ok = !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    // hex:BYTES gives a name of any bytes (1 to 128), printed into dumpsys as
+    // they are; otherwise a name of printable ASCII without space, '"' or '\'.
+    std::string name = arg(1);
+    bool name_ok = !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
       return c > ' ' && c < 127 && c != '"' && c != '\\';
     });
+    if (name.rfind("hex:", 0) == 0) {
+      const auto bytes = hex_bytes(std::string_view(name).substr(4));
+      name_ok = bytes && !bytes->empty() && bytes->size() <= 128;
+      if (name_ok) name = *bytes;
+    }
     const bool code_ok = parse_number(arg(2), &code) && code >= 0 && code == std::floor(code) && code < 9e18;
     const bool factor_ok = args.size() < 4 || (parse_number(arg(3), &factor) && factor > 0 && factor <= 100);
     if (args.size() < 3 || args.size() > 4 || !name_ok || !code_ok || !factor_ok) {

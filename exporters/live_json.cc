@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
+#include "exporters/live_pages.h"
 
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/trace_files.h"
@@ -73,6 +74,9 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
 Json row_json(const LiveDeviceRow& r) {
   Json j;
   j["serial"] = r.serial;
+  // The serial as a URL segment, from its bytes: a serial that is not UTF-8
+  // reads as U+FFFD in "serial", and a link made from that would lead nowhere.
+  j["serial_path"] = percent_encode_segment(r.serial);
   j["model"] = or_null(r.model);
   j["manufacturer"] = or_null(r.manufacturer);
   j["release"] = or_null(r.release);

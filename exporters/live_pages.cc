@@ -72,6 +72,16 @@ std::string text_of(const json& object, std::string_view key) {
   return {};
 }
 
+// A device's URL segment: the document's serial_path, made from the serial's
+// bytes (live_json.h); the serial itself only for a document without one.
+std::string serial_segment(const json& device) {
+  const std::string path = text_of(device, "serial_path");
+  const bool encoded = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '%' || c == '-' || c == '.' || c == '_' || c == '~';
+  });
+  return encoded ? path : percent_encode_segment(text_of(device, "serial"));
+}
+
 std::string attr(std::string_view name, std::string_view value) {
   return std::string(" ") + std::string(name) + "=\"" + html_escape(value) + "\"";
 }
@@ -125,7 +135,7 @@ void cell(std::string& out, const Column& c, const json& device) {
   if (c.kind == Kind::serial) {
     const std::string serial = text_of(device, "serial");
     out += "<td class=\"serial\"" + attr("data-metric", key) + attr("data-value", serial) + "><a" +
-           attr("href", std::string(kDevicesPath) + percent_encode_segment(serial)) + ">" + html_escape(serial) +
+           attr("href", std::string(kDevicesPath) + serial_segment(device)) + ">" + html_escape(serial) +
            "</a></td>";
     return;
   }
@@ -368,7 +378,7 @@ std::string device_page(const json& device) {
   traces_list(body, device);
   body += "</main>\n";
   const std::string attrs = " data-page=\"device\"" + attr("data-serial", serial) +
-                            attr("data-api", "/api/devices/" + percent_encode_segment(serial)) +
+                            attr("data-api", "/api/devices/" + serial_segment(device)) +
                             number_attr("data-sample-seconds", device, "sample_seconds");
   return document("jank_exporter \u00b7 " + serial, attrs, true, body);
 }

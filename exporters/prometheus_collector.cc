@@ -365,6 +365,9 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   }
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "success"}, count(m.config_reloads));
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
+  for (const auto& [thread, n] : m.internal_errors) {
+    f.sample(F::jank_exporter_internal_errors_total, none, Extra{"thread", thread}, count(n));
+  }
   collect_trace_store(f, m.traces);
 }
 

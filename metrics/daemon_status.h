@@ -31,6 +31,9 @@ struct DaemonMetrics {
   std::map<std::string, std::uint64_t> state_rejected_records;  // by record kind (Store::LoadReport)
   std::uint64_t config_reloads = 0;
   std::uint64_t config_reload_failures = 0;
+  // Exceptions caught at a thread's barrier (http, io, trace_writer): each
+  // logged, the work it interrupted abandoned, the daemon carrying on.
+  std::map<std::string, std::uint64_t> internal_errors;
   std::string version;
   TraceStoreStatus traces;  // the flight recorder's directory (docs/traces.md)
 };

@@ -102,7 +102,10 @@
     if (col.kind === 'serial') {
       var serial = str(dev.serial);
       var td = element('td', {'class': 'serial', 'data-metric': col.key, 'data-value': serial});
-      td.appendChild(element('a', {href: '/devices/' + encodeURIComponent(serial)}, serial));
+      // serial_path is made from the serial's bytes: one that is not UTF-8
+      // reads as U+FFFD in dev.serial, and a link made from that leads nowhere.
+      var segment = /^[A-Za-z0-9%._~-]+$/.test(str(dev.serial_path)) ? str(dev.serial_path) : encodeURIComponent(serial);
+      td.appendChild(element('a', {href: '/devices/' + segment}, serial));
       return td;
     }
     if (col.kind === 'text' || col.kind === 'status') {

@@ -12,12 +12,14 @@
 
 #include "app/api_router.h"
 #include "app/http_client.h"
+#include "app/http_routes.h"
 #include "app/live_api.h"
 #include "exporters/live_json.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/thermal.h"
+#include "parsers/utf8.h"
 #include "tests/unit/live_fixture.h"
 
 using namespace jank;
@@ -286,4 +288,46 @@ TEST_CASE("/api/devices takes the same basic auth as /metrics", "[live][http]") 
   s.client.basic_auth = std::make_pair(std::string("ci"), std::string("pw"));
   CHECK(s.get("/api/devices").status == 200);
   CHECK(s.get("/api/devices/a%20b+c").status == 200);
+}
+
+TEST_CASE("a serial that is not UTF-8 keeps a working link: pages and /api/devices reach it by its bytes",
+          "[live][http][hostile]") {
+  app::SharedState shared(metrics::StoreOptions{});
+  auto& d = shared.store.device("sim\xff\xc3");
+  d.live.live = true;
+  d.live.state = metrics::DeviceState::following;
+  d.live.info["model"] = "M\xe9";
+  const config::Config config;
+  app::RunsApi runs(shared, [] { return kT0; }, [](std::vector<std::string>) {});
+  auto routes = app::http_routes(config, shared, runs, [] { return kT0; }, nullptr);
+  exporters::HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  exporters::HttpServer server(options, nullptr, [] { return true; }, nullptr, std::move(routes.api),
+                               std::move(routes.files));
+  app::HttpTarget target{false, "127.0.0.1", std::to_string(server.ports()[0]), ""};
+  auto get = [&](const std::string& path) { return app::http_request(target, "GET", path, "", {}); };
+
+  const auto list = get("/api/devices");
+  REQUIRE(list.status == 200);
+  REQUIRE(parsers::is_valid_utf8(list.body));
+  const Json row = Json::parse(list.body)["devices"][0];
+  CHECK(row["serial"] == "sim\xef\xbf\xbd\xef\xbf\xbd");  // as text, each stray byte U+FFFD
+  CHECK(row["serial_path"] == "sim%FF%C3");                // as a URL, its bytes
+  CHECK(row["model"] == "M\xef\xbf\xbd");
+  const auto page = get("/");
+  REQUIRE(page.status == 200);
+  CHECK(parsers::is_valid_utf8(page.body));
+  CHECK(page.body.find("href=\"/devices/sim%FF%C3\"") != std::string::npos);
+  // The link leads to the device, and so does the API address the page reads.
+  const auto device_page = get("/devices/sim%FF%C3");
+  CHECK(device_page.status == 200);
+  CHECK(parsers::is_valid_utf8(device_page.body));
+  CHECK(device_page.body.find("data-api=\"/api/devices/sim%FF%C3\"") != std::string::npos);
+  const auto one = get("/api/devices/sim%FF%C3");
+  REQUIRE(one.status == 200);
+  CHECK(Json::parse(one.body)["serial_path"] == "sim%FF%C3");
+  // A missing device's page names it in valid UTF-8 too.
+  const auto missing = get("/devices/gone%FF");
+  CHECK(missing.status == 404);
+  CHECK(parsers::is_valid_utf8(missing.body));
 }

@@ -94,7 +94,7 @@ TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and
       {R"({"package":"com.a","serials":"s"})", "\"serials\" must be an array of strings"},
       {R"({"package":"com.a","tags":{"k":1}})", "\"tags\" must be an object of strings"},
       {R"({"package":"com.a","colour":"red"})", "unknown field \"colour\""},
-      {R"({"package":"com.a","id":"a b"})", std::string(jank::metrics::kRunIdRule)},
+      {R"({"package":"com.a","id":"a b"})", jank::metrics::kRunIdRule.data()},
       {R"({"package":"; rm -rf /"})", "package must be an Android package name"},
   };
   for (const auto& [body, why] : cases) {
@@ -111,7 +111,7 @@ TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and
 
 TEST_CASE("run ids outside their grammar are refused before any use, and answers stay valid UTF-8", "[http][runs][hostile]") {
   ApiFixture f;
-  for (const std::string path : {"/api/runs/\xff", "/api/runs/caf\xe9", "/api/runs/.", "/api/runs/..",
+  for (const std::string& path : std::vector<std::string>{"/api/runs/\xff", "/api/runs/caf\xe9", "/api/runs/.", "/api/runs/..",
                                  "/api/runs/" + std::string(65, 'a')}) {
     for (const bool stop : {false, true}) {
       INFO(path << (stop ? "/stop" : ""));
@@ -136,10 +136,11 @@ TEST_CASE("a run on a phone whose model is not UTF-8 is listed, shown and stoppe
   REQUIRE(f.call("POST", "/api/runs", R"({"package":"com.a","id":"r1"})").status == 201);
   {
     std::lock_guard<std::mutex> lock(f.shared.mutex);
-    f.shared.runs.advance(kNow + 1'000'000'000, f.shared.store);
+    f.shared.runs.advance(kNow + 1'000'000'000, f.shared.store);  // the baseline
+    f.shared.runs.advance(kNow + 2'000'000'000, f.shared.store);  // a sample: the model is read
     REQUIRE(f.shared.runs.find("r1")->devices.at(0).model == "caf\xe9 \xff\xfe");
   }
-  for (const std::string path : {"/api/runs", "/api/runs/r1", "/api/runs/r1?format=csv", "/api/runs?format=csv"}) {
+  for (const std::string& path : std::vector<std::string>{"/api/runs", "/api/runs/r1", "/api/runs/r1?format=csv", "/api/runs?format=csv"}) {
     INFO(path);
     const auto r = f.call("GET", path);
     REQUIRE(r.status == 200);

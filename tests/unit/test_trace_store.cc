@@ -17,6 +17,7 @@
 
 #include "app/trace_store.h"
 #include "exporters/trace_json.h"
+#include "parsers/utf8.h"
 #include "tests/unit/test_support.h"
 
 using namespace jank;
@@ -96,6 +97,28 @@ TEST_CASE("a saved trace is its bytes beside its metadata and nothing else", "[t
   CHECK(s.stored_bytes == 9);
   REQUIRE(s.recent.size() == 1);
   CHECK(s.recent[0].id == r.id);
+}
+
+TEST_CASE("a trace of a phone whose model and process name are not UTF-8 is kept and listed in valid UTF-8",
+          "[traces][store][hostile]") {
+  test::TempDir tmp;
+  Fixture f(tmp.path() + "/traces");
+  std::string error;
+  REQUIRE(f.store.open(error));
+  StoredTrace m = meta("emulator-5554", "proc\xff:svc", "skip", kT0);
+  m.model = "Caf\xe9 \xc3";
+  const auto r = f.store.save("trace", m);  // the metadata writer threw here before
+  REQUIRE(r.ok());
+  const std::string written = test::read_file(f.dir + "/" + r.id + ".json");
+  CHECK(parsers::is_valid_utf8(written));
+  std::string why;
+  const auto back = exporters::parse_trace_metadata(written, why);
+  REQUIRE(back);
+  CHECK(back->model == "Caf\xef\xbf\xbd \xef\xbf\xbd");
+  CHECK(back->package == "proc\xef\xbf\xbd:svc");
+  const std::string listed = exporters::trace_list_json(f.store.list());
+  CHECK(parsers::is_valid_utf8(listed));
+  CHECK(listed.find("Caf\xef\xbf\xbd") != std::string::npos);
 }
 
 TEST_CASE("names are sanitized and a second trace of a second gets -2 and -3", "[traces][store]") {
