@@ -365,8 +365,10 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   }
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "success"}, count(m.config_reloads));
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
-  for (const auto& [thread, n] : m.internal_errors) {
-    f.sample(F::jank_exporter_internal_errors_total, none, Extra{"thread", thread}, count(n));
+  for (const std::string_view thread : metrics::kBarrierThreads) {  // each at 0 from the start: a rate() sees the first
+    const auto it = m.internal_errors.find(thread);
+    f.sample(F::jank_exporter_internal_errors_total, none, Extra{"thread", thread},
+             count(it == m.internal_errors.end() ? 0 : it->second));
   }
   collect_trace_store(f, m.traces);
 }

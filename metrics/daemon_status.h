@@ -2,13 +2,19 @@
 // daemon, exported beside the metric model by exporters/, not part of it.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <map>
 #include <string>
 
 #include "metrics/trace_status.h"
 
 namespace jank::metrics {
+
+// The threads with a barrier that catches what escapes their work.
+inline constexpr std::array<std::string_view, 3> kBarrierThreads = {"http", "io", "trace_writer"};
 
 struct DaemonMetrics {
   // What a device tracker counted of one adb server's device lists.
@@ -31,9 +37,9 @@ struct DaemonMetrics {
   std::map<std::string, std::uint64_t> state_rejected_records;  // by record kind (Store::LoadReport)
   std::uint64_t config_reloads = 0;
   std::uint64_t config_reload_failures = 0;
-  // Exceptions caught at a thread's barrier (http, io, trace_writer): each
-  // logged, the work it interrupted abandoned, the daemon carrying on.
-  std::map<std::string, std::uint64_t> internal_errors;
+  // Exceptions caught at a thread's barrier, by thread (kBarrierThreads):
+  // each logged, the work it interrupted abandoned, the daemon carrying on.
+  std::map<std::string, std::uint64_t, std::less<>> internal_errors;
   std::string version;
   TraceStoreStatus traces;  // the flight recorder's directory (docs/traces.md)
 };
