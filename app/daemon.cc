@@ -144,6 +144,13 @@ class Daemon {
     http.listen_address = config.listen_address;
     http.basic_auth = read_basic_auth(config, error);
     if (config.tls) http.tls = exporters::TlsOptions{config.tls->certificate_file, config.tls->key_file};
+    // A handler that threw was answered 500 and the server goes on; the
+    // daemon's state survives it too (the lock is released by then).
+    http.on_handler_error = [this](std::string_view path, std::string_view what) {
+      log_error("HTTP " + std::string(path.empty() ? "server" : path) + ": internal error: " + std::string(what));
+      std::lock_guard<std::mutex> lock(shared_.mutex);
+      ++shared_.daemon.http_handler_errors;
+    };
     if (!error.empty()) {
       log_error(error);
       return nullptr;

@@ -92,6 +92,8 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "Records of the state file dropped at start for holding values that cannot be true, by record kind.", "record"},
     {F::jank_exporter_config_reloads_total, "jank_exporter_config_reloads_total", counter, "",
      "Configuration reloads (SIGHUP), by result.", "result"},
+    {F::jank_exporter_http_handler_errors_total, "jank_exporter_http_handler_errors_total", counter, "",
+     "HTTP requests answered 500 because the code answering them threw (each one logged).", ""},
     {F::jank_exporter_traces_dropped_total, "jank_exporter_traces_dropped_total", counter, "",
      "Traces removed from the trace directory by retention, by the limit (count, bytes, age).", "reason"},
     {F::jank_exporter_traces_stored, "jank_exporter_traces_stored", gauge, "", "Traces in the trace directory.", ""},

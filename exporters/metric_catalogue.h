@@ -53,6 +53,7 @@ enum class Family : std::uint16_t {
   jank_exporter_state_load_failures_total,
   jank_exporter_state_rejected_records_total,
   jank_exporter_config_reloads_total,
+  jank_exporter_http_handler_errors_total,
   // The trace directory (docs/traces.md).
   jank_exporter_traces_dropped_total,
   jank_exporter_traces_stored,

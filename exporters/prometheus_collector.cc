@@ -365,6 +365,7 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   }
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "success"}, count(m.config_reloads));
   f.sample(F::jank_exporter_config_reloads_total, none, Extra{"result", "failure"}, count(m.config_reload_failures));
+  f.sample(F::jank_exporter_http_handler_errors_total, none, count(m.http_handler_errors));
   collect_trace_store(f, m.traces);
 }
 

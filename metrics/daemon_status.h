@@ -31,6 +31,7 @@ struct DaemonMetrics {
   std::map<std::string, std::uint64_t> state_rejected_records;  // by record kind (Store::LoadReport)
   std::uint64_t config_reloads = 0;
   std::uint64_t config_reload_failures = 0;
+  std::uint64_t http_handler_errors = 0;  // HTTP requests answered 500 because a handler threw
   std::string version;
   TraceStoreStatus traces;  // the flight recorder's directory (docs/traces.md)
 };
