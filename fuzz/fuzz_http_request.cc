@@ -102,12 +102,21 @@ struct Harness {
 
 // Everything the server sends for `request`, until it closes the connection.
 std::string exchange(int port, std::string_view request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("cannot connect");
+  int fd = -1;
+  // Thousands of connections a second may run short of local ports for a moment: try again.
+  for (int attempt = 0; fd < 0 && attempt < 200; ++attempt) {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd);
+      fd = -1;
+      ::usleep(10'000);
+    }
+  }
+  if (fd < 0) fail("cannot connect");
   // The server may answer and close before taking it all (a 400, say): a short send is fine.
   std::size_t sent = 0;
   while (sent < request.size()) {
