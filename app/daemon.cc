@@ -161,6 +161,11 @@ class Daemon {
     http.listen_address = config.listen_address;
     http.basic_auth = read_basic_auth(config, error);
     if (config.tls) http.tls = exporters::TlsOptions{config.tls->certificate_file, config.tls->key_file};
+    // A handler that threw was answered 500 and the server goes on; the
+    // daemon's state survives it too (the lock is released by then).
+    http.on_handler_error = [this](std::string_view path, std::string_view what) {
+      internal_error("http", (path.empty() ? std::string("the server") : std::string(path)) + ": " + std::string(what));
+    };
     if (!error.empty()) {
       log_error(error);
       return nullptr;

@@ -6,11 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "app/log.h"
 #include "app/state_file.h"
+#include "exporters/regular_file.h"
 #include "exporters/trace_json.h"
 
 namespace jank::app {
@@ -23,13 +23,10 @@ using metrics::StoredTrace;
 constexpr std::size_t kMaxMetadataBytes = 64 * 1024;
 constexpr std::string_view kTemporary = ".tmp";  // write_atomically's
 
-bool read_small(const fs::path& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out.resize(kMaxMetadataBytes + 1);
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<std::size_t>(in.gcount()));
-  return out.size() <= kMaxMetadataBytes;
+// The scan saw a regular file, but it may have been replaced since: a
+// symlink is not followed, a FIFO does not block (exporters/regular_file.h).
+bool read_small(const std::string& path, std::string& out) {
+  return exporters::read_regular_file(path, kMaxMetadataBytes, out);
 }
 
 // `name` without `suffix`, or "" when it does not end so.

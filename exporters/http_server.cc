@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <openssl/ssl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,14 +21,18 @@
 #include <boost/asio/write.hpp>
 // GCC 12 with the sanitizers sees a maybe-uninitialized boost::optional inside
 // Beast's parser (a false positive in the library's code, not ours).
+// (clang, for the fuzz build, has no such warning.)
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #pragma GCC diagnostic pop
 
 #include "exporters/content_negotiation.h"
+#include "exporters/regular_file.h"
 
 namespace jank::exporters {
 
@@ -53,8 +56,14 @@ std::string base64_decode(std::string_view in) {
   std::string out;
   unsigned value = 0;
   int bits = -8;
+  std::size_t padding = 0;
   for (char c : in) {
-    if (c == '=') break;
+    // Padding ends the text: nothing but more padding may follow it.
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    if (padding > 0) return {};
     const auto pos = chars.find(c);
     if (pos == std::string_view::npos) return {};
     value = (value << 6) + static_cast<unsigned>(pos);
@@ -120,6 +129,16 @@ const char* reason_phrase(int status) {
   }
 }
 
+// A handler's exception, to the server's owner; a report that fails itself
+// changes no answer.
+void report_handler_error(const HttpOptions& options, std::string_view path, std::string_view what) noexcept {
+  if (!options.on_handler_error) return;
+  try {
+    options.on_handler_error(path, what);
+  } catch (...) {
+  }
+}
+
 // What every connection shares, owned by the server.
 struct Settings {
   HttpOptions options;
@@ -138,15 +157,14 @@ class FileSource {
   ~FileSource() { close(); }
 
   // A regular file, opened: removing it afterwards does not stop the reads.
+  // A symlink or FIFO put in its place is refused (exporters/regular_file.h):
+  // the server serves the file the route named, and never blocks on open.
   bool open(const std::string& path) {
     close();
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      close();
-      return false;
-    }
-    left_ = static_cast<std::uint64_t>(st.st_size);
+    std::uint64_t size = 0;
+    fd_ = open_regular_file(path, &size);
+    if (fd_ < 0) return false;
+    left_ = size;
     size_ = left_;
     return true;
   }
@@ -297,19 +315,64 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(settings_.options.max_request_bytes));
     parser_->body_limit(static_cast<std::uint64_t>(settings_.options.max_request_bytes));
-    http::async_read(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+    // The head first: its framing is checked before any byte of a body is read.
+    http::async_read_header(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec,
+                                                                                          std::size_t) {
       if (self->closed_) return;
-      if (ec == http::error::header_limit || ec == http::error::body_limit || ec == http::error::buffer_overflow) {
-        return self->reply_error(413, "Payload Too Large", "request too large\n");
-      }
-      // Malformed requests get 400; a client that went away or ran out of time is just closed.
-      if (ec && ec.category() == http::make_error_code(http::error::bad_method).category() &&
-          ec != http::error::end_of_stream && ec != http::error::partial_message) {
-        return self->reply_error(400, "Bad Request", "bad request\n");
-      }
-      if (ec) return self->close();
-      self->handle();
+      if (ec) return self->read_failed(ec);
+      if (!self->framing_ok()) return self->reply_error(400, "Bad Request", "bad request framing\n");
+      http::async_read(self->stream_, self->buffer_, *self->parser_,
+                       [self](beast::error_code body_ec, std::size_t) {
+                         if (self->closed_) return;
+                         if (body_ec) return self->read_failed(body_ec);
+                         self->handle();
+                       });
     });
+  }
+
+  void read_failed(beast::error_code ec) {
+    if (ec == http::error::header_limit || ec == http::error::body_limit || ec == http::error::buffer_overflow) {
+      return reply_error(413, "Payload Too Large", "request too large\n");
+    }
+    // Malformed requests get 400; a client that went away or ran out of time is just closed.
+    if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return reply_error(400, "Bad Request", "bad request\n");
+    }
+    close();
+  }
+
+  // RFC 9112 §6.1 and §6.3: a request's body is framed by Content-Length, or
+  // by a Transfer-Encoding whose one coding is chunked (the only one the
+  // server decodes). Beast reads a body by Content-Length when
+  // Transfer-Encoding ends in another coding ("xchunked", "chunked,
+  // identity"), and as empty when there is no Content-Length either: a proxy
+  // in front may frame the same bytes otherwise, and a request hidden in the
+  // body would be read as the next one (request smuggling). So
+  // Transfer-Encoding other than exactly "chunked", next to Content-Length,
+  // or in an HTTP/1.0 request is refused with 400, and the connection closed.
+  bool framing_ok() const {
+    const auto& req = parser_->get();
+    const auto [first, last] = req.equal_range(http::field::transfer_encoding);
+    if (first == last) return true;
+    if (req.version() < 11 || req.count(http::field::content_length) > 0) return false;
+    std::size_t codings = 0;
+    for (auto it = first; it != last; ++it) {
+      std::string_view list(it->value().data(), it->value().size());
+      while (true) {
+        const auto comma = list.find(',');
+        std::string_view coding = list.substr(0, comma);
+        const auto begin = coding.find_first_not_of(" \t");
+        coding = begin == std::string_view::npos ? std::string_view() : coding.substr(begin);
+        coding = coding.substr(0, coding.find_last_not_of(" \t") + 1);
+        if (!coding.empty()) {  // a list may hold empty elements (RFC 9110 §5.6.1)
+          if (++codings > 1 || !equal_ignoring_case(coding, "chunked")) return false;
+        }
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+      }
+    }
+    return codings == 1;
   }
 
   void handle() {
@@ -329,17 +392,23 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     }
     if (path == "/healthz") return reply(200, "OK", "text/plain", "ok\n");
     if (path == "/readyz") {
-      if (!settings_.ready || settings_.ready()) return reply(200, "OK", "text/plain", "ready\n");
+      const auto ready = guarded(path, false, [this] { return !settings_.ready || settings_.ready(); });
+      if (!ready) return;
+      if (*ready) return reply(200, "OK", "text/plain", "ready\n");
       return reply(503, "Service Unavailable", "text/plain", "starting\n");
     }
     if (path == "/metrics") {
       if (!authorized()) return reply_unauthorized();
-      return serve_metrics(query);
+      return serve_metrics(path, query);
     }
     if (api) {
       if (!authorized()) return reply_unauthorized();
-      const ApiResponse r = settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
-      return reply(r.status, reason_phrase(r.status), r.content_type.c_str(), r.body);
+      const auto r = guarded(path, true, [&] {
+        return settings_.api(ApiRequest{post ? "POST" : "GET", std::string(path), std::string(query), req.body()});
+      });
+      if (!r) return;
+      if (!header_value(r->content_type)) return reply_internal_error(true);
+      return reply(r->status, reason_phrase(r->status), r->content_type.c_str(), r->body);
     }
     for (const FileRoute& route : settings_.routes) {
       const bool match = route.exact ? path == route.prefix : path.starts_with(route.prefix);
@@ -350,7 +419,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     return reply(200, "OK", "text/html; charset=utf-8", kLandingPage);
   }
 
-  void serve_metrics(std::string_view query) {
+  void serve_metrics(std::string_view path, std::string_view query) {
     // ?serial=S: one device. An empty, undecodable or over-long value is
     // refused rather than read as "every device".
     const QueryValue serial = query_parameter(query, "serial");
@@ -359,7 +428,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     }
     const ExpositionFormat format = negotiate_format(accept_header());
     if (settings_.metrics) {
-      exposition_ = settings_.metrics(serial.value, format);
+      auto exposition = guarded(path, false, [&] { return settings_.metrics(serial.value, format); });
+      if (!exposition) return;
+      exposition_ = std::move(*exposition);
     } else {
       exposition_ = {};
       finish_exposition(exposition_, format);
@@ -375,6 +446,28 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     write(std::move(buffers));
   }
 
+  // Calls a handler the server was given (metrics, ready, api, a route's)
+  // for `path`. What it throws costs that one request, never the server
+  // thread: it is reported (HttpOptions::on_handler_error), answered 500
+  // (JSON under /api/), and nullopt returned; the connection stays open.
+  template <class F>
+  std::optional<std::invoke_result_t<F>> guarded(std::string_view path, bool api, F&& handler) {
+    try {
+      return std::forward<F>(handler)();
+    } catch (const std::exception& e) {
+      report_handler_error(settings_.options, path, e.what());
+    } catch (...) {
+      report_handler_error(settings_.options, path, "unknown exception");
+    }
+    reply_internal_error(api);
+    return std::nullopt;
+  }
+
+  void reply_internal_error(bool api) {
+    if (api) return reply(500, "Internal Server Error", "application/json", "{\"error\":\"internal error\"}\n");
+    reply(500, "Internal Server Error", "text/plain", "internal error\n");
+  }
+
   void reply_unauthorized() {
     reply(401, "Unauthorized", "text/plain", "unauthorized\n", "WWW-Authenticate: Basic realm=\"jank_exporter\"\r\n");
   }
@@ -382,7 +475,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   // A FileRoute's path: its handler's body, or the file it names, streamed.
   void serve_files(const FileRoute& route, std::string_view path) {
     if (!authorized()) return reply_unauthorized();
-    const FileResponse r = route.handler(path);
+    const auto handled = guarded(path, false, [&] { return route.handler(path); });
+    if (!handled) return;
+    const FileResponse& r = *handled;
     bool own_cache_control = false;
     auto extra = route_header_lines(r.headers, own_cache_control);
     if (!extra || !header_value(r.content_type)) {
@@ -443,9 +538,15 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     const auto& req = parser_->get();
     const auto it = req.find(http::field::authorization);
     if (it == req.end()) return false;
-    const std::string_view header(it->value().data(), it->value().size());
-    if (header.substr(0, 6) != "Basic ") return false;
-    const std::string decoded = base64_decode(header.substr(6));
+    std::string_view header(it->value().data(), it->value().size());
+    // RFC 9110 §11.1: the scheme is case-insensitive; the credentials
+    // (RFC 7617's token68) follow after one or more spaces or tabs.
+    const auto gap = header.find_first_of(" \t");
+    if (gap == std::string_view::npos || !equal_ignoring_case(header.substr(0, gap), "Basic")) return false;
+    header.remove_prefix(gap);
+    header.remove_prefix(std::min(header.size(), header.find_first_not_of(" \t")));
+    header = header.substr(0, header.find_last_not_of(" \t") + 1);
+    const std::string decoded = base64_decode(header);
     const auto colon = decoded.find(':');
     if (colon == std::string::npos) return false;
     const bool user_ok = equal_constant_time(std::string_view(decoded).substr(0, colon), auth->first);
@@ -455,7 +556,10 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   // `no_store`: the default Cache-Control (a route may send its own in `extra`).
   std::string status_head(int status, const char* text, const char* content_type, std::size_t length,
-                          const char* extra = "", bool no_store = true) const {
+                          const char* extra = "", bool no_store = true) {
+    // After a 400 or 413 the request may have been misread, and so may be
+    // where the next one starts: the connection ends with this response.
+    if (status == 400 || status == 413) keep_alive_ = false;
     return "HTTP/1.1 " + std::to_string(status) + " " + text + "\r\nContent-Type: " + content_type +
            "\r\nContent-Length: " + std::to_string(length) + "\r\n" + (no_store ? "Cache-Control: no-store\r\n" : "") +
            extra +
@@ -608,7 +712,7 @@ class HttpServer::Impl {
     }
     listen_fd_ = acceptor_.native_handle();
     accept();
-    thread_ = std::thread([this] { io_.run(); });
+    thread_ = std::thread([this] { run(); });
   }
 
   ~Impl() {
@@ -621,6 +725,23 @@ class HttpServer::Impl {
   std::vector<int> ports() const { return {acceptor_.local_endpoint().port()}; }
 
  private:
+  // The handlers the server was given are guarded one by one (Session::guarded);
+  // this catches the rest (std::bad_alloc while writing a head, say). The
+  // session whose completion handler threw is released with it, the others
+  // go on: run() resumes where the exception left the io_context.
+  void run() {
+    for (;;) {
+      try {
+        io_.run();
+        return;
+      } catch (const std::exception& e) {
+        report_handler_error(settings_.options, "", e.what());
+      } catch (...) {
+        report_handler_error(settings_.options, "", "unknown exception");
+      }
+    }
+  }
+
   void load_tls(const TlsOptions& tls) {
     tls_.emplace(ssl::context::tls_server);
     tls_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |

@@ -43,6 +43,11 @@ struct HttpOptions {
   // clients cannot lock a scrape out; with none idle, the new one is closed.
   int max_connections = 1024;
   std::optional<TlsOptions> tls;  // HTTPS only, on listen_address
+  // Called on the server thread when a handler (metrics, ready, api, a
+  // FileRoute's) threw, with the request's path ("" when the exception came
+  // from the server's own code) and what(); the request was answered 500 and
+  // the server goes on. exporters/ has no logger: the owner logs and counts.
+  std::function<void(std::string_view path, std::string_view what)> on_handler_error;
 };
 
 struct ApiRequest {

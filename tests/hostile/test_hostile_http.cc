@@ -479,3 +479,38 @@ TEST_CASE("SIGHUP applies a password file rewritten in place") {
   CHECK(ex.alive());
   CHECK(ex.terminate() == 0);
 }
+
+TEST_CASE("a request smuggled behind ambiguous framing is never answered by the real binary") {
+  FakeAdbServer adb({});
+  TempDir state, conf_dir;
+  const std::string password_file = conf_dir.path() + "/password";
+  std::ofstream(password_file) << "s3cret-pw\n";
+  const std::string conf = write_config(
+      conf_dir, "http:\n  basic_auth:\n    username: prometheus\n    password_file: " + password_file + "\n");
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  // The lowercase scheme is the same scheme (RFC 9110 §11.1).
+  const std::string auth = "Authorization: basic cHJvbWV0aGV1czpzM2NyZXQtcHc=\r\n";
+  const std::string body = R"({"package":"com.example.feed","id":"smuggled"})";
+  const std::string smuggled = "POST /api/runs HTTP/1.1\r\nHost: x\r\n" + auth +
+                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  for (const std::string te : {"xchunked", "chunked, identity"}) {
+    INFO(te);
+    const int fd = connect_loopback(ex.port());
+    REQUIRE(fd >= 0);
+    const std::string request = "POST /api/runs HTTP/1.1\r\nHost: x\r\n" + auth + "Transfer-Encoding: " + te +
+                                "\r\nContent-Length: 5\r\n\r\n0\r\n\r\n" + smuggled;
+    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    std::string got;
+    CHECK(closed_by_server(fd, 5000ms, &got));
+    ::close(fd);
+    CHECK(got.rfind("HTTP/1.1 400 ", 0) == 0);
+    CHECK(got.find("HTTP/1.1 ", 1) == std::string::npos);  // the smuggled request got no answer
+  }
+  const std::string runs = http_get(ex.port(), "/api/runs", 5000ms, auth);
+  CHECK(runs.rfind("HTTP/1.1 200 ", 0) == 0);
+  CHECK(runs.find("smuggled") == std::string::npos);
+  const std::string metrics = http_get(ex.port(), "/metrics", 5000ms, auth);
+  CHECK(metrics.find("\njank_exporter_internal_errors_total{thread=\"http\"} 0\n") != std::string::npos);
+  CHECK(ex.alive());
+  CHECK(ex.terminate() == 0);
+}

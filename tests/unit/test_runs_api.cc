@@ -86,7 +86,7 @@ TEST_CASE("POST /api/runs starts a run and asks its devices for a poll", "[http]
 
 TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and paths", "[http][runs]") {
   ApiFixture f;
-  const std::pair<const char*, const char*> cases[] = {
+  const std::pair<const char*, std::string> cases[] = {
       {"not json", "the body must be a JSON object"},
       {"[1]", "the body must be a JSON object"},
       {R"({"name":"x"})", "\"package\" is required"},

@@ -2,12 +2,16 @@
 // byte for byte, the ids refused, auth, HEAD, and a trace removed mid-send.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -284,4 +288,46 @@ TEST_CASE("the daemon's trace store publishes its status into the shared state",
   CHECK(shared.daemon.traces.dropped.at("count") == 1);
   REQUIRE(shared.daemon.traces.recent.size() == 1);
   CHECK(shared.daemon.traces.recent[0].serial == "s");
+}
+
+TEST_CASE("a trace file replaced by a symlink or a FIFO is not served, and the server goes on", "[http][traces][hostile]") {
+  Served s;
+  const auto saved = s.store->save("abc", meta("s", kT0));
+  REQUIRE(saved.ok());
+  const std::string url = "/traces/" + saved.id + ".pftrace";
+  const std::string path = s.store->trace_path(saved.id);
+
+  // A file only its owner may read, linked in the trace's place after start.
+  const std::string secret = s.dir.path() + "/secret";
+  std::ofstream(secret) << "private bytes";
+  std::filesystem::permissions(secret, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  REQUIRE(std::filesystem::remove(path));
+  std::filesystem::create_symlink(secret, path);
+  const Response linked = request(s.port, "GET", url);
+  CHECK(linked.status == 404);
+  CHECK(linked.body.find("private") == std::string::npos);
+
+  // A FIFO with no writer: opening it to read would wait for one forever.
+  REQUIRE(std::filesystem::remove(path));
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  const int fd = test::connect_loopback(s.port);
+  REQUIRE(fd >= 0);
+  send_all(fd, "GET " + url + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::string raw;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  CHECK(parse(raw).status == 404);
+  // Had the server blocked on the FIFO, a writer opening it lets it go (so the test ends either way).
+  const int writer = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+  if (writer >= 0) ::close(writer);
+  CHECK(writer < 0);  // no reader waiting on it
+  CHECK(request(s.port, "GET", "/traces/").status == 200);
 }
