@@ -208,8 +208,9 @@ bool RunBook::advance(std::int64_t now_ns, Store& store) {
     if (run.state == RunState::starting) {
       const bool waited = now_ns - run.requested_ns >= options_.min_settle_ns;
       const bool timed_out = now_ns - run.requested_ns >= options_.settle_timeout_ns;
+      const std::int64_t requested = run.requested_ns;  // clang 14 cannot capture a structured binding
       const bool all = std::all_of(run.devices.begin(), run.devices.end(), [&](const RunDevice& d) {
-        return !followed(store, d.serial) || settled(d, store, run.requested_ns);
+        return !followed(store, d.serial) || settled(d, store, requested);
       });
       if (!(waited && (all || timed_out))) continue;
       take_baseline(run, now_ns, store);

@@ -391,7 +391,6 @@ TimeStatsDump parse_timestats(std::string_view text) {
 }
 
 std::vector<std::string_view> split_timestats_dumps(std::string_view text) {
-  constexpr std::string_view kHeader = "SurfaceFlinger TimeStats:";
   std::vector<std::string_view> out;
   std::size_t at = text.find(kHeader);
   while (at != std::string_view::npos) {

@@ -86,7 +86,7 @@ TEST_CASE("POST /api/runs starts a run and asks its devices for a poll", "[http]
 
 TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and paths", "[http][runs]") {
   ApiFixture f;
-  const std::pair<const char*, const char*> cases[] = {
+  const std::pair<const char*, std::string> cases[] = {
       {"not json", "the body must be a JSON object"},
       {"[1]", "the body must be a JSON object"},
       {R"({"name":"x"})", "\"package\" is required"},
@@ -111,8 +111,8 @@ TEST_CASE("the runs API refuses bad bodies with the reason and wrong methods and
 
 TEST_CASE("run ids outside their grammar are refused before any use, and answers stay valid UTF-8", "[http][runs][hostile]") {
   ApiFixture f;
-  for (const std::string path : {"/api/runs/\xff", "/api/runs/caf\xe9", "/api/runs/.", "/api/runs/..",
-                                 "/api/runs/" + std::string(65, 'a')}) {
+  for (const std::string& path : std::vector<std::string>{"/api/runs/\xff", "/api/runs/caf\xe9", "/api/runs/.", "/api/runs/..",
+                                                         "/api/runs/" + std::string(65, 'a')}) {
     for (const bool stop : {false, true}) {
       INFO(path << (stop ? "/stop" : ""));
       const auto r = stop ? f.call("POST", path + "/stop") : f.call("GET", path);
@@ -136,7 +136,9 @@ TEST_CASE("a run on a phone whose model is not UTF-8 is listed, shown and stoppe
   REQUIRE(f.call("POST", "/api/runs", R"({"package":"com.a","id":"r1"})").status == 201);
   {
     std::lock_guard<std::mutex> lock(f.shared.mutex);
+    // The first advance takes the baseline; the device's model is read at the next sample.
     f.shared.runs.advance(kNow + 1'000'000'000, f.shared.store);
+    f.shared.runs.advance(kNow + 2'000'000'000, f.shared.store);
     REQUIRE(f.shared.runs.find("r1")->devices.at(0).model == "caf\xe9 \xff\xfe");
   }
   for (const std::string path : {"/api/runs", "/api/runs/r1", "/api/runs/r1?format=csv", "/api/runs?format=csv"}) {
