@@ -13,6 +13,7 @@
 #include "exporters/json_text.h"
 
 #include "exporters/report_assets.h"
+#include "parsers/utf8.h"
 
 namespace jank::exporters {
 namespace {
@@ -407,7 +408,8 @@ constexpr std::string_view kErrorCatcher = R"js(
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
+std::string html_escape(std::string_view raw) {
+  const std::string text = parsers::utf8_replaced(raw);  // a page is UTF-8 whatever a device sent
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
