@@ -12,6 +12,7 @@
 #include "app/compare_input.h"
 #include "app/compare_output.h"
 #include "app/replay.h"
+#include "parsers/utf8.h"
 
 namespace jank::app {
 namespace {
@@ -22,6 +23,7 @@ struct Options {
   std::vector<std::string> baseline_values, candidate_values;
   std::string package;
   metrics::CompareOptions compare;
+  double timeout_seconds = kDefaultFetchTimeoutSeconds;  // per URL source
   bool json = false;
   bool help = false;
 };
@@ -107,6 +109,10 @@ Options parse_args(const std::vector<std::string>& args) {
         throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
     } else if (a == "--threshold") {
       parse_threshold(value(), o.compare);
+    } else if (a == "--timeout") {
+      const std::string v = value();
+      if (!parse_double(v, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
+        throw UsageError{"--timeout needs a positive number of seconds"};
     } else if (a == "--metrics") {
       for (const auto& name : split_commas(value())) o.compare.metrics.emplace_back(known_metric(name).name);
     } else if (!a.empty() && a[0] != '-') {
@@ -128,11 +134,12 @@ Options parse_args(const std::vector<std::string>& args) {
   return o;
 }
 
-std::vector<LoadedRun> load_all(const std::vector<std::string>& sources, const std::string& package,
+std::vector<LoadedRun> load_all(const std::vector<std::string>& sources, const Options& o,
                                 std::vector<std::string>& notices) {
+  const std::string& package = o.package;
   std::vector<LoadedRun> runs;
   for (const auto& s : sources) {
-    auto some = load_source(s, notices);
+    auto some = load_source(s, notices, o.timeout_seconds);
     for (auto& r : some) {
       if (!package.empty() && r.run.package != package) continue;
       runs.push_back(std::move(r));
@@ -221,12 +228,12 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
   std::vector<LoadedRun> a, b;
   std::string label_a, label_b;
   if (o.by.empty()) {
-    a = load_all({o.sources[0]}, o.package, report.notices);
-    b = load_all({o.sources[1]}, o.package, report.notices);
+    a = load_all({o.sources[0]}, o, report.notices);
+    b = load_all({o.sources[1]}, o, report.notices);
     label_a = o.sources[0];
     label_b = o.sources[1];
   } else {
-    auto pool = load_all(o.sources, o.package, report.notices);
+    auto pool = load_all(o.sources, o, report.notices);
     if (o.by == "version") {
       for (const auto& r : pool)
         if (!r.version) report.notices.push_back(r.origin + ": run " + r.run.id + " has no single app version: " + r.version_problem);
@@ -262,7 +269,7 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
   for (const auto& r : a) runs_a.push_back(r.run);
   for (const auto& r : b) runs_b.push_back(r.run);
   report.comparison = metrics::compare_runs(runs_a, runs_b, o.compare);
-  for (const auto& n : report.notices) err << "jank_exporter compare: " << n << "\n";
+  for (const auto& n : report.notices) err << "jank_exporter compare: " << parsers::terminal_text(n) << "\n";
   if (o.json)
     write_compare_json(out, report);
   else
@@ -303,6 +310,8 @@ void print_compare_help(std::ostream& out) {
          "  --threshold M=V[%]    the change of medians metric M must reach to count,\n"
          "                        absolute or percent of the baseline; repeatable\n"
          "  --metrics M,...       compare only these metrics\n"
+         "  --timeout SECONDS     the longest an http:// source may take to answer in\n"
+         "                        full (default 30)\n"
          "  --json                print JSON instead of a table\n"
          "  -h, --help            this text\n"
          "\n"
@@ -329,11 +338,11 @@ int run_compare(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     return compare(o, out, err);
   } catch (const UsageError& e) {
-    err << "jank_exporter compare: " << e.message << "\n";
+    err << "jank_exporter compare: " << parsers::terminal_text(e.message) << "\n";
     err << "Try 'jank_exporter compare --help'.\n";
     return kExitUsage;
   } catch (const InputError& e) {
-    err << "jank_exporter compare: " << e.what() << "\n";
+    err << "jank_exporter compare: " << parsers::terminal_text(e.what()) << "\n";
     return kExitNoInput;
   } catch (const std::bad_alloc&) {
     err << "jank_exporter compare: out of memory\n";

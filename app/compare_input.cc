@@ -1,24 +1,17 @@
 #include "app/compare_input.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "app/http_client.h"
+#include "app/results_file.h"
 #include "exporters/run_results_input.h"
 
 namespace jank::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Results files are a few MiB at most (720 steps per device); anything far
-// larger is not one.
-constexpr std::uintmax_t kMaxSourceBytes = 256u << 20;
-constexpr auto kFetchTimeout = std::chrono::seconds(30);
 
 // compare's own rules on a run read from format 1: it needs the state and
 // the duration; a run that is not finished and a device that did not settle
@@ -68,28 +61,24 @@ void add_run(const exporters::results::Run& r, const std::string& origin, std::v
 }
 
 std::string read_file(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxSourceBytes) throw InputError(path.string() + ": larger than 256 MiB, not a results file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw InputError(path.string() + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path.string() + ": cannot be read");
-  return text.str();
+  std::string text;
+  if (std::string error = read_results_file(path.string(), path.string(), text); !error.empty()) throw InputError(error);
+  return text;
 }
 
 // GET PREFIX/api/runs from http(s)://HOST[:PORT][/PREFIX].
-std::string fetch_runs(const std::string& url) {
+// The whole exchange is bounded by `timeout_seconds`, the answer by the
+// results limit (the client refuses a larger body).
+std::string fetch_runs(const std::string& url, double timeout_seconds) {
   std::string error;
   const auto target = parse_http_url(url, error);
   if (!target) throw InputError(url + ": " + error);
   HttpClientOptions options;
-  options.timeout_seconds = std::chrono::duration<double>(kFetchTimeout).count();
+  options.timeout_seconds = timeout_seconds;
+  options.max_body_bytes = exporters::results::kMaxResultsBytes;
   const HttpReply reply = http_request(*target, "GET", "/api/runs", "", options);
   if (reply.status == 0) throw InputError(url + ": " + reply.error);
   if (reply.status != 200) throw InputError(url + "/api/runs: HTTP " + std::to_string(reply.status));
-  if (reply.body.size() > kMaxSourceBytes) throw InputError(url + "/api/runs: answer too large");
   return reply.body;
 }
 
@@ -106,9 +95,10 @@ std::vector<LoadedRun> parse_results(std::string text, const std::string& origin
   return runs;
 }
 
-std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices) {
+std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices,
+                                   double fetch_timeout_seconds) {
   if (source.starts_with("http://") || source.starts_with("https://")) {
-    return parse_results(fetch_runs(source), source, notices);
+    return parse_results(fetch_runs(source, fetch_timeout_seconds), source, notices);
   }
   if (source.find("://") != std::string::npos) throw InputError(source + ": only http:// and https:// URLs are fetched");
   std::error_code ec;

@@ -43,8 +43,14 @@ struct LoadedRun {
 std::vector<LoadedRun> parse_results(std::string text, const std::string& origin,
                                      std::vector<std::string>& notices);
 
+// How long a URL source may take to answer, unless --timeout says otherwise.
+inline constexpr double kDefaultFetchTimeoutSeconds = 30;
+
 // A file, every *.json file of a directory (in name order), or an
-// http://HOST:PORT[/PREFIX] URL, whose PREFIX/api/runs is fetched.
-std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices);
+// http://HOST:PORT[/PREFIX] URL, whose PREFIX/api/runs is fetched within
+// `fetch_timeout_seconds` (connecting, sending and the whole answer).
+// Each file and answer is bounded as results::check_results_limits says.
+std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices,
+                                   double fetch_timeout_seconds = kDefaultFetchTimeoutSeconds);
 
 }  // namespace jank::app

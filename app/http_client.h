@@ -1,8 +1,10 @@
-// A small synchronous HTTP(S) client for the command-line tools that talk to
-// a running exporter (`jank_exporter run …`): one request per connection,
-// with a deadline, basic auth, and certificate checks for https.
+// A small blocking HTTP(S) client for the command-line tools that talk to a
+// running exporter (`jank_exporter run …`, `compare URL`): one request per
+// connection, with a deadline it keeps whatever the server does, basic auth,
+// and certificate checks for https.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,7 +25,12 @@ struct HttpClientOptions {
   std::optional<std::pair<std::string, std::string>> basic_auth;  // username, password
   std::string ca_file;  // https: trust this PEM bundle (default: the system's)
   bool insecure = false;  // https: do not check the certificate (tests, self-signed)
+  // One deadline for the whole exchange: name lookup, connect, TLS handshake,
+  // sending the request and reading the whole answer. Past it the reply has
+  // status 0 and "no answer from URL within N s".
   double timeout_seconds = 10;
+  // A longer answer body is refused (status 0): a results list is far below.
+  std::size_t max_body_bytes = std::size_t{64} << 20;
 };
 
 struct HttpReply {

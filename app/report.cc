@@ -1,20 +1,20 @@
 #include "app/report.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <random>
 
+#include "app/results_file.h"
 #include "exporters/run_report.h"
+#include "parsers/utf8.h"
 
 namespace jank::app {
 namespace {
-
-// Results files are a few MiB at most (720 steps per device); this only
-// keeps a wrong file (a capture, /dev/zero) from eating the host's memory.
-constexpr std::size_t kMaxInputBytes = 512u << 20;
 
 enum class Target { runs, baseline, candidate };
 
@@ -63,52 +63,72 @@ std::string parse_args(const std::vector<std::string>& args, Options& o) {
   return "";
 }
 
-// Reads a whole file ("-": `stdin_file`) or returns an error.
-std::string read_input(const std::string& name, std::FILE* stdin_file, std::string& text) {
-  std::FILE* f = name == "-" ? stdin_file : std::fopen(name.c_str(), "rb");
-  if (f == nullptr) return "cannot open " + name + ": " + std::strerror(errno);
-  char buf[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    text.append(buf, got);
-    if (text.size() > kMaxInputBytes) break;
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int saved = errno;
-  if (f != stdin_file) std::fclose(f);
-  if (failed) return "cannot read " + name + ": " + std::strerror(saved);
-  if (text.size() > kMaxInputBytes) return name + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB, not a results file";
-  return "";
-}
-
 std::string read_all(const std::vector<std::string>& names, std::FILE* stdin_file,
                      std::vector<exporters::results::InputFile>& files) {
   for (const auto& name : names) {
     exporters::results::InputFile f;
     f.name = name == "-" ? "standard input" : name;
-    if (std::string e = read_input(name, stdin_file, f.text); !e.empty()) return e;
+    if (std::string e = name == "-" ? read_results_stream(stdin_file, f.name, f.text)
+                                    : read_results_file(name, f.name, f.text);
+        !e.empty())
+      return e;
     files.push_back(std::move(f));
   }
   return "";
 }
 
-// Writes beside the target and renames over it: a reader (a CI artifact
-// upload, a browser) never sees half a report, and a failure leaves the old one.
-std::string write_output(const std::string& path, const std::string& html) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return "cannot write " + tmp + ": " + std::strerror(errno);
-  const bool written = std::fwrite(html.data(), 1, html.size(), f) == html.size();
-  const int saved = errno;
-  if (std::fclose(f) != 0 || !written) {
-    std::remove(tmp.c_str());
-    return "cannot write " + tmp + ": " + std::strerror(written ? errno : saved);
+// A temporary file beside `path`, created by this call alone: a name no one
+// can guess, O_EXCL and O_NOFOLLOW, so a file or symlink planted there is
+// never opened. Its mode is 0666 less the umask, as any new file's. -1 on failure.
+int create_temporary(const std::string& path, std::string& tmp) {
+  const std::filesystem::path target(path);
+  std::random_device random;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, ".%08x%08x.tmp", random(), random());
+    tmp = (target.parent_path() / ("." + target.filename().string() + suffix)).string();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return "cannot rename " + tmp + " to " + path + ": " + ec.message();
+  return -1;
+}
+
+bool write_all(int fd, const std::string& data) {
+  for (std::size_t done = 0; done < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Writes beside the target and renames over it: a reader (a CI artifact
+// upload, a browser) never sees half a report, and a failure leaves the old
+// one. rename() replaces the name itself: a symlink at `path` is replaced by
+// the report, never followed.
+std::string write_output(const std::string& path, const std::string& html) {
+  std::string tmp;
+  const int fd = create_temporary(path, tmp);
+  if (fd < 0) return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
+  const bool written = write_all(fd, html) && ::fsync(fd) == 0;
+  const int saved = errno;
+  if (::close(fd) != 0 || !written) {
+    const int why = written ? errno : saved;
+    ::unlink(tmp.c_str());
+    return "cannot write " + tmp + ": " + std::strerror(why);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int why = errno;
+    ::unlink(tmp.c_str());
+    return "cannot rename " + tmp + " to " + path + ": " + std::strerror(why);
+  }
+  // The rename itself lasts once the directory is on disk too.
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
   return "";
 }
@@ -146,7 +166,7 @@ void print_report_help(std::ostream& out) {
 int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err) {
   Options o;
   if (std::string e = parse_args(args, o); !e.empty()) {
-    err << "jank_exporter report: " << e << "\n";
+    err << "jank_exporter report: " << parsers::terminal_text(e) << "\n";
     print_report_help(err);
     return kExitReportFailed;
   }
@@ -165,12 +185,12 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     if (e.empty()) request.verdict = std::move(verdict.front());
   }
   if (!e.empty()) {
-    err << "jank_exporter report: " << e << "\n";
+    err << "jank_exporter report: " << parsers::terminal_text(e) << "\n";
     return kExitReportFailed;
   }
   const exporters::RunReportResult result = exporters::render_run_report(request);
   if (!result.ok()) {
-    err << "jank_exporter report: " << result.error << "\n";
+    err << "jank_exporter report: " << parsers::terminal_text(result.error) << "\n";
     return kExitReportFailed;
   }
   if (o.output.empty()) {
@@ -183,7 +203,7 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     return 0;
   }
   if (std::string w = write_output(o.output, result.html); !w.empty()) {
-    err << "jank_exporter report: " << w << "\n";
+    err << "jank_exporter report: " << parsers::terminal_text(w) << "\n";
     return kExitReportFailed;
   }
   return 0;

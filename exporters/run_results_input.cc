@@ -11,6 +11,7 @@
 
 #include "metrics/run_compare.h"
 #include "metrics/run_results.h"
+#include "parsers/utf8.h"
 
 namespace jank::exporters::results {
 namespace {
@@ -241,7 +242,10 @@ void check_format(const json& v, const std::string& path, bool required) {
     return;
   }
   if (!format->is_number_integer() || format->get<long long>() != 1) {
-    fail(join(path, "format"), "expected 1 (the only results format this build reads), found " + format->dump());
+    // A number is quoted; anything else only named: it may be megabytes, or nested
+    // deep enough that dump() (recursive) would not return.
+    fail(join(path, "format"), "expected 1 (the only results format this build reads), found " +
+                                   (format->is_number() ? format->dump() : std::string(type_name(*format))));
   }
 }
 
@@ -277,15 +281,61 @@ Run read_run(const json& v, const std::string& path) {
   return r;
 }
 
+// The offset of the first byte that is not part of valid UTF-8, or npos.
+std::size_t first_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = parsers::utf8_sequence_at(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
 json parse(const InputFile& file) {
+  // Before the parser: its DOM costs many times the text, and a deep one
+  // would take every recursive walk of it (dump()) past the stack's end.
+  if (std::string why = check_results_limits(file.text); !why.empty()) throw FieldError(why);
   try {
     return json::parse(file.text);
   } catch (const json::parse_error& e) {
+    // The byte is never quoted: it may be anything, and the message reaches terminals.
+    const std::size_t bad = first_invalid_utf8(file.text);
+    if (bad != std::string_view::npos && bad < e.byte) {
+      throw FieldError("not JSON: not UTF-8 (at byte " + std::to_string(bad + 1) + ")");
+    }
     throw FieldError("not JSON (at byte " + std::to_string(e.byte) + ")");
   }
 }
 
 }  // namespace
+
+std::string check_results_limits(std::string_view text) {
+  if (text.size() > kMaxResultsBytes) {
+    return "larger than " + std::to_string(kMaxResultsBytes >> 20) + " MiB, not a results file";
+  }
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxResultsDepth) {
+        return "nested deeper than " + std::to_string(kMaxResultsDepth) + " levels (at byte " + std::to_string(i + 1) +
+               "), not a results file";
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;  // an unbalanced one is the parser's to report
+    }
+  }
+  return "";
+}
 
 std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs) {
   try {

@@ -6,10 +6,12 @@
 // still read. No I/O: the caller hands in the files' text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -85,6 +87,19 @@ struct Verdict {
   std::string verdict;  // "regression", "no change", "improvement" or "insufficient data"
   std::vector<VerdictMetric> metrics;
 };
+
+// What a results text may be, checked before it is parsed: the largest legit
+// file (1 024 devices × 720 steps) is about 28 MB, and nlohmann's DOM costs
+// over 10× the text, so 64 MiB keeps a reader under 1 GiB (docs/runs.md has
+// the figures); format 1 nests 7 levels deep, and 64 leaves room for a later
+// format while keeping every recursive walk of the DOM (dump()) shallow.
+inline constexpr std::size_t kMaxResultsBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxResultsDepth = 64;
+
+// "" when `text` is within both limits, else why not ("larger than 64 MiB…",
+// "nested deeper than 64 levels at byte N"). Linear, and reads no further than
+// the first fault: brackets inside strings do not count.
+std::string check_results_limits(std::string_view text);
 
 // Appends the runs of `file` (one run object or a list {"format":1,"runs":[…]})
 // to `runs`. Returns "" or an error "FILE: FIELD: what is wrong".

@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/compare.h"
 #include "app/replay.h"
+#include "loopback_servers.h"
 #include "test_support.h"
 
 namespace {
@@ -59,56 +59,6 @@ std::string write(const jank::test::TempDir& dir, const std::string& name, const
 struct Result {
   int status;
   std::string out, err;
-};
-
-// Answers one HTTP request on 127.0.0.1 with `response`, recording the request line.
-class OneShotServer {
- public:
-  explicit OneShotServer(std::string response) : response_(std::move(response)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(listener_, 1) == 0);
-    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] {
-      const int fd = ::accept(listener_, nullptr, nullptr);
-      if (fd < 0) return;
-      char buf[4096];
-      while (request_.find("\r\n\r\n") == std::string::npos) {
-        const auto n = ::read(fd, buf, sizeof buf);
-        if (n <= 0) break;
-        request_.append(buf, static_cast<std::size_t>(n));
-      }
-      for (std::size_t done = 0; done < response_.size();) {
-        const auto n = ::write(fd, response_.data() + done, response_.size() - done);
-        if (n <= 0) break;
-        done += static_cast<std::size_t>(n);
-      }
-      ::close(fd);
-    });
-  }
-  ~OneShotServer() {
-    ::shutdown(listener_, SHUT_RDWR);  // wakes an accept still waiting
-    if (thread_.joinable()) thread_.join();
-    ::close(listener_);
-  }
-  OneShotServer(const OneShotServer&) = delete;
-  OneShotServer& operator=(const OneShotServer&) = delete;
-  int port() const { return port_; }
-  // Waits for the one exchange to end.
-  const std::string& request() {
-    if (thread_.joinable()) thread_.join();
-    return request_;
-  }
-
- private:
-  std::string response_, request_;
-  int listener_ = -1, port_ = 0;
-  std::thread thread_;
 };
 
 Result compare(const std::vector<std::string>& args) {
@@ -299,7 +249,7 @@ TEST_CASE("compare fetches the run list of a live exporter over HTTP", "[compare
   auto runs = ten("old", 2.0, RunSpec{"", 0, "1.1", 11});
   for (auto& r : ten("new", 4.0, RunSpec{"", 0, "1.2", 12})) runs.push_back(r);
   const std::string body = list_json(runs);
-  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+  jank::test::OneShotServer server("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
   const auto r = compare({"--by", "version", "http://127.0.0.1:" + std::to_string(server.port()) + "/farm/"});
   CHECK(r.status == 1);
@@ -308,7 +258,7 @@ TEST_CASE("compare fetches the run list of a live exporter over HTTP", "[compare
 }
 
 TEST_CASE("compare of an exporter that answers an error exits 66", "[compare_cli]") {
-  OneShotServer server("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  jank::test::OneShotServer server("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   const auto r = compare({"--by", "version", url});
   CHECK(r.status == jank::app::kExitNoInput);
