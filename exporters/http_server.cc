@@ -770,8 +770,10 @@ class HttpServer::Impl {
         });
         return;
       }
-      admit(std::move(socket));
+      // The next accept first: should admitting this one throw (run() reports
+      // it), the server still takes connections.
       accept();
+      admit(std::move(socket));
     });
   }
 

@@ -9,6 +9,7 @@
 
 #include "exporters/report_assets.h"
 #include "exporters/run_report.h"
+#include "parsers/utf8.h"
 
 namespace jank::exporters {
 namespace {
@@ -440,7 +441,8 @@ std::optional<FileResponse> live_page(std::string_view path, const LiveSources& 
     if (!serial || serial->empty()) return html_response(404, not_found_page("Not a device address."));
     std::optional<json> device = sources.device ? sources.device(*serial) : std::nullopt;
     if (!device || !device->is_object()) {
-      return html_response(404, not_found_page("The exporter has no device " + *serial + "."));
+      // The serial comes from the URL, any bytes: the page is UTF-8 (parsers/utf8.h's rule).
+      return html_response(404, not_found_page("The exporter has no device " + parsers::utf8_replaced(*serial) + "."));
     }
     return html_response(200, device_page(*device));
   }

@@ -11,6 +11,7 @@
 
 #include "exporters/live_pages.h"
 #include "exporters/report_assets.h"
+#include "parsers/utf8.h"
 #include "tests/browser/html_scan.h"
 
 namespace {
@@ -253,6 +254,13 @@ TEST_CASE("live page answers 404 for an unknown or undecodable serial") {
   CHECK(hostile->status == 404);
   CHECK(hostile->body.find("<b>") == std::string::npos);
   CHECK(hostile->body.find("&lt;b&gt;") != std::string::npos);
+  // Bytes that are not UTF-8 in the address (found by fuzz/fuzz_http_request.cc): the page stays UTF-8.
+  const auto bytes = live_page("/devices/e\xff\xff" "5554", src);
+  REQUIRE(bytes);
+  CHECK(bytes->status == 404);
+  CHECK(jank::parsers::is_valid_utf8(bytes->body));
+  CHECK(bytes->body.find("e\xef\xbf\xbd\xef\xbf\xbd" "5554") != std::string::npos);
+  CHECK(jank::parsers::is_valid_utf8(live_page("/devices/caf%E9", src)->body));
 }
 
 TEST_CASE("live page serves its assets with their types and leaves other paths") {
