@@ -9,7 +9,6 @@
 
 #include "exporters/report_assets.h"
 #include "exporters/run_report.h"
-#include "parsers/utf8.h"
 
 namespace jank::exporters {
 namespace {
@@ -441,8 +440,8 @@ std::optional<FileResponse> live_page(std::string_view path, const LiveSources& 
     if (!serial || serial->empty()) return html_response(404, not_found_page("Not a device address."));
     std::optional<json> device = sources.device ? sources.device(*serial) : std::nullopt;
     if (!device || !device->is_object()) {
-      // The serial comes from the URL, any bytes: the page is UTF-8 (parsers/utf8.h's rule).
-      return html_response(404, not_found_page("The exporter has no device " + parsers::utf8_replaced(*serial) + "."));
+      // Any bytes from the URL: html_escape writes them as UTF-8.
+      return html_response(404, not_found_page("The exporter has no device " + *serial + "."));
     }
     return html_response(200, device_page(*device));
   }
