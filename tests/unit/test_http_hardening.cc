@@ -43,26 +43,6 @@ void send_all(int fd, const std::string& s) {
   REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
 }
 
-// One response on a kept-alive connection (head, then Content-Length bytes); "" on EOF or after `ms`.
-std::string read_response(int fd, int ms = 3000) {
-  std::string got;
-  const auto end = Clock::now() + std::chrono::milliseconds(ms);
-  while (Clock::now() < end) {
-    const auto head_end = got.find("\r\n\r\n");
-    if (head_end != std::string::npos) {
-      const auto cl = got.find("Content-Length: ");
-      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(got.substr(cl + 16));
-      if (got.size() >= head_end + 4 + length) return got;
-    }
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return {};
-    got.append(buf, static_cast<std::size_t>(n));
-  }
-  return {};
-}
 
 // Everything the server sends until it closes the connection; `closed` is
 // false when it did not close within `ms`.
@@ -140,7 +120,7 @@ TEST_CASE("a handler that throws is answered 500, reported, and the server goes 
   for (const auto& [bad, good] : steps) {
     INFO(bad);
     send_all(fd, get_request(bad));
-    const std::string r = read_response(fd);
+    const std::string r = test::read_response(fd);
     CHECK_THAT(r, Catch::StartsWith("HTTP/1.1 500 Internal Server Error\r\n"));
     CHECK_THAT(r, Catch::Contains("Connection: keep-alive"));
     if (bad.starts_with("/api/")) {
@@ -150,21 +130,21 @@ TEST_CASE("a handler that throws is answered 500, reported, and the server goes 
       CHECK(body_of(r) == "internal error\n");
     }
     send_all(fd, get_request(good));
-    CHECK_THAT(read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
+    CHECK_THAT(test::read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
   }
   fail = true;
   for (const char* path : {"/metrics", "/readyz"}) {
     INFO(path);
     send_all(fd, get_request(path));
-    const std::string r = read_response(fd);
+    const std::string r = test::read_response(fd);
     CHECK_THAT(r, Catch::StartsWith("HTTP/1.1 500"));
     CHECK(body_of(r) == "internal error\n");
   }
   fail = false;
   send_all(fd, get_request("/metrics"));
-  CHECK_THAT(read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(test::read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
   send_all(fd, get_request("/readyz"));
-  CHECK_THAT(read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(test::read_response(fd), Catch::StartsWith("HTTP/1.1 200"));
   ::close(fd);
 
   std::lock_guard<std::mutex> lock(mutex);
@@ -300,7 +280,7 @@ TEST_CASE("the Basic auth scheme is case-insensitive and the credentials may fol
   auto status = [&](const std::string& authorization) {
     const int fd = connect_to(port);
     send_all(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: " + authorization + "\r\n\r\n");
-    const std::string r = read_response(fd);
+    const std::string r = test::read_response(fd);
     ::close(fd);
     return r.substr(0, 12);
   };

@@ -206,26 +206,6 @@ int connect_loopback(int port) {
   return fd;
 }
 
-// One response on a kept-alive connection: the head, then Content-Length bytes; "" on EOF or after `ms`.
-std::string read_response(int fd, int ms = 3000) {
-  std::string got;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (std::chrono::steady_clock::now() < end) {
-    const auto head_end = got.find("\r\n\r\n");
-    if (head_end != std::string::npos) {
-      const auto cl = got.find("Content-Length: ");
-      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(got.substr(cl + 16));
-      if (got.size() >= head_end + 4 + length) return got;
-    }
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return {};
-    got.append(buf, static_cast<std::size_t>(n));
-  }
-  return {};
-}
 
 // True when the server closes `fd` within `ms` (dropping anything it sends).
 bool closed_within(int fd, int ms) {
@@ -252,15 +232,15 @@ TEST_CASE("HTTP/1.1 keeps a connection alive until its idle timeout", "[http]") 
   const int fd = connect_loopback(server.ports()[0]);
   for (int i = 0; i < 3; ++i) {
     send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-    const std::string r = read_response(fd);
+    const std::string r = test::read_response(fd);
     CHECK_THAT(r, Catch::StartsWith("HTTP/1.1 200"));
     CHECK_THAT(r, Catch::Contains("Connection: keep-alive"));
   }
   // Two pipelined requests are answered in order (one read may bring both answers).
   const auto t0 = std::chrono::steady_clock::now();
   send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nothing HTTP/1.1\r\nHost: x\r\n\r\n");
-  std::string both = read_response(fd);
-  if (both.find("404") == std::string::npos) both += read_response(fd);
+  std::string both = test::read_response(fd);
+  if (both.find("404") == std::string::npos) both += test::read_response(fd);
   CHECK_THAT(both, Catch::StartsWith("HTTP/1.1 200"));
   CHECK_THAT(both, Catch::Contains("HTTP/1.1 404"));
   // Closed once idle for 300 ms after the last answer, which came after t0.
@@ -306,7 +286,7 @@ TEST_CASE("a full server closes its longest-idle connection to admit a new one",
   for (int i = 0; i < 3; ++i) {
     fds.push_back(connect_loopback(port));
     send_all(fds.back(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-    REQUIRE_THAT(read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
+    REQUIRE_THAT(test::read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
   }
   // A request in progress is not idle: the second connection starts one.
   send_all(fds[1], "GET /healthz HTTP/1.1\r\n");
@@ -314,14 +294,14 @@ TEST_CASE("a full server closes its longest-idle connection to admit a new one",
   // A fourth connection evicts the first (idle longest), and is served; it stays, idle.
   fds.push_back(connect_loopback(port));
   send_all(fds.back(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-  CHECK_THAT(read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(test::read_response(fds.back()), Catch::StartsWith("HTTP/1.1 200"));
   CHECK(closed_within(fds[0], 2000));
   // The next one evicts the third (idle longer than the fourth); the second,
   // mid-request, stays and finishes its request.
   CHECK_THAT(get(port, "/healthz"), Catch::StartsWith("HTTP/1.1 200"));
   CHECK(closed_within(fds[2], 2000));
   send_all(fds[1], "Host: x\r\n\r\n");
-  CHECK_THAT(read_response(fds[1]), Catch::StartsWith("HTTP/1.1 200"));
+  CHECK_THAT(test::read_response(fds[1]), Catch::StartsWith("HTTP/1.1 200"));
   for (int fd : fds) ::close(fd);
 }
 
@@ -332,7 +312,7 @@ TEST_CASE("a new server on the same address takes over the listening socket", "[
   const int port = old_server->ports()[0];
   const int kept = connect_loopback(port);  // served by the old server, then idle there
   send_all(kept, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-  REQUIRE_THAT(read_response(kept), Catch::StartsWith("HTTP/1.1 200"));
+  REQUIRE_THAT(test::read_response(kept), Catch::StartsWith("HTTP/1.1 200"));
   options.basic_auth = std::make_pair(std::string("prom"), std::string("new"));
   // "127.0.0.1:0" names the same address: the new server shares the old socket, both listening meanwhile.
   auto new_server = std::make_unique<exporters::HttpServer>(options, exporters::HttpServer::MetricsSource{},

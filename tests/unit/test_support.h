@@ -4,10 +4,12 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +35,28 @@ inline int connect_loopback(int port) {
   if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
   if (fd >= 0) ::close(fd);
   return -1;
+}
+
+// One response on a kept-alive connection: the head, then Content-Length
+// bytes; "" on EOF or after `ms`.
+inline std::string read_response(int fd, int ms = 3000) {
+  std::string got;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < end) {
+    const auto head_end = got.find("\r\n\r\n");
+    if (head_end != std::string::npos) {
+      const auto cl = got.find("Content-Length: ");
+      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(got.substr(cl + 16));
+      if (got.size() >= head_end + 4 + length) return got;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return {};
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  return {};
 }
 
 class TempDir {
