@@ -223,12 +223,20 @@ void DeviceController::open_logcat() {
   log_ = std::make_unique<LogSession>(config_, serial_, shared_, runner(), clock_.wall_ns);
   ingest::StreamCallbacks callbacks;
   callbacks.on_data = guarded([this](std::string_view bytes) {
-    backoff_.reset();  // data flows: the device is healthy
     stream_delivered_ = true;
-    if (!log_->feed(bytes)) restart_session("logcat stream: " + log_->error());
+    if (!log_->feed(bytes)) {
+      // What logcat said on stderr is the reason ("Unable to open log device …").
+      const std::string said = ingest::failure_text({}, std::nullopt, logcat_ ? logcat_->error_output() : "");
+      return restart_session("logcat stream: " + log_->error() + (said.empty() ? "" : " (device: " + said + ")"));
+    }
+    // Only lines read while following prove the session healthy: a stream
+    // that fails in its preamble or before its first new line every time (a
+    // release that refuses an option) is asked again at growing intervals.
+    if (log_->delivering()) backoff_.reset();
   });
   callbacks.on_end = guarded([this](const ingest::StreamEnd& end) {
-    restart_session("logcat stream ended" + (end.error ? ": " + end.error.to_string() : std::string()));
+    const std::string why = ingest::failure_text(end);
+    restart_session("logcat stream ended" + (why.empty() ? std::string() : ": " + why));
   });
   // Opening the service on a slow device takes as long as its commands do.
   const auto open_within = std::max(std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000)),

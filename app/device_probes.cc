@@ -58,7 +58,7 @@ DeviceProbes::DeviceProbes(std::shared_ptr<const config::Config> config, std::st
 
 void DeviceProbes::start(std::function<void()> ready, std::function<void(const std::string&)> failed) {
   run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed)](ingest::ShellResult r) {
-    if (r.error) return failed("getprop: " + r.error.to_string());
+    if (r.error) return failed("getprop: " + ingest::failure_text(r));
     const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
     shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { record_facts(d, facts); });
     skipwarning(facts.choreographer_skipwarning, [this, ready] {

@@ -55,6 +55,8 @@ bool LogSession::feed(std::string_view bytes) {
     follower_->feed(bytes);
     after_feed();
     if (follower_->state() == parsers::LogcatFollower::State::failed) return false;
+    delivering_ = delivering_ || (follower_->state() == parsers::LogcatFollower::State::following &&
+                                  follower_->entries() > entries_before);
     // One read that brings a quarter ring's worth of entries is a burst the
     // ring may not have held whole: logd may have skipped the stream ahead.
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&

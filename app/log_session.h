@@ -40,6 +40,9 @@ class LogSession {
   // Bytes from the stream. False (and `error()`) when the stream cannot be followed.
   bool feed(std::string_view bytes);
   const std::string& error() const;
+  // A read brought log entries while the stream was following (past its
+  // preamble and what the ring held at the start).
+  bool delivering() const { return delivering_; }
   // A ring that printed less than its statistics promised (logd pruned in
   // between) leaves the stream undecided until that buffer logs again; the
   // session calls this after waiting long enough.
@@ -68,6 +71,7 @@ class LogSession {
   bool plan_applied_ = false;
   bool check_running_ = false;      // a continuity check is out
   bool catching_up_ = true;         // not yet past what the ring held at the start
+  bool delivering_ = false;         // see delivering()
   std::optional<metrics::ProcessListing> pending_processes_;
 };
 

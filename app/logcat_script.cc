@@ -7,10 +7,13 @@
 namespace jank::app {
 namespace {
 
+// One -b per buffer: logcat takes a comma list only from Android 7.1 on
+// (before, "Unable to open log device 'main,system'"), repeated -b on every
+// release (docs/ingest.md, "Android releases").
 std::string script(bool dump) {
-  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main,system", "-D"};
+  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main", "-b", "system", "-D"};
   if (dump) args.push_back("-d");
-  return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main,system; echo " +
+  return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main -b system; echo " +
          std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
 }
 

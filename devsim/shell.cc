@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <optional>
 #include <string_view>
 #include <cctype>
@@ -72,8 +73,32 @@ std::string logd_statistics(const LogBuffers& logs, LogMask mask) {
   return trim(head) + trim(total) + trim(now);
 }
 
+// What logcat before Android 7.0 says of a -v word it does not know, or ""
+// when it knows it (docs/devsim.md, "Releases"). 5.x knows the eight formats
+// and no modifier (liblog/logprint.c:187-195 @ android-5.0.0_r1; logcat.cpp
+// :538-543 exits -1); 6.0 adds color, usec and printable
+// (liblog/logprint.c:244-255 @ android-6.0.0_r1; logcat_panic, exit 1); 7.0
+// brings epoch, year, zone, monotonic and uid.
+std::string older_format_refusal(int sdk, const std::string& value, int* exit) {
+  if (sdk >= 24) return {};
+  static const std::set<std::string_view> kFormats = {"brief", "process", "tag",        "thread",
+                                                      "raw",   "time",    "threadtime", "long"};
+  std::string_view rest = value;
+  while (!rest.empty()) {
+    const auto c = rest.find_first_of(", ");
+    const std::string_view word = rest.substr(0, c);
+    rest = c == std::string_view::npos ? std::string_view() : rest.substr(c + 1);
+    if (word.empty() || kFormats.contains(word)) continue;
+    if (sdk >= 23 && (word == "color" || word == "usec" || word == "printable")) continue;
+    *exit = sdk >= 23 ? 1 : 255;
+    return sdk >= 23 ? "Invalid parameter " + std::string(word) + " to -v\n" : std::string("Invalid parameter to -v\n");
+  }
+  return {};
+}
+
 // `logcat ARGS`: returns the finished result or a follow.
 ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
+  const int sdk = dev.config().sdk;
   ShellResult r;
   LogcatFollow f;
   bool mask_given = false, clear = false, getsize = false, dump = false, statistics = false;
@@ -105,6 +130,10 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
     int got = 0;
     if ((got = opt_with_value("-v")) != 0) {
       if (got < 0) return r;
+      if (const std::string refusal = older_format_refusal(sdk, val, &r.exit); !refusal.empty()) {
+        r.err += refusal;
+        return r;
+      }
       if (!f.format.apply(val)) {
         r.err += "logcat: Invalid parameter \"" + val + "\" to -v\n";
         r.exit = 1;
@@ -112,6 +141,13 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
       }
     } else if ((got = opt_with_value("-b")) != 0) {
       if (got < 0) return r;
+      // Before 7.1 -b names one buffer: a list is a name no log device has
+      // (logcat.cpp:1076-1083,1117-1118 @ android-7.0.0_r1; :833 @ 6.0).
+      if (sdk < 25 && val.find_first_of(",:; \t") != std::string::npos) {
+        r.err += "Unable to open log device '" + val + "'\n";
+        r.exit = 1;
+        return r;
+      }
       std::string bad;
       auto m = parse_log_mask(val, &bad);
       if (!m) {
@@ -160,6 +196,11 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
       f.default_min = 'S';
     } else if (a == "-S" || a == "--statistics") {
       statistics = true;
+    } else if (sdk < 23 && (a == "-D" || a == "--dividers")) {
+      // 5.x: no -D (getopt string "cdt:T:gG:sQf:r:n:v:b:BSpP:", logcat.cpp:342,620-623 @ android-5.0.0_r1).
+      r.err += "Unrecognized Option\n";
+      r.exit = 255;
+      return r;
     } else if (a == "-D" || a == "--dividers") {
       f.dividers = true;
     } else if (a == "-B" || a == "-Q") {

@@ -23,7 +23,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     auto service = shell_service(protocol_, command);
     if (!service) {
       auto self = shared_from_this();
-      asio::post(io_, [self] { self->finish({AdbError{AdbErrorKind::invalid_request, "bad shell command"}, {}}); });
+      asio::post(io_, [self] { self->finish({AdbError{AdbErrorKind::invalid_request, "bad shell command"}, {}, {}}); });
       return;
     }
     auto weak = weak_from_this();
@@ -43,11 +43,12 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   }
 
   std::uint64_t bytes = 0;
+  std::string error_output;  // the first kMaxErrorOutput bytes of stderr
 
  private:
   void opened(AdbError error, tcp::socket socket) {
     if (closed_) return;
-    if (error) return finish({std::move(error), {}});
+    if (error) return finish({std::move(error), {}, {}});
     socket_ = std::move(socket);
     read();
   }
@@ -61,7 +62,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
         const std::string_view chunk(self->buffer_.data(), n);
         if (self->protocol_ == ShellProtocol::v2) {
           if (self->demux_.feed(chunk, *self) != ShellV2Error::none) {
-            return self->finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}});
+            return self->finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}, {}});
           }
           if (self->closed_) return;  // a callback closed us
         } else if (self->callbacks_.on_data) {
@@ -72,6 +73,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
       if (ec) {
         // EOF: legacy shell has no other end; v2 should have sent its exit packet.
         StreamEnd end;
+        end.error_output = self->error_output;
         if (self->protocol_ == ShellProtocol::v2 && self->exit_code_) {
           end.exit_code = self->exit_code_;
         } else if (self->protocol_ == ShellProtocol::legacy && ec == asio::error::eof) {
@@ -104,7 +106,10 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   void on_stdout(std::string_view bytes_in) override {
     if (callbacks_.on_data) callbacks_.on_data(bytes_in);
   }
-  void on_stderr(std::string_view) override {}
+  void on_stderr(std::string_view bytes_in) override {
+    const std::size_t room = kMaxErrorOutput - std::min(kMaxErrorOutput, error_output.size());
+    error_output.append(bytes_in.substr(0, room));
+  }
   void on_exit(std::uint8_t code) override { exit_code_ = code; }
 
   void finish(StreamEnd end) {
@@ -146,6 +151,8 @@ void DeviceStream::close() {
 
 std::uint64_t DeviceStream::bytes_received() const { return impl_ ? impl_->bytes : 0; }
 
+std::string DeviceStream::error_output() const { return impl_ ? impl_->error_output : std::string(); }
+
 namespace {
 
 // Collects a command's output under one deadline.
@@ -163,6 +170,7 @@ struct ShellCall : std::enable_shared_from_this<ShellCall> {
     if (done) return;
     done = true;
     timer.cancel();
+    if (stream && result.error_output.empty()) result.error_output = stream->error_output();  // cut short
     if (stream) stream->close();
     stream.reset();
     auto h = std::move(handler);
@@ -191,6 +199,7 @@ std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint&
   callbacks.on_end = [call](const StreamEnd& end) {
     call->result.error = end.error;
     call->result.exit_code = end.exit_code;
+    call->result.error_output = end.error_output;
     call->complete();
   };
   call->stream = DeviceStream::open(io, endpoint, serial, protocol, command, deadline, std::move(callbacks));
@@ -201,6 +210,22 @@ std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint&
     call->complete();
   });
   return call->stream;
+}
+
+std::string failure_text(const AdbError& error, std::optional<int> exit_code, std::string_view error_output) {
+  std::string out;
+  if (error) out = error.to_string();
+  if (exit_code && *exit_code != 0) out += (out.empty() ? "" : ", ") + std::string("exit status ") + std::to_string(*exit_code);
+  // The first line that says something: tools print their reason first.
+  std::string_view line;
+  while (!error_output.empty() && line.empty()) {
+    const auto nl = error_output.find('\n');
+    line = error_output.substr(0, nl);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    error_output = nl == std::string_view::npos ? std::string_view() : error_output.substr(nl + 1);
+  }
+  if (!line.empty()) out += (out.empty() ? "" : ": ") + std::string(line);
+  return out;
 }
 
 std::string_view shell_result_name(const ShellResult& r) {

@@ -19,9 +19,15 @@
 
 namespace jank::ingest {
 
+// What a command wrote to stderr is kept up to this many bytes: enough for
+// the reason a tool gives ("Unable to open log device 'main,system'"), never
+// a flood's worth.
+inline constexpr std::size_t kMaxErrorOutput = 512;
+
 struct StreamEnd {
   AdbError error;                 // none when the command ended by itself
   std::optional<int> exit_code;   // shell v2 only
+  std::string error_output;       // stderr, shell v2 only (legacy merges it into stdout)
 };
 
 struct StreamOptions {
@@ -47,6 +53,8 @@ class DeviceStream : public std::enable_shared_from_this<DeviceStream> {
   // Stops reading and closes the socket; no callback runs afterwards.
   void close();
   std::uint64_t bytes_received() const;
+  // What the command wrote to stderr so far (shell v2), at most kMaxErrorOutput bytes.
+  std::string error_output() const;
 
   class Impl;
   explicit DeviceStream(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -60,9 +68,17 @@ struct ShellResult {
   std::optional<int> exit_code;  // shell v2 only
   std::string output;            // stdout (legacy shell: stdout and stderr merged)
   bool truncated = false;        // output beyond max_output was dropped
+  std::string error_output;      // stderr (shell v2), at most kMaxErrorOutput bytes
 };
 // The result as a metric label: "ok", "timeout", "error" or "truncated".
 std::string_view shell_result_name(const ShellResult& result);
+
+// Why a command or stream failed, for a person: the transport's error, the
+// exit status and the first line of what the device wrote to stderr
+// ("exit status 1: Unable to open log device 'main,system'"); "" when none.
+std::string failure_text(const AdbError& error, std::optional<int> exit_code, std::string_view error_output);
+inline std::string failure_text(const ShellResult& r) { return failure_text(r.error, r.exit_code, r.error_output); }
+inline std::string failure_text(const StreamEnd& e) { return failure_text(e.error, e.exit_code, e.error_output); }
 
 // Runs one command; the handler runs once, on the io_context. The deadline
 // covers everything: a device that stops answering cannot hold the call.

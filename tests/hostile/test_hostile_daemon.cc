@@ -49,7 +49,7 @@ std::string promtool_check(const std::string& http_response) {
 // package names that passed validation, single-quoted.
 bool allowed_service(const std::string& s) {
   const std::string logcat =
-      "shell:export ANDROID_LOG_TAGS=\"''\"; exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main,system'";
+      "shell:export ANDROID_LOG_TAGS=\"''\"; exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main' '-b' 'system'";
   const std::set<std::string> fixed = {"shell:getprop", "shell:ps -A", "shell:dumpsys display",
                                        "shell:dumpsys SurfaceFlinger", "shell:dumpsys window displays",
                                        "shell:dumpsys SurfaceFlinger --list",

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/device_stream.h"
 #include "ingest/shell_v2.h"
 
 using namespace jank::ingest;
@@ -165,4 +166,21 @@ TEST_CASE("shell v2: packets a device should not send are skipped with their pay
   CHECK(demux.ignored_packets() == 4);
   REQUIRE(r.parts.size() == 1);
   CHECK(r.parts[0].second == "kept");
+}
+
+TEST_CASE("a failed command is described by its error, exit status and the first line of its stderr", "[adb][shell]") {
+  using jank::ingest::AdbError;
+  using jank::ingest::AdbErrorKind;
+  CHECK(jank::ingest::failure_text({}, 0, "") == "");
+  CHECK(jank::ingest::failure_text({}, 1, "Unable to open log device 'main,system'\n") ==
+        "exit status 1: Unable to open log device 'main,system'");
+  // The first line that says something; usage text after it is left out.
+  CHECK(jank::ingest::failure_text({}, 255, "\n\r\nInvalid parameter to -v\nUsage: logcat [options]\n") ==
+        "exit status 255: Invalid parameter to -v");
+  CHECK(jank::ingest::failure_text(AdbError{AdbErrorKind::timeout, "no answer"}, std::nullopt, "") ==
+        AdbError{AdbErrorKind::timeout, "no answer"}.to_string());
+  jank::ingest::ShellResult r;
+  r.exit_code = 127;
+  r.error_output = "/system/bin/sh: pidof: not found\n";
+  CHECK(jank::ingest::failure_text(r) == "exit status 127: /system/bin/sh: pidof: not found");
 }

@@ -23,9 +23,9 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
   const std::string follow = follow_script(cursor);
   CHECK(follow.rfind(cursor_declaration(cursor), 0) == 0);
   const auto boot = follow.find("cat /proc/sys/kernel/random/boot_id");
-  const auto stats = follow.find("logcat -S -b main,system");
+  const auto stats = follow.find("logcat -S -b main -b system");
   const auto marker = follow.find("echo " + std::string(kPreambleEnd));
-  const auto stream = follow.find("exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main,system' '-D'");
+  const auto stream = follow.find("exec logcat '-v' 'threadtime' '-v' 'epoch' '-v' 'usec' '-b' 'main' '-b' 'system' '-D'");
   REQUIRE(boot != std::string::npos);
   REQUIRE(stream != std::string::npos);
   CHECK(boot < stats);
@@ -36,6 +36,6 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
 
   const std::string dump = ring_dump_script();
   CHECK(dump.find("jank_exporter:cursor") == std::string::npos);
-  CHECK(dump.find("'main,system' '-D' '-d'") != std::string::npos);
+  CHECK(dump.find("'system' '-D' '-d'") != std::string::npos);
   CHECK(logcat_buffers() == std::vector<std::string>{"main", "system"});
 }

@@ -1,0 +1,69 @@
+// The simulator's logcat answers as each release's does (docs/devsim.md,
+// "Releases"): the option each release refuses, with its message and exit
+// status, and what every release accepts.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "devsim/model.h"
+#include "devsim/shell.h"
+
+using namespace jank::devsim;
+
+namespace {
+
+DeviceConfig on_sdk(int sdk) {
+  DeviceConfig c;
+  c.sdk = sdk;
+  c.noise_lines_per_sec = 0;
+  AppConfig a;
+  a.package = "com.example.feed";
+  a.stall_prob = 0;
+  c.apps.push_back(a);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a -b list is one buffer name up to Android 7.0 and a list from 7.1", "[devsim][releases]") {
+  ManualClock clock;
+  for (const int sdk : {21, 22, 23, 24}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    const ShellResult list = run_shell(dev, "logcat -S -b main,system");
+    CHECK(list.exit == 1);
+    CHECK(list.err == "Unable to open log device 'main,system'\n");
+    CHECK(list.out.empty());
+    const ShellResult each = run_shell(dev, "logcat -S -b main -b system");
+    CHECK(each.exit == 0);
+    CHECK(each.out.rfind("size/num main", 0) == 0);
+  }
+  for (const int sdk : {25, 26, 30, 34}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    const ShellResult list = run_shell(dev, "logcat -S -b main,system");
+    CHECK(list.exit == 0);
+    CHECK(list.out == run_shell(dev, "logcat -S -b main -b system").out);
+  }
+}
+
+TEST_CASE("-v modifiers: none on 5.x, usec on 6.0, epoch from 7.0", "[devsim][releases]") {
+  ManualClock clock;
+  Device lollipop(on_sdk(22), clock);
+  ShellResult r = run_shell(lollipop, "logcat -d -v threadtime -v usec -b main");
+  CHECK(r.exit == 255);
+  CHECK(r.err == "Invalid parameter to -v\n");
+  r = run_shell(lollipop, "logcat -d -v threadtime -b main -D");
+  CHECK(r.exit == 255);
+  CHECK(r.err == "Unrecognized Option\n");
+  CHECK(run_shell(lollipop, "logcat -d -v threadtime -b main").exit == 0);
+
+  Device marshmallow(on_sdk(23), clock);
+  r = run_shell(marshmallow, "logcat -d -v threadtime -v epoch -v usec -b main -b system -D");
+  CHECK(r.exit == 1);
+  CHECK(r.err == "Invalid parameter epoch to -v\n");
+  CHECK(run_shell(marshmallow, "logcat -d -v threadtime -v usec -b main -b system -D").exit == 0);
+
+  Device nougat(on_sdk(24), clock);
+  CHECK(run_shell(nougat, "logcat -d -v threadtime -v epoch -v usec -b main -b system -D").exit == 0);
+}
