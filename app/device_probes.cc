@@ -60,6 +60,7 @@ void DeviceProbes::start(std::function<void()> ready, std::function<void(const s
   run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed)](ingest::ShellResult r) {
     if (r.error) return failed("getprop: " + ingest::failure_text(r));
     const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
+    sdk_ = facts.sdk;
     shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { record_facts(d, facts); });
     skipwarning(facts.choreographer_skipwarning, [this, ready] {
       refresh();
@@ -136,8 +137,10 @@ void DeviceProbes::display() {
   });
 }
 
+std::string_view process_list_command(std::optional<int> sdk) { return sdk && *sdk < 26 ? "ps" : "ps -A"; }
+
 void DeviceProbes::processes() {
-  run_("ps -A", kSmallOutput, [this](ingest::ShellResult r) {
+  run_(std::string(process_list_command(sdk_)), kSmallOutput, [this](ingest::ShellResult r) {
     if (r.error) return;
     if (auto running = running_processes(r.output)) listed_(std::move(*running));
   });

@@ -44,9 +44,16 @@ void record_facts(metrics::DeviceMetrics& device, const parsers::DeviceFacts& fa
 void record_refresh(metrics::DeviceMetrics& device, const std::optional<parsers::RefreshRate>& rate,
                     double default_hz);
 
-// The user processes of a `ps -A` listing; nullopt when the listing is too
-// short to trust (before Android 8, `ps -A` lists almost nothing).
+// The user processes of a process listing; nullopt when the listing is too
+// short to trust.
 std::optional<metrics::ProcessListing> running_processes(std::string_view ps_output);
+
+// The command that lists every process on a release: toybox `ps` (8.0 on)
+// needs -A, without it only the caller's session is listed; toolbox `ps`
+// (until 7.1) lists every process plainly and takes -A as a name filter
+// (5.x, 6.0: only the header) or a bad pid (7.x). An unknown release is
+// taken to be a current one.
+std::string_view process_list_command(std::optional<int> sdk);
 
 class DeviceProbes {
  public:
@@ -73,6 +80,7 @@ class DeviceProbes {
   RunCommand run_;
   RunAfter after_;
   Listed listed_;
+  std::optional<int> sdk_;  // ro.build.version.sdk, once getprop answered
 };
 
 }  // namespace jank::app

@@ -1190,26 +1190,64 @@ std::string Device::truth_json() const {
   return s;
 }
 
-std::string Device::ps() const {
-  std::string s = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n";
-  auto row = [&](const char* user, std::int32_t pid, std::int32_t ppid, const std::string& name) {
-    s += fmt("%-10s %7d %5d %7d %6d %-16s %4d %c %s\n", user, pid, ppid, 12345678, 98765, "do_epoll_wait", 0, 'S',
-             name.c_str());
-  };
-  row("root", 1, 0, "init");
-  row("logd", logd_pid_, 1, "logd");
-  row("root", zygote_pid_, 1, "zygote64");
-  row("system", system_server_pid_, zygote_pid_, "system_server");
+std::vector<Device::Process> Device::processes() const {
+  std::vector<Process> out = {{"root", 1, 0, "init"},
+                              {"logd", logd_pid_, 1, "logd"},
+                              {"root", zygote_pid_, 1, "zygote64"},
+                              {"system", system_server_pid_, zygote_pid_, "system_server"}};
   for (const auto& a : apps_) {
-    if (a.pid == 0) continue;
-    row(fmt("u0_a%d", a.uid - 10000).c_str(), a.pid, zygote_pid_, a.cfg.package);
+    if (a.pid != 0) out.push_back({fmt("u0_a%d", a.uid - 10000), a.pid, zygote_pid_, a.cfg.package});
   }
   if (perfetto_.traced_pid()) {
-    row("nobody", perfetto_.traced_pid(), 1, "traced");
-    row("nobody", perfetto_.traced_probes_pid(), 1, "traced_probes");
+    out.push_back({"nobody", perfetto_.traced_pid(), 1, "traced"});
+    out.push_back({"nobody", perfetto_.traced_probes_pid(), 1, "traced_probes"});
   }
   // A background perfetto is a daemon of the shell user: init is its parent.
-  for (const std::int32_t pid : perfetto_.pids()) row("shell", pid, 1, "perfetto");
+  for (const std::int32_t pid : perfetto_.pids()) out.push_back({"shell", pid, 1, "perfetto"});
+  return out;
+}
+
+std::string Device::ps(const std::vector<std::string>& args, int* exit) const {
+  *exit = 0;
+  const std::vector<Process> all = processes();
+  if (cfg_.sdk >= 26) {
+    // toybox ps (8.0 on): -A lists every process; without it only the
+    // caller's session, here the ps itself.
+    std::string s = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n";
+    auto row = [&](const std::string& user, std::int32_t pid, std::int32_t ppid, const std::string& name, char state) {
+      s += fmt("%-10s %7d %5d %7d %6d %-16s %4d %c %s\n", user.c_str(), pid, ppid, 12345678, 98765,
+               state == 'R' ? "0" : "do_epoll_wait", 0, state, name.c_str());
+    };
+    const bool every = std::find(args.begin(), args.end(), "-A") != args.end();
+    if (!every) {
+      row("shell", next_pid_, system_server_pid_ + 1, "ps", 'R');
+      return s;
+    }
+    for (const auto& p : all) row(p.user, p.pid, p.ppid, p.name, 'S');
+    return s;
+  }
+  // toolbox ps (until 7.1). An argument that is not a number or a flag it
+  // knows: a name-prefix filter until 6.0 (core toolbox/ps.c ps_main,
+  // namefilter), a pid since 7.0, where the name filter was removed:
+  // "bad pid '-A'" on stdout, status 1 (toolbox/ps.c:295-303 @ android-7.0.0_r1).
+  std::string filter;
+  if (!args.empty()) {
+    if (cfg_.sdk >= 24) {
+      *exit = 1;
+      return "bad pid '" + args.front() + "'\n";
+    }
+    filter = args.front();
+  }
+  // 6.0 prints the wait channel's name and a 64-bit PC; 5.x both as 8 hex digits.
+  const bool wide = cfg_.sdk >= 23;
+  std::string s = wide ? fmt("USER      PID   PPID  VSIZE  RSS   WCHAN      %10s  NAME\n", "PC")
+                       : std::string("USER     PID   PPID  VSIZE  RSS     WCHAN    PC        NAME\n");
+  for (const auto& p : all) {
+    if (p.name.compare(0, filter.size(), filter) != 0) continue;
+    s += fmt("%-9s %-5d %-5d %-6d %-5d", p.user.c_str(), p.pid, p.ppid, 12056, 3948);
+    s += wide ? fmt(" %10.10s %010x S %s\n", "SyS_epoll_", 0u, p.name.c_str())
+              : fmt(" %08x %08x S %s\n", 0u, 0u, p.name.c_str());
+  }
   return s;
 }
 

@@ -390,6 +390,13 @@ class Device {
   // Shell outputs.
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
   std::string dumpsys_display() const;
+  // Every process the device runs: user, pid, parent pid, name.
+  struct Process {
+    std::string user;
+    std::int32_t pid, ppid;
+    std::string name;
+  };
+  std::vector<Process> processes() const;
   // dumpsys package PKG in the release's layout (devsim/package_dump.cc);
   // `Unable to find package: PKG` for one not installed.
   std::string dumpsys_package(std::string_view pkg) const;
@@ -413,7 +420,10 @@ class Device {
   std::string layer_name(const AppState& a, bool game) const;
   // The same for the layer instance with this id (the app may have made a new one since).
   std::string layer_name(const AppState& a, bool game, std::uint32_t id) const;
-  std::string ps() const;
+  // `ps ARGS` as the release's ps answers (docs/devsim.md, "Releases"):
+  // toybox from 8.0, toolbox before. Sets `exit`.
+  std::string ps(const std::vector<std::string>& args, int* exit) const;
+  std::string ps() const { int exit = 0; return ps({"-A"}, &exit); }
 
   // Lines lost to ring-buffer wrap, over all buffers, since the device started.
   std::uint64_t lines_lost() const { return lines_pruned_; }

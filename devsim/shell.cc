@@ -643,8 +643,9 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     return s.exit;
   }
   if (cmd == "ps") {
-    r.out += dev.ps();
-    return 0;
+    int code = 0;
+    r.out += dev.ps(std::vector<std::string>(w.begin() + 1, w.end()), &code);
+    return code;
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {

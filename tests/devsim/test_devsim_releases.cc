@@ -3,10 +3,13 @@
 // status, and what every release accepts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "devsim/model.h"
 #include "devsim/shell.h"
+#include "parsers/process_list.h"
 
 using namespace jank::devsim;
 
@@ -66,4 +69,45 @@ TEST_CASE("-v modifiers: none on 5.x, usec on 6.0, epoch from 7.0", "[devsim][re
 
   Device nougat(on_sdk(24), clock);
   CHECK(run_shell(nougat, "logcat -d -v threadtime -v epoch -v usec -b main -b system -D").exit == 0);
+}
+
+TEST_CASE("ps answers as toolbox before 8.0 and as toybox after, and the exporter's parser reads each listing",
+          "[devsim][releases]") {
+  ManualClock clock;
+  auto names = [](const std::string& listing) {
+    std::vector<std::string> out;
+    for (const auto& p : jank::parsers::parse_process_list(listing).processes) out.push_back(p.name);
+    return out;
+  };
+  const std::vector<std::string> every = {"init", "logd", "zygote64", "system_server", "com.example.feed"};
+  for (const int sdk : {21, 22, 23}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    const ShellResult plain = run_shell(dev, "ps");
+    CHECK(plain.exit == 0);
+    CHECK(names(plain.out) == every);
+    // -A is a name prefix no process has: the header alone.
+    const ShellResult dash_a = run_shell(dev, "ps -A");
+    CHECK(dash_a.exit == 0);
+    CHECK(dash_a.out.rfind("USER ", 0) == 0);
+    CHECK(std::count(dash_a.out.begin(), dash_a.out.end(), '\n') == 1);
+    CHECK(names(run_shell(dev, "ps com.example").out) == std::vector<std::string>{"com.example.feed"});
+  }
+  for (const int sdk : {24, 25}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    CHECK(names(run_shell(dev, "ps").out) == every);
+    const ShellResult dash_a = run_shell(dev, "ps -A");
+    CHECK(dash_a.exit == 1);
+    CHECK(dash_a.out == "bad pid '-A'\n");
+  }
+  for (const int sdk : {26, 30, 34}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    auto listed = names(run_shell(dev, "ps -A").out);
+    REQUIRE(listed.size() >= every.size());
+    listed.resize(every.size());  // traced and traced_probes follow from Android 11 on
+    CHECK(listed == every);
+    CHECK(names(run_shell(dev, "ps").out) == std::vector<std::string>{"ps"});  // the caller's session only
+  }
 }

@@ -73,3 +73,13 @@ TEST_CASE("a process listing keeps user processes and is ignored when too short 
       "shell        21992 21989    5568   3016 0            b4396448 R ps\n";
   CHECK_FALSE(jank::app::running_processes(pre_o));
 }
+
+TEST_CASE("every process is listed with the ps each release has", "[probes]") {
+  using jank::app::process_list_command;
+  CHECK(process_list_command(21) == "ps");  // toolbox: -A is a name filter (5.x, 6.0)
+  CHECK(process_list_command(23) == "ps");
+  CHECK(process_list_command(25) == "ps");  // toolbox: -A is a bad pid (7.x)
+  CHECK(process_list_command(26) == "ps -A");  // toybox: plain ps lists the caller's session only
+  CHECK(process_list_command(36) == "ps -A");
+  CHECK(process_list_command(std::nullopt) == "ps -A");
+}
