@@ -50,7 +50,7 @@ TEST_CASE("a -b list is one buffer name up to Android 7.0 and a list from 7.1", 
   }
 }
 
-TEST_CASE("-v modifiers: none on 5.x, usec on 6.0, epoch from 7.0", "[devsim][releases]") {
+TEST_CASE("logcat -v modifiers: none on 5.x, usec on 6.0, epoch from 7.0", "[devsim][releases]") {
   ManualClock clock;
   Device lollipop(on_sdk(22), clock);
   ShellResult r = run_shell(lollipop, "logcat -d -v threadtime -v usec -b main");
