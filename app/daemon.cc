@@ -16,6 +16,7 @@
 #include "app/runs_api.h"
 #include "app/host_clock.h"
 #include "app/log.h"
+#include "app/thread_barrier.h"
 #include "app/sd_notify.h"
 #include "app/shared_state.h"
 #include "app/state_file.h"
@@ -119,31 +120,15 @@ class Daemon {
     auto next = steady_clock::now();
     while (!io_.stopped()) {
       const milliseconds tick(std::clamp(config_->logcat_read_batch_ms / 4, 0, 25));
-      // The barrier of every task posted to the io thread: an exception
-      // leaving one abandons that task alone, never the loop every device
-      // depends on (asio lets run/poll be called again after a throw).
-      try {
-        if (tick.count() == 0) {
-          io_.run_for(milliseconds(200));  // comes back to see a reloaded config
-          continue;
-        }
-        io_.poll();
-      } catch (const std::exception& e) {
-        internal_error("io", e.what());
-        continue;
-      } catch (...) {
-        internal_error("io", "an exception of unknown type");
-        continue;
-      }
+      const bool plain = tick.count() == 0;  // run_for comes back to see a reloaded config
+      // The io thread's barrier: an exception abandons its task alone, never
+      // the loop (asio lets run/poll be called again after a throw).
+      const auto escaped = escaped_from([&] { plain ? io_.run_for(milliseconds(200)) : io_.poll(); });
+      if (escaped) report_internal_error(shared_, "io", *escaped);
+      if (plain || escaped) continue;
       next = std::max(next + tick, steady_clock::now());
       std::this_thread::sleep_until(next);
     }
-  }
-
-  void internal_error(const char* thread, std::string_view what) {
-    log_error(std::string("internal error on the ") + thread + " thread, carrying on: " + std::string(what));
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    ++shared_.daemon.internal_errors[thread];
   }
 
   bool start_http() {
@@ -164,7 +149,7 @@ class Daemon {
     // A handler that threw was answered 500 and the server goes on; the
     // daemon's state survives it too (the lock is released by then).
     http.on_handler_error = [this](std::string_view path, std::string_view what) {
-      internal_error("http", (path.empty() ? std::string("the server") : std::string(path)) + ": " + std::string(what));
+      report_internal_error(shared_, "http", (path.empty() ? std::string("the server") : std::string(path)) + ": " + std::string(what));
     };
     if (!error.empty()) {
       log_error(error);

@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 
 #include "app/log.h"
+#include "app/thread_barrier.h"
 #include "exporters/trace_json.h"
 #include "metrics/trace_files.h"
 
@@ -100,20 +101,11 @@ class TraceHost::Writer {
   // The thread's barrier: a save that throws is a trace not kept (and
   // counted as such), never the end of the writer or of the daemon.
   SavedTrace guarded(const Job& job) {
-    std::string what;
-    try {
-      return job();
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-      what = "an exception of unknown type";
-    }
-    log_error("internal error on the trace_writer thread, carrying on: " + what);
-    {
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      ++shared_.daemon.internal_errors["trace_writer"];
-    }
-    return SavedTrace{{}, "write_failed", "internal error: " + what};
+    SavedTrace saved;
+    const auto escaped = escaped_from([&] { saved = job(); });
+    if (!escaped) return saved;
+    report_internal_error(shared_, "trace_writer", *escaped);
+    return SavedTrace{{}, "write_failed", "internal error: " + *escaped};
   }
 
   boost::asio::io_context& io_;
