@@ -1,9 +1,9 @@
 #include "app/device_controller.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "app/log.h"
+#include "parsers/utf8.h"
 
 namespace jank::app {
 namespace {
@@ -12,6 +12,10 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 constexpr auto kLivenessInterval = 30s;
+// A device whose release cannot be followed is asked again this rarely (an
+// update may have come); a reason is at most this long, as a label too.
+constexpr std::chrono::milliseconds kUnsupportedRetry = 30min;
+constexpr std::size_t kMaxReasonBytes = 256;
 
 }  // namespace
 
@@ -103,8 +107,24 @@ void DeviceController::restart_session(const std::string& reason) {
   if (!running_) return;
   const auto delay = backoff_.next(std::uniform_real_distribution<double>(0, 1)(rng_));
   log_warning("device " + serial_ + ": " + reason + "; new session in " + std::to_string(delay.count()) + " ms");
+  stop_for(metrics::DeviceState::stalled, reason, delay);
+}
+
+void DeviceController::set_aside(const std::string& reason) {
+  if (!running_) return;
+  log_warning("device " + serial_ + ": " + reason + "; not followed, asked again in " +
+              std::to_string(std::chrono::duration_cast<std::chrono::minutes>(kUnsupportedRetry).count()) +
+              " minutes (docs/troubleshooting.md)");
+  stop_for(metrics::DeviceState::unsupported, reason, kUnsupportedRetry);
+}
+
+void DeviceController::stop_for(metrics::DeviceState state, const std::string& reason,
+                                std::chrono::milliseconds delay) {
   end_streams();
-  set_state(metrics::DeviceState::stalled);
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    d.live.state = state;
+    d.live.state_reason = parsers::utf8_replaced(parsers::utf8_prefix(reason, kMaxReasonBytes));
+  });
   restart_timer_.expires_after(delay);
   auto weak = weak_from_this();
   restart_timer_.async_wait([weak](boost::system::error_code ec) {
@@ -178,14 +198,17 @@ void DeviceController::start_probes() {
                                            [this](metrics::ProcessListing running) {
                                              if (log_) log_->processes_listed(std::move(running));
                                            });
-  probes_->start([this] { follow(); }, [this](const std::string& reason) { restart_session(reason); });
+  probes_->start([this] { follow(); }, [this](const std::string& reason) { restart_session(reason); },
+                 [this](const std::string& reason) { set_aside(reason); });
 }
+
+AndroidRelease DeviceController::release() const { return probes_ ? probes_->release() : AndroidRelease{}; }
 
 void DeviceController::follow() {
   open_logcat();
   // Soon after the start: by then the first skips name the apps worth polling.
   gfxinfo_ = std::make_unique<GfxinfoPoller>(
-      PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns});
+      PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns, release()});
   gfxinfo_->start(std::chrono::milliseconds(2000));
   if (config_->surfaceflinger_enabled) {
     // After the first gfxinfo round has named the foreground app.
@@ -194,7 +217,7 @@ void DeviceController::follow() {
   }
   if (config_->thermal_enabled) {
     thermal_ = std::make_unique<ThermalPoller>(
-        PollerContext{config_, serial_, shared_, runner(), timer(thermal_timer_), clock_.wall_ns});
+        PollerContext{config_, serial_, shared_, runner(), timer(thermal_timer_), clock_.wall_ns, release()});
     thermal_->start(std::chrono::milliseconds(3000));
   }
   start_traces();
@@ -202,17 +225,11 @@ void DeviceController::follow() {
 }
 
 void DeviceController::start_traces() {
-  std::optional<int> sdk;
   bool sink = false;
-  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-    sink = shared_.trace_sink != nullptr;
-    if (const auto it = d.live.info.find("sdk"); it != d.live.info.end()) {
-      sdk = std::atoi(it->second.c_str());
-    }
-  });
-  if (!sink || !traces_device(*config_, serial_, sdk)) return;
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics&) { sink = shared_.trace_sink != nullptr; });
+  if (!sink || !traces_device(*config_, serial_, release().sdk)) return;
   traces_ = std::make_unique<TraceRecorder>(
-      PollerContext{config_, serial_, shared_, runner(), timer(trace_timer_), clock_.wall_ns},
+      PollerContext{config_, serial_, shared_, runner(), timer(trace_timer_), clock_.wall_ns, release()},
       [this](const std::string& command, std::size_t max_output, std::chrono::milliseconds within,
              std::function<void(ingest::ShellResult)> done) { run_within(command, max_output, within, std::move(done)); });
   // After the log stream settled: the rules start from the counts as they are.
@@ -220,7 +237,7 @@ void DeviceController::start_traces() {
 }
 
 void DeviceController::open_logcat() {
-  log_ = std::make_unique<LogSession>(config_, serial_, shared_, runner(), clock_.wall_ns);
+  log_ = std::make_unique<LogSession>(config_, serial_, shared_, runner(), clock_.wall_ns, release());
   ingest::StreamCallbacks callbacks;
   callbacks.on_data = guarded([this](std::string_view bytes) {
     stream_delivered_ = true;

@@ -52,6 +52,9 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
  private:
   void begin_session();
   void restart_session(const std::string& reason);
+  // The release cannot be followed: no session until kUnsupportedRetry passed.
+  void set_aside(const std::string& reason);
+  void stop_for(metrics::DeviceState state, const std::string& reason, std::chrono::milliseconds delay);
   void run(const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done);
   void run_within(const std::string& command, std::size_t max_output, std::chrono::milliseconds deadline,
                   std::function<void(ingest::ShellResult)> done);
@@ -62,6 +65,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void start_traces();
   void end_streams();
   void set_state(metrics::DeviceState state);
+  AndroidRelease release() const;
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();
   void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);

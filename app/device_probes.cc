@@ -47,6 +47,11 @@ std::optional<metrics::ProcessListing> running_processes(std::string_view ps_out
   return running;
 }
 
+bool answers_root(std::string_view id_output) {
+  const std::string_view first = id_output.substr(0, id_output.find_first_of("\r\n"));
+  return first == "0" || first.rfind("uid=0(", 0) == 0;
+}
+
 DeviceProbes::DeviceProbes(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
                            RunCommand run, RunAfter after, Listed listed)
     : config_(std::move(config)),
@@ -56,12 +61,16 @@ DeviceProbes::DeviceProbes(std::shared_ptr<const config::Config> config, std::st
       after_(std::move(after)),
       listed_(std::move(listed)) {}
 
-void DeviceProbes::start(std::function<void()> ready, std::function<void(const std::string&)> failed) {
-  run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed)](ingest::ShellResult r) {
+void DeviceProbes::start(std::function<void()> ready, Failed failed, Failed unsupported) {
+  run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed),
+                                 unsupported = std::move(unsupported)](ingest::ShellResult r) {
     if (r.error) return failed("getprop: " + ingest::failure_text(r));
     const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
-    sdk_ = facts.sdk;
+    release_ = android_release(facts.sdk);
     shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { record_facts(d, facts); });
+    if (const std::string why = release_.unsupported_reason(); !why.empty()) {
+      return unsupported(release_text(release_, facts.release.value_or("")) + ": " + why);
+    }
     skipwarning(facts.choreographer_skipwarning, [this, ready] {
       refresh();
       ready();
@@ -91,7 +100,7 @@ void DeviceProbes::skipwarning(std::optional<int> current, std::function<void()>
 
 void DeviceProbes::restart_zygote(std::function<void()> ready) {
   run_("id -u", 64, [this, ready = std::move(ready)](ingest::ShellResult id) {
-    if (id.error || id.output.substr(0, 1) != "0") {
+    if (id.error || !answers_root(id.output)) {
       log_warning("device " + serial_ + ": choreographer.restart_zygote needs root (adb root); not restarted");
       return ready();
     }
@@ -137,10 +146,8 @@ void DeviceProbes::display() {
   });
 }
 
-std::string_view process_list_command(std::optional<int> sdk) { return sdk && *sdk < 26 ? "ps" : "ps -A"; }
-
 void DeviceProbes::processes() {
-  run_(std::string(process_list_command(sdk_)), kSmallOutput, [this](ingest::ShellResult r) {
+  run_(std::string(release_.process_list_command()), kSmallOutput, [this](ingest::ShellResult r) {
     if (r.error) return;
     if (auto running = running_processes(r.output)) listed_(std::move(*running));
   });

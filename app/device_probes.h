@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/android_release.h"
 #include "app/session_io.h"
 #include "app/shared_state.h"
 #include "config/config.h"
@@ -44,16 +45,13 @@ void record_facts(metrics::DeviceMetrics& device, const parsers::DeviceFacts& fa
 void record_refresh(metrics::DeviceMetrics& device, const std::optional<parsers::RefreshRate>& rate,
                     double default_hz);
 
+// Whether `id -u` answered root: toybox prints the uid ("0"), toolbox `id`
+// (Android 5.x) ignores -u and prints "uid=0(root) gid=0(root) …".
+bool answers_root(std::string_view id_output);
+
 // The user processes of a process listing; nullopt when the listing is too
 // short to trust.
 std::optional<metrics::ProcessListing> running_processes(std::string_view ps_output);
-
-// The command that lists every process on a release: toybox `ps` (8.0 on)
-// needs -A, without it only the caller's session is listed; toolbox `ps`
-// (until 7.1) lists every process plainly and takes -A as a name filter
-// (5.x, 6.0: only the header) or a bad pid (7.x). An unknown release is
-// taken to be a current one.
-std::string_view process_list_command(std::optional<int> sdk);
 
 class DeviceProbes {
  public:
@@ -63,8 +61,13 @@ class DeviceProbes {
                RunAfter after, Listed listed);
   // getprop, then the skip-warning; `ready` runs once both are settled (a
   // failed setprop is logged, not fatal), `failed` when getprop fails. The
-  // display and process refreshes start just before `ready`.
-  void start(std::function<void()> ready, std::function<void(const std::string&)> failed);
+  // display and process refreshes start just before `ready`. A release that
+  // cannot be followed calls `unsupported` with the reason right after
+  // getprop, and nothing is set on the device.
+  using Failed = std::function<void(const std::string&)>;
+  void start(std::function<void()> ready, Failed failed, Failed unsupported);
+  // Known once getprop answered.
+  const AndroidRelease& release() const { return release_; }
 
  private:
   void skipwarning(std::optional<int> current, std::function<void()> ready);
@@ -80,7 +83,7 @@ class DeviceProbes {
   RunCommand run_;
   RunAfter after_;
   Listed listed_;
-  std::optional<int> sdk_;  // ro.build.version.sdk, once getprop answered
+  AndroidRelease release_;
 };
 
 }  // namespace jank::app

@@ -10,7 +10,7 @@
 namespace jank::app {
 namespace {
 
-constexpr std::size_t kWindowOutput = 4 << 20;   // dumpsys window displays
+constexpr std::size_t kWindowOutput = 4 << 20;   // dumpsys window displays|windows
 constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few hundred KiB
 
 }  // namespace
@@ -66,7 +66,7 @@ void GfxinfoPoller::round() {
     poll_next();
   };
   if (!ctx_.config->gfxinfo_discover) return start_polls();
-  ctx_.run("dumpsys window displays", kWindowOutput, [this, start_polls](ingest::ShellResult r) {
+  ctx_.run(std::string(ctx_.release.window_dump_command()), kWindowOutput, [this, start_polls](ingest::ShellResult r) {
     if (!r.error) {
       auto app = parsers::parse_foreground_app(r.output);
       if (app && !app->focus_on_system_window) {

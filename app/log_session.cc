@@ -8,12 +8,13 @@
 namespace jank::app {
 
 LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                       RunCommand run, Clock host_now)
+                       RunCommand run, Clock host_now, AndroidRelease release)
     : config_(std::move(config)),
       serial_(std::move(serial)),
       shared_(shared),
       run_(std::move(run)),
-      host_now_(std::move(host_now)) {
+      host_now_(std::move(host_now)),
+      release_(release) {
   parsers::LogcatStreamOptions options;
   options.max_line_bytes = config_->logcat_max_line_bytes;
   options.track_last_time = false;  // the follower hands over each entry's time
@@ -40,7 +41,7 @@ LogSession::~LogSession() {
   sink_.reset();
 }
 
-std::string LogSession::open_script() const { return follow_script(follower_->cursor()); }
+std::string LogSession::open_script() const { return follow_script(follower_->cursor(), release_); }
 
 const std::string& LogSession::error() const { return follower_->error(); }
 
@@ -51,6 +52,8 @@ bool LogSession::feed(std::string_view bytes) {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     fed_at_ns_ = host_now_();
     shared_.store.set_host_time(fed_at_ns_);
+    follower_->set_yearless_reference(fed_at_ns_);
+    stream_->set_yearless_reference(fed_at_ns_);
     const std::uint64_t entries_before = follower_->entries();
     follower_->feed(bytes);
     after_feed();
@@ -99,7 +102,7 @@ void LogSession::apply_processes(const metrics::ProcessListing& running) {
 // it into unknown lines.
 void LogSession::check_continuity(parsers::LogCursor snapshot) {
   check_running_ = true;
-  run_(ring_dump_script(), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
+  run_(ring_dump_script(release_), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
     check_running_ = false;
     if (r.error || r.truncated) return;
     parsers::LogcatFollower check(snapshot, logcat_buffers(), kPreambleEnd, config_->logcat_max_line_bytes,
@@ -155,6 +158,7 @@ void LogSession::apply_plan() {
   if (lost > 0) ++c.resumes_with_loss;
   c.unconfirmed_resumes += follower_->unconfirmed();
   d.live.state = metrics::DeviceState::following;
+  d.live.state_reason.clear();
   log_info("device " + serial_ + ": log stream " + std::string(parsers::resume_kind_name(plan.kind)) +
            (follower_->dropped_lines() ? ", " + std::to_string(follower_->dropped_lines()) + " lines counted before" : "") +
            (lost ? ", " + std::to_string(lost) + " lines lost" : "") +

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/android_release.h"
 #include "app/session_io.h"
 #include "app/shared_state.h"
 #include "config/config.h"
@@ -30,7 +31,7 @@ class LogSession {
 
   // Starts from the device's saved cursor; counts one more stream.
   LogSession(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
-             Clock host_now);
+             Clock host_now, AndroidRelease release);
   ~LogSession();
   LogSession(const LogSession&) = delete;
   LogSession& operator=(const LogSession&) = delete;
@@ -63,6 +64,7 @@ class LogSession {
   SharedState& shared_;
   RunCommand run_;
   Clock host_now_;
+  AndroidRelease release_;
   std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
   std::unique_ptr<parsers::LogcatStream> stream_;
   std::unique_ptr<parsers::LogcatFollower> follower_;

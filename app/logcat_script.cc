@@ -9,9 +9,13 @@ namespace {
 
 // One -b per buffer: logcat takes a comma list only from Android 7.1 on
 // (before, "Unable to open log device 'main,system'"), repeated -b on every
-// release (docs/ingest.md, "Android releases").
-std::string script(bool dump) {
-  std::vector<std::string> args = {"-v", "threadtime", "-v", "epoch", "-v", "usec", "-b", "main", "-b", "system", "-D"};
+// release. -v epoch from 7.0; 6.0 prints local MM-DD stamps, which only
+// place events in time: the position never depends on a stamp
+// (docs/ingest.md, "Android releases").
+std::string script(const AndroidRelease& release, bool dump) {
+  std::vector<std::string> args = {"-v", "threadtime"};
+  if (release.epoch_stamps()) args.insert(args.end(), {"-v", "epoch"});
+  args.insert(args.end(), {"-v", "usec", "-b", "main", "-b", "system", "-D"});
   if (dump) args.push_back("-d");
   return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main -b system; echo " +
          std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
@@ -39,8 +43,10 @@ std::string cursor_declaration(const parsers::LogCursor& c) {
   return out + "; ";
 }
 
-std::string follow_script(const parsers::LogCursor& cursor) { return cursor_declaration(cursor) + script(false); }
+std::string follow_script(const parsers::LogCursor& cursor, const AndroidRelease& release) {
+  return cursor_declaration(cursor) + script(release, false);
+}
 
-std::string ring_dump_script() { return script(true); }
+std::string ring_dump_script(const AndroidRelease& release) { return script(release, true); }
 
 }  // namespace jank::app

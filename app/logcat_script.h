@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/android_release.h"
 #include "parsers/logcat_cursor.h"
 
 namespace jank::app {
@@ -27,9 +28,10 @@ inline constexpr std::size_t kRingDumpOutput = 64 << 20;
 // boot id only. Printed, it is one more preamble line, ignored.
 std::string cursor_declaration(const parsers::LogCursor& cursor);
 
-// The follow stream's script (the declaration, the preamble, logcat -D).
-std::string follow_script(const parsers::LogCursor& cursor);
+// The follow stream's script (the declaration, the preamble, logcat -D), as
+// the release's logcat takes it.
+std::string follow_script(const parsers::LogCursor& cursor, const AndroidRelease& release);
 // The same preamble and the ring dumped once (logcat -d), for a continuity check.
-std::string ring_dump_script();
+std::string ring_dump_script(const AndroidRelease& release);
 
 }  // namespace jank::app

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "app/android_release.h"
 #include "config/config.h"
 #include "ingest/device_stream.h"
 
@@ -26,7 +27,7 @@ struct SharedState;
 
 // What a session hands each of its pollers: the configuration, the device,
 // the state shared with the exporter, the session's runner and timer, and
-// the host's wall time (ns) to stamp samples with.
+// the host's wall time (ns) to stamp samples with, and the device's release.
 struct PollerContext {
   std::shared_ptr<const config::Config> config;
   std::string serial;
@@ -34,6 +35,7 @@ struct PollerContext {
   RunCommand run;
   RunAfter after;
   std::function<std::int64_t()> host_now;
+  AndroidRelease release = {};
 };
 
 }  // namespace jank::app

@@ -162,7 +162,24 @@ void TraceRecorder::adopt_next(std::vector<std::int32_t> pids, std::size_t i) {
   });
 }
 
+// Android 10 runs traced only with persist.traced.enable=1 (perfetto.rc);
+// without it perfetto cannot even create its output file.
 void TraceRecorder::arm() {
+  if (!ctx_.release.traced_needs_property()) return arm_now();
+  busy_ = true;
+  ctx_.run("getprop persist.traced.enable", kSmallOutput, [this](ingest::ShellResult r) {
+    busy_ = false;
+    if (r.error) return rearm_after(arm_retry_);
+    if (r.output.substr(0, r.output.find_first_of("\r\n")) == "1") return arm_now();
+    count(&metrics::DeviceTraceStatus::sessions, "unsupported");
+    log_info("device " + ctx_.serial +
+             ": traced is off on this Android 10 device (adb shell setprop persist.traced.enable 1 turns it on); "
+             "traces asked again in 30 minutes");
+    rearm_after(std::chrono::milliseconds(kUnsupportedRetry));
+  });
+}
+
+void TraceRecorder::arm_now() {
   perfetto::SessionOptions o;
   o.user_config = ctx_.config->traces_config_text;
   o.buffer_kb = ctx_.config->traces_buffer_kb;
@@ -185,7 +202,12 @@ void TraceRecorder::arm() {
     if (!pid) {
       const bool unsupported = !r.error && perfetto::is_unsupported(r.exit_code, r.output);
       count(&metrics::DeviceTraceStatus::sessions, unsupported ? "unsupported" : "arm_failed");
-      if (unsupported) log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
+      if (unsupported) {
+        log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
+      } else {
+        log_warning("device " + ctx_.serial + ": perfetto did not start a trace session (" + ingest::failure_text(r) +
+                    "); asked again in " + std::to_string(arm_retry_.count() / 1000) + " s");
+      }
       const auto retry = unsupported ? std::chrono::milliseconds(kUnsupportedRetry) : arm_retry_;
       if (!unsupported) arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
       return rearm_after(retry);

@@ -49,7 +49,8 @@ class TraceRecorder {
   void check_rules(std::int64_t now);
   void adopt();
   void adopt_next(std::vector<std::int32_t> pids, std::size_t i);
-  void arm();
+  void arm();      // after checking that the release's traced runs
+  void arm_now();
   void check_alive();
   void trigger(const metrics::Spike& spike, std::int64_t now);
   void wait_finished();

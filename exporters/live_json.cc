@@ -59,6 +59,10 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
   row.foreground = d.live.foreground;
   row.refresh_hz = d.refresh_hz;
   row.status = metrics::live_status(d);
+  if (!d.live.state_reason.empty() &&
+      (d.live.state == metrics::DeviceState::stalled || d.live.state == metrics::DeviceState::unsupported)) {
+    row.status_reason = d.live.state_reason;
+  }
   row.sm = metrics::device_sm(d, now_ns, window_seconds);
   row.window = d.history.window(window_seconds * 1000);
   row.thermal_status = metrics::thermal_status(d, now_ns);
@@ -83,6 +87,7 @@ Json row_json(const LiveDeviceRow& r) {
   j["sdk"] = or_null(r.sdk);
   j["refresh_hz"] = r.refresh_hz;
   j["status"] = std::string(metrics::live_status_name(r.status));
+  j["status_reason"] = or_null(r.status_reason);
   j["foreground"] = or_null(r.foreground);
   j["sm"] = or_null(r.sm);  // unrounded: the value /metrics writes
   j["fps"] = rounded_or_null(r.window.fps);

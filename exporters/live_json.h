@@ -31,6 +31,7 @@ struct LiveDeviceRow {
   std::optional<int> sdk;
   double refresh_hz = 0;                  // android_display_refresh_rate_hertz
   metrics::LiveStatus status = metrics::LiveStatus::starting;
+  std::optional<std::string> status_reason;  // why stalled or unsupported (jank_exporter_device_state_reason)
   std::optional<double> sm;               // android_choreographer_device_sm
   metrics::LiveWindow window;             // over the newest window_seconds of the ring
   std::optional<int> thermal_status;      // android_thermal_status

@@ -18,6 +18,7 @@ enum class Family : std::uint16_t {
   // Devices followed by the daemon.
   android_device_up,
   jank_exporter_device_state,
+  jank_exporter_device_state_reason,
   jank_exporter_device_command_deadline_seconds,
   android_device_info,
   android_app_info,

@@ -266,6 +266,10 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
     f.sample(F::jank_exporter_device_state, dev, Extra{"state", metrics::device_state_name(state)},
              l.state == state ? 1 : 0);
   }
+  if (!l.state_reason.empty() &&
+      (l.state == metrics::DeviceState::stalled || l.state == metrics::DeviceState::unsupported)) {
+    f.sample(F::jank_exporter_device_state_reason, dev, Extra{"reason", l.state_reason}, 1);
+  }
   if (l.command_deadline_seconds > 0) {
     f.sample(F::jank_exporter_device_command_deadline_seconds, dev, l.command_deadline_seconds);
   }

@@ -64,6 +64,7 @@ LiveStatus live_status(const DeviceMetrics& d) {
     }
     case DeviceState::starting: return LiveStatus::starting;
     case DeviceState::stalled: return LiveStatus::stalled;
+    case DeviceState::unsupported: return LiveStatus::unsupported;
     case DeviceState::unauthorized: return LiveStatus::unauthorized;
     case DeviceState::offline: return LiveStatus::offline;
     case DeviceState::disconnected: return LiveStatus::disconnected;

@@ -35,6 +35,7 @@ std::string_view live_status_name(LiveStatus status) {
     case LiveStatus::unauthorized: return "unauthorized";
     case LiveStatus::offline: return "offline";
     case LiveStatus::disconnected: return "disconnected";
+    case LiveStatus::unsupported: return "unsupported";
   }
   return "starting";
 }

@@ -21,7 +21,17 @@
 namespace jank::metrics {
 
 // The live view's status of a device (docs/live-view.md, "status").
-enum class LiveStatus : std::uint8_t { following, idle, off, stalled, starting, unauthorized, offline, disconnected };
+enum class LiveStatus : std::uint8_t {
+  following,
+  idle,
+  off,
+  stalled,
+  starting,
+  unauthorized,
+  offline,
+  disconnected,
+  unsupported,
+};
 std::string_view live_status_name(LiveStatus status);
 
 // gfxinfo's frame-time histogram in the ring: 7 bounds of the exported

@@ -26,6 +26,7 @@ std::string_view device_state_name(DeviceState state) {
     case DeviceState::starting: return "starting";
     case DeviceState::following: return "following";
     case DeviceState::stalled: return "stalled";
+    case DeviceState::unsupported: return "unsupported";
     case DeviceState::unauthorized: return "unauthorized";
     case DeviceState::offline: return "offline";
     case DeviceState::disconnected: return "disconnected";

@@ -142,13 +142,14 @@ enum class DeviceState : std::uint8_t {
   starting,      // a session is setting up (facts, threshold, display, the log stream's preamble)
   following,     // the log stream runs and its position is known: the device is counted
   stalled,       // commands or the stream failed or timed out; a new session comes after a backoff
+  unsupported,   // its Android release cannot be followed exactly; asked again every 30 minutes
   unauthorized,  // the adb server lists it, but the device has not accepted this host's key
   offline,       // the adb server lists it in another state (offline, recovery, sideload, …)
   disconnected,  // the adb server no longer lists it
 };
-inline constexpr std::array<DeviceState, 6> kDeviceStates = {
-    DeviceState::starting, DeviceState::following,    DeviceState::stalled,
-    DeviceState::unauthorized, DeviceState::offline, DeviceState::disconnected};
+inline constexpr std::array<DeviceState, 7> kDeviceStates = {
+    DeviceState::starting,     DeviceState::following, DeviceState::stalled,     DeviceState::unsupported,
+    DeviceState::unauthorized, DeviceState::offline,   DeviceState::disconnected};
 std::string_view device_state_name(DeviceState state);
 
 struct DeviceMetrics {
@@ -244,6 +245,9 @@ struct DeviceMetrics {
     bool live = false;
     bool up = false;                              // a session runs (see state for whether it counts)
     DeviceState state = DeviceState::starting;
+    // Why the device is stalled or unsupported (the failure and what the
+    // device said); empty otherwise.
+    std::string state_reason;
     double command_deadline_seconds = 0;          // the deadline device commands get now (adapts to slow devices)
     std::map<std::string, std::string> info;      // model, manufacturer, sdk, release, fingerprint
     int skip_threshold_frames = 30;               // the threshold believed in effect for running apps

@@ -336,9 +336,9 @@ void LogcatFollower::log_line(std::string_view text) {
   }
   std::optional<LogLine> header;
   if (bare.size() <= max_line_bytes_) {
-    if (layout_ != LogLayout::unknown && layout_ != LogLayout::raw) header = parse_log_line(bare, layout_);
+    if (layout_ != LogLayout::unknown && layout_ != LogLayout::raw) header = parse_log_line(bare, layout_, parse_);
     if (!header) {
-      header = detect_log_line(bare);
+      header = detect_log_line(bare, parse_);
       if (header) layout_ = header->layout;
     }
   }

@@ -108,6 +108,9 @@ class LogcatFollower {
                  std::size_t max_line_bytes, LineSink sink);
 
   void feed(std::string_view bytes);
+  // Stamps printed without a year (`-v threadtime` without `-v epoch`, before
+  // Android 7.0) take the year that puts them nearest this host wall time (ns).
+  void set_yearless_reference(std::int64_t host_wall_ns) { parse_.yearless_near_ns = host_wall_ns; }
   // Settles every buffer still looking for its last counted entry as "not
   // held" and passes the held entries on: for a stream that stays quiet
   // before it has printed what the statistics promised (logd pruned in
@@ -197,6 +200,7 @@ class LogcatFollower {
   bool overlong_ = false;  // the partial line passed the cap: only its head is kept
 
   LogLayout layout_ = LogLayout::unknown;
+  ParseOptions parse_;
   std::string buffer_;  // from the last divider
   struct EntryKey {
     std::int64_t ns = 0;

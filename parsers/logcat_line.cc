@@ -132,6 +132,36 @@ std::int64_t days_from_civil(int y, int m, int d) {
 constexpr int kMinYear = 1678;
 constexpr int kMaxYear = 2261;
 
+// The proleptic Gregorian year of a day count since 1970-01-01 (the inverse of
+// days_from_civil's era arithmetic, year only).
+int year_of_days(std::int64_t days) {
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;  // March = 0
+  return static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
+}
+
+// The year a stamp printed without one belongs to: the caller's default, or
+// the one of the three around `near_ns` that puts the stamp nearest to it (a
+// log read across New Year, a device a few time zones off).
+int year_for(const ParseOptions& opt, int month, int day, std::int64_t second_of_day) {
+  if (!opt.yearless_near_ns) return opt.default_year;
+  const std::int64_t near_s = *opt.yearless_near_ns / kNsPerSec;
+  const int around = year_of_days(near_s / 86400 - (near_s % 86400 < 0 ? 1 : 0));
+  int best = around;
+  std::int64_t best_distance = -1;
+  for (const int y : {around - 1, around, around + 1}) {
+    if (y < kMinYear || y > kMaxYear || (month == 2 && day == 29 && !is_leap(y))) continue;
+    const std::int64_t at = days_from_civil(y, month, day) * 86400 + second_of_day;
+    const std::int64_t distance = at > near_s ? at - near_s : near_s - at;
+    if (best_distance < 0 || distance < best_distance) best = y, best_distance = distance;
+  }
+  return best;
+}
+
 // ".f" with 1..9 digits, scaled to nanoseconds (liblog prints 3, 6 or 9).
 bool read_fraction(string_view s, size_t& i, std::int64_t& ns) {
   if (i >= s.size() || s[i] != '.') return false;
@@ -206,6 +236,9 @@ bool parse_time(string_view s, size_t& i, const ParseOptions& opt, LogTime& out)
     if (!read_fraction(s, p, frac)) return false;
     std::int64_t offset = 0;
     if (!read_zone(s, p, offset)) return false;
+    if (!year_known && month >= 1 && month <= 12 && day >= 1 && day <= 31) {
+      year = year_for(opt, month, day, hh * 3600 + mi * 60 + ss - offset);
+    }
     if (year < kMinYear || year > kMaxYear || month < 1 || month > 12 || day < 1 ||
         day > days_in_month(year, month, year_known) || hh > 23 || mi > 59 || ss > 59) {
       return false;

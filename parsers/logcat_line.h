@@ -53,6 +53,9 @@ struct LogLine {
 
 struct ParseOptions {
   int default_year = 1970;     // year for timestamps printed without one
+  // When set, a timestamp printed without a year takes the year that puts it
+  // nearest this instant (ns since the epoch) instead of default_year.
+  std::optional<std::int64_t> yearless_near_ns;
 };
 
 // Parses `line` (no trailing newline or CR) assuming `layout`. Returns nullopt

@@ -98,6 +98,8 @@ class LogcatStream final : private LineVisitor {
   // For inputs known to be UTF-8 without a byte-order mark (the caller
   // stripped it): no bytes are held back to detect the encoding.
   void assume_utf8();
+  // See ParseOptions::yearless_near_ns.
+  void set_yearless_reference(std::int64_t host_wall_ns) { options_.parse.yearless_near_ns = host_wall_ns; }
   // A region scanned by scan_region(); the stream must hold no partial line
   // (feed it whole regions, ending with '\n').
   void feed_scanned(const ScannedRegion& region);

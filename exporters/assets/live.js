@@ -113,7 +113,7 @@
       if (!value) return element('td', {'class': 'missing', 'data-metric': col.key}, MISSING);
       if (col.kind === 'text') return element('td', {'class': col.key, 'data-metric': col.key, 'data-value': value}, value);
       var st = element('td', {'data-metric': col.key, 'data-value': value});
-      st.appendChild(element('span', {'class': 'status status-' + value}, value));
+      st.appendChild(element('span', {'class': 'status status-' + value, title: str(dev.status_reason)}, value));
       return st;
     }
     var v = num(dev[col.key]);

@@ -74,12 +74,46 @@ TEST_CASE("a process listing keeps user processes and is ignored when too short 
   CHECK_FALSE(jank::app::running_processes(pre_o));
 }
 
-TEST_CASE("every process is listed with the ps each release has", "[probes]") {
-  using jank::app::process_list_command;
-  CHECK(process_list_command(21) == "ps");  // toolbox: -A is a name filter (5.x, 6.0)
-  CHECK(process_list_command(23) == "ps");
-  CHECK(process_list_command(25) == "ps");  // toolbox: -A is a bad pid (7.x)
-  CHECK(process_list_command(26) == "ps -A");  // toybox: plain ps lists the caller's session only
-  CHECK(process_list_command(36) == "ps -A");
-  CHECK(process_list_command(std::nullopt) == "ps -A");
+TEST_CASE("each release is asked with the commands it has", "[probes][releases]") {
+  using jank::app::android_release;
+  auto ps = [](std::optional<int> sdk) { return android_release(sdk).process_list_command(); };
+  CHECK(ps(21) == "ps");  // toolbox: -A is a name filter (5.x, 6.0)
+  CHECK(ps(23) == "ps");
+  CHECK(ps(25) == "ps");  // toolbox: -A is a bad pid (7.x)
+  CHECK(ps(26) == "ps -A");  // toybox: plain ps lists the caller's session only
+  CHECK(ps(36) == "ps -A");
+  CHECK(ps(std::nullopt) == "ps -A");
+  auto window = [](std::optional<int> sdk) { return android_release(sdk).window_dump_command(); };
+  CHECK(window(21) == "dumpsys window windows");  // focus is global before 10
+  CHECK(window(28) == "dumpsys window windows");
+  CHECK(window(29) == "dumpsys window displays");  // per display from 10
+  CHECK(window(std::nullopt) == "dumpsys window displays");
+  CHECK_FALSE(android_release(23).epoch_stamps());  // 6.0: usec, no epoch
+  CHECK(android_release(24).epoch_stamps());
+  CHECK(android_release(29).traced_needs_property());
+  CHECK_FALSE(android_release(28).traced_needs_property());
+  CHECK_FALSE(android_release(30).traced_needs_property());
+  CHECK_FALSE(android_release(std::nullopt).traced_needs_property());
+}
+
+TEST_CASE("Android 5.x is unsupported with its reason and 6.0 on are followed", "[probes][releases]") {
+  using jank::app::android_release;
+  CHECK_THAT(android_release(21).unsupported_reason(), Catch::Contains("no -D dividers"));
+  CHECK_THAT(android_release(22).unsupported_reason(), Catch::Contains("per-buffer line totals"));
+  for (const int sdk : {23, 24, 25, 29, 36}) CHECK(android_release(sdk).unsupported_reason().empty());
+  CHECK(android_release(std::nullopt).unsupported_reason().empty());
+  CHECK(jank::app::release_text(android_release(22), "5.1.1") == "Android 5.1.1 (API 22)");
+  CHECK(jank::app::release_text(android_release(std::nullopt), "") == "Android (API unknown)");
+}
+
+TEST_CASE("root is read from toybox and toolbox id alike", "[probes][releases]") {
+  using jank::app::answers_root;
+  CHECK(answers_root("0\n"));
+  CHECK(answers_root("0\r\n"));  // the legacy shell's PTY
+  CHECK(answers_root("uid=0(root) gid=0(root) groups=1003(graphics)\r\n"));  // toolbox id, 5.x
+  CHECK_FALSE(answers_root("2000\n"));
+  CHECK_FALSE(answers_root("uid=2000(shell) gid=2000(shell) groups=1004(input)\n"));
+  CHECK_FALSE(answers_root("uid=0"));
+  CHECK_FALSE(answers_root("00\n"));
+  CHECK_FALSE(answers_root(""));
 }

@@ -20,7 +20,7 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
   CHECK(cursor_declaration(cursor) ==
         "echo jank_exporter:cursor boot=6c71b90f-9a16-4a04-96af-03384c204a9d logd=4203 main=321:0000000000000abc "
         "system=152; ");
-  const std::string follow = follow_script(cursor);
+  const std::string follow = follow_script(cursor, android_release(34));
   CHECK(follow.rfind(cursor_declaration(cursor), 0) == 0);
   const auto boot = follow.find("cat /proc/sys/kernel/random/boot_id");
   const auto stats = follow.find("logcat -S -b main -b system");
@@ -34,8 +34,21 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
   CHECK(follow.find("'-T'") == std::string::npos);
   CHECK(follow.find("'-d'") == std::string::npos);  // follows: no dump-and-exit
 
-  const std::string dump = ring_dump_script();
+  const std::string dump = ring_dump_script(android_release(34));
   CHECK(dump.find("jank_exporter:cursor") == std::string::npos);
   CHECK(dump.find("'system' '-D' '-d'") != std::string::npos);
   CHECK(logcat_buffers() == std::vector<std::string>{"main", "system"});
+}
+
+TEST_CASE("Android 6.0's stream asks for usec stamps without epoch, which 6.0 refuses", "[app][logcat_script][releases]") {
+  jank::parsers::LogCursor cursor;
+  const std::string marshmallow = follow_script(cursor, android_release(23));
+  CHECK(marshmallow.find("exec logcat '-v' 'threadtime' '-v' 'usec' '-b' 'main' '-b' 'system' '-D'") !=
+        std::string::npos);
+  CHECK(marshmallow.find("epoch") == std::string::npos);
+  CHECK(ring_dump_script(android_release(23)).find("'-v' 'usec' '-b' 'main' '-b' 'system' '-D' '-d'") !=
+        std::string::npos);
+  // 7.0 has epoch; a release getprop did not tell is taken as a current one.
+  CHECK(follow_script(cursor, android_release(24)).find("'-v' 'epoch'") != std::string::npos);
+  CHECK(follow_script(cursor, android_release(std::nullopt)).find("'-v' 'epoch'") != std::string::npos);
 }
