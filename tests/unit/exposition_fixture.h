@@ -27,6 +27,10 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   d.live.last_line_time_ns = 1'500'000'000;
   d.live.ingest_lag_seconds = 0.25;
   d.clock.restore(2'000'000'000, 1);
+  auto& old = store.device("s5");  // a release that cannot be followed
+  old.live.live = true;
+  old.live.state = metrics::DeviceState::unsupported;
+  old.live.state_reason = "Android 5.1 (API 22): no -D";
   store.record_skip(d, "p", 1'000'000'000, true, 3);
   parsers::DaveyFrame davey;
   davey.duration_ms = 800;
