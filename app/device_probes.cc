@@ -64,7 +64,9 @@ DeviceProbes::DeviceProbes(std::shared_ptr<const config::Config> config, std::st
 void DeviceProbes::start(std::function<void()> ready, Failed failed, Failed unsupported) {
   run_("getprop", kSmallOutput, [this, ready = std::move(ready), failed = std::move(failed),
                                  unsupported = std::move(unsupported)](ingest::ShellResult r) {
-    if (r.error) return failed("getprop: " + ingest::failure_text(r));
+    // Without its facts the session knows neither the release nor the
+    // threshold: a device that answers getprop with an error goes no further.
+    if (!succeeded(r)) return failed("getprop: " + ingest::failure_text(r));
     const parsers::DeviceFacts facts = parsers::device_facts(parsers::parse_properties(r.output));
     release_ = android_release(facts.sdk);
     shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) { record_facts(d, facts); });

@@ -117,6 +117,13 @@ class Exporter {
   ChildProcess proc_;
 };
 
+// The JSON body of a 200 answer to GET `path`; nullopt otherwise.
+inline std::optional<Json> get_json(const Exporter& ex, const std::string& path) {
+  const std::string r = http_get(ex.port(), path);
+  if (r.rfind("HTTP/1.1 200", 0) != 0) return std::nullopt;
+  return parse_json(r.substr(r.find("\r\n\r\n") + 4));
+}
+
 inline std::string series(const std::string& name, const std::string& serial, const std::string& package = "") {
   std::string s = name + "{serial=\"" + serial + "\"";
   if (!package.empty()) s += ",package=\"" + package + "\"";

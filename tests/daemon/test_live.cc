@@ -60,12 +60,6 @@ std::map<std::string, Expected> expected(const std::map<std::string, double>& sa
   return out;
 }
 
-std::optional<Json> get_json(const Exporter& ex, const std::string& path) {
-  const std::string r = http_get(ex.port(), path);
-  if (r.rfind("HTTP/1.1 200", 0) != 0) return std::nullopt;
-  return parse_json(r.substr(r.find("\r\n\r\n") + 4));
-}
-
 }  // namespace
 
 TEST_CASE("/api/devices agrees with /metrics on every device and a history grows one sample per second") {
