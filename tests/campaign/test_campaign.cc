@@ -8,6 +8,8 @@
 //   JANK_CAMPAIGN_SECONDS  length of the fault phase (default 120)
 //   JANK_CAMPAIGN_SEED     seed (default: from the clock; always printed)
 //   JANK_CAMPAIGN_DEVICES  simulated devices (default 3)
+//   JANK_CAMPAIGN_SDK      their API levels, cycled (default 34,23,24: a current phone, 6.0 on the
+//                          legacy shell with local stamps, 7.0 with one buffer per -b)
 //   JANK_CAMPAIGN_FAULTS   only these faults (comma list: unplug,kick,hang,adb,exporter,sighup,
 //                          garbage,cut,corrupt,flood,refresh,restart,zygote,clock,glitch,reboot,
 //                          logd,clear,slow)
@@ -92,10 +94,10 @@ struct Campaign {
   std::map<std::string, int> tally;      // faults applied, by kind
   int sighup_window = 60;
 
-  Campaign(std::uint64_t s, int devices)
+  Campaign(std::uint64_t s, int devices, const std::string& sdks)
       : seed(s),
         rng(s),
-        sim({"--devices", std::to_string(devices), "--root", "--stall-prob", "0.05", "--skip-bands",
+        sim({"--devices", std::to_string(devices), "--sdk", sdks, "--root", "--stall-prob", "0.05", "--skip-bands",
              "3-20:1,30-90:1", "--log-rate", "20", "--buffer-kib", "64", "--refresh", "60,90,120", "--seed",
              std::to_string(s)}) {
     conf = conf_dir.path() + "/c.yaml";
@@ -424,12 +426,15 @@ TEST_CASE("randomized fault campaign: exported totals equal the truth minus what
                                                                    std::chrono::system_clock::now().time_since_epoch().count()));
   const auto seconds = static_cast<long>(env_u64("JANK_CAMPAIGN_SECONDS", 120));
   const int devices = static_cast<int>(env_u64("JANK_CAMPAIGN_DEVICES", 3));
-  std::printf("fault campaign: JANK_CAMPAIGN_SEED=%llu JANK_CAMPAIGN_SECONDS=%ld JANK_CAMPAIGN_DEVICES=%d\n",
-              static_cast<unsigned long long>(seed), seconds, devices);
+  const char* sdk_env = std::getenv("JANK_CAMPAIGN_SDK");
+  const std::string sdks = sdk_env && *sdk_env ? sdk_env : "34,23,24";
+  std::printf("fault campaign: JANK_CAMPAIGN_SEED=%llu JANK_CAMPAIGN_SECONDS=%ld JANK_CAMPAIGN_DEVICES=%d "
+              "JANK_CAMPAIGN_SDK=%s\n",
+              static_cast<unsigned long long>(seed), seconds, devices, sdks.c_str());
   std::fflush(stdout);
   INFO("JANK_CAMPAIGN_SEED=" << seed);
 
-  Campaign c(seed, devices);
+  Campaign c(seed, devices, sdks);
   if (const char* only = std::getenv("JANK_CAMPAIGN_FAULTS")) c.narrow_faults(only);
   c.ok("pause");
   c.base = c.truths();
