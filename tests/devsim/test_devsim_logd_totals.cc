@@ -96,7 +96,7 @@ TEST_CASE("a log.tag property: counted by logd without a line on 6.0, refused by
   CHECK(main_counts(lollipop) == Counts{before.total + 1, before.now + 1});
 }
 
-TEST_CASE("8.0 to 11: a run of identical lines is its first, a chatty summary and its last; all counted, the summary not",
+TEST_CASE("8.0 to 11: a run of identical lines is its first, a chatty summary and its last, all counted but the summary",
           "[devsim][logd]") {
   ManualClock clock;
   for (const int sdk : {26, 28, 30}) {
@@ -132,7 +132,7 @@ TEST_CASE("8.0 to 11: a run of identical lines is its first, a chatty summary an
   }
 }
 
-TEST_CASE("squashing: two identical lines are both held; another thread, another minute or another line break a run",
+TEST_CASE("squashing: two identical lines are both held, and another thread, another minute or another line break a run",
           "[devsim][logd]") {
   ManualClock clock;
   Device dev(on_sdk(28), clock);
@@ -149,7 +149,7 @@ TEST_CASE("squashing: two identical lines are both held; another thread, another
   CHECK(dev.logs().held_back(LogId::main) == nullptr);
 }
 
-TEST_CASE("squashing: a summary printed without its run's first line before it says expire; log.tag.chatty hides it",
+TEST_CASE("squashing: a summary printed without its run's first line before it says expire, and log.tag.chatty hides it",
           "[devsim][logd]") {
   ManualClock clock;
   Device dev(on_sdk(29), clock);
