@@ -25,6 +25,7 @@ LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string
   shared_.store.retain_patterns(d, options.patterns);
   sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d, config_->log_patterns_max_values);
   lines_base_ = d.lines;
+  unheld_base_ = d.continuity.unheld_lines;
   ++d.live.logcat_streams;
   stream_ = std::make_unique<parsers::LogcatStream>(*sink_, options);
   stream_->assume_utf8();  // logcat prints UTF-8: nothing is held back, so counts and cursor agree
@@ -48,6 +49,7 @@ const std::string& LogSession::error() const { return follower_->error(); }
 bool LogSession::feed(std::string_view bytes) {
   bool check = false;
   parsers::LogCursor snapshot;
+  std::map<std::string, std::uint64_t> rebase;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     fed_at_ns_ = host_now_();
@@ -64,9 +66,13 @@ bool LogSession::feed(std::string_view bytes) {
     // ring may not have held whole: logd may have skipped the stream ahead.
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
             follower_->entries() - entries_before >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
-    if (check) snapshot = follower_->cursor();
+    if (check) {
+      snapshot = follower_->cursor();
+      for (const auto& b : logcat_buffers()) rebase[b] = follower_->rebase_hash(b);
+    }
   }
-  if (check) check_continuity(std::move(snapshot));  // not under the lock: the runner may answer at once
+  // Not under the lock: the runner may answer at once.
+  if (check) check_continuity(std::move(snapshot), std::move(rebase));
   return true;
 }
 
@@ -95,33 +101,55 @@ void LogSession::apply_processes(const metrics::ProcessListing& running) {
 
 // logd skips a live reader ahead when it prunes what the reader has not read
 // yet (a burst larger than the ring); the stream never says so and its cursor
-// then lags the true index. A dump of the ring measures it like a resume
-// would: the last entry counted at the check's start is looked for by content
-// and its true index tells how many were skipped. Measured now, not at the
-// next stream start, so that a reboot or logd restart before then cannot turn
-// it into unknown lines.
-void LogSession::check_continuity(parsers::LogCursor snapshot) {
+// then lags logd's count. A dump of the ring measures it like a resume would:
+// the last entry counted at the check's start is looked for by content, and
+// logd's count past it that the live stream did not read is the gap (the
+// ring's own chatty summaries after it aside: the live stream counts those).
+// logd's counts alone cannot tell a skip from lines it counted but never held
+// (a log.tag property refusing them in logd); the ring can: logd prunes
+// oldest first, so it can only have skipped the stream if the ring no longer
+// holds the entry the cursor was last rebased at. If it still does, the gap is
+// lines never held (unheld, no loss); else it is taken as a skip (lost).
+// Either way the cursor rebases on logd's count. Measured now, not at the
+// next stream start, so that a reboot or logd restart before then cannot
+// turn it into unknown lines.
+void LogSession::check_continuity(parsers::LogCursor snapshot, std::map<std::string, std::uint64_t> rebase) {
   check_running_ = true;
-  run_(ring_dump_script(release_), kRingDumpOutput, [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
-    check_running_ = false;
-    if (r.error || r.truncated) return;
-    parsers::LogcatFollower check(snapshot, logcat_buffers(), kPreambleEnd, config_->logcat_max_line_bytes,
-                                  [](const parsers::LogcatFollower::Line&) {});
-    check.feed(r.output);
-    check.settle();
-    if (!check.settled() || check.plan()->kind != parsers::ResumeKind::resume) return;
-    std::lock_guard<std::mutex> lock(shared_.mutex);
-    auto& d = shared_.store.device(serial_);
-    for (const auto& b : logcat_buffers()) {
-      const auto it = check.lost().find(b);
-      if (it == check.lost().end() || !check.anchor_found(b)) continue;
-      follower_->skip_ahead(b, it->second);
-      d.continuity.lost_lines += it->second;
-      log_warning("device " + serial_ + ": logd skipped " + std::to_string(it->second) + " lines of " + b +
-                  " under the live stream (a burst larger than its ring)");
-    }
-    d.log_cursor = follower_->cursor();
-  });
+  run_(ring_dump_script(release_), kRingDumpOutput,
+       [this, snapshot = std::move(snapshot), rebase = std::move(rebase)](ingest::ShellResult r) {
+         check_running_ = false;
+         if (r.error || r.truncated) return;
+         parsers::LogcatFollower check(snapshot, logcat_buffers(), kPreambleEnd, config_->logcat_max_line_bytes,
+                                       [](const parsers::LogcatFollower::Line&) {});
+         for (const auto& [b, hash] : rebase) check.watch(b, hash);
+         check.feed(r.output);
+         check.settle();
+         if (!check.settled() || check.plan()->kind != parsers::ResumeKind::resume) return;
+         std::lock_guard<std::mutex> lock(shared_.mutex);
+         auto& d = shared_.store.device(serial_);
+         for (const auto& b : logcat_buffers()) {
+           if (!check.anchor_found(b)) continue;  // gone already: the next stream start measures it
+           const auto u = check.unheld().find(b);
+           const std::uint64_t counted = u == check.unheld().end() ? 0 : u->second;
+           const std::uint64_t excess = check.ring_summary_excess(b);
+           const std::uint64_t gap = counted > excess ? counted - excess : 0;
+           const std::uint64_t at = snapshot.buffers.count(b) ? snapshot.buffers.at(b).last_hash : 0;
+           if (gap == 0 || check.watched_held(b)) {
+             follower_->skip_ahead(b, gap, parsers::LogcatFollower::Gap::unheld, at);
+             continue;
+           }
+           follower_->skip_ahead(b, gap, parsers::LogcatFollower::Gap::skipped, at);
+           d.continuity.lost_lines += gap;
+           log_warning("device " + serial_ + ": logd skipped " + std::to_string(gap) + " lines of " + b +
+                       " under the live stream (a burst larger than its ring)");
+         }
+         d.log_cursor = follower_->cursor();
+         sync_unheld();
+       });
+}
+
+void LogSession::sync_unheld() {
+  shared_.store.device(serial_).continuity.unheld_lines = unheld_base_ + follower_->unheld_total();
 }
 
 // The store follows the follower: counts, cursor and what the stream found
@@ -133,6 +161,7 @@ void LogSession::after_feed() {
   d.lines += stream_->counts();
   d.lines.duplicates += follower_->dropped_lines();
   d.log_cursor = follower_->cursor();
+  sync_unheld();
   if (catching_up_ && follower_->state() == parsers::LogcatFollower::State::following &&
       follower_->entries() >= follower_->plan()->held_entries) {
     catching_up_ = false;
@@ -157,12 +186,22 @@ void LogSession::apply_plan() {
   c.lost_lines += lost;
   if (lost > 0) ++c.resumes_with_loss;
   c.unconfirmed_resumes += follower_->unconfirmed();
+  sync_unheld();
   d.live.state = metrics::DeviceState::following;
   d.live.state_reason.clear();
+  const std::uint64_t unheld = follower_->unheld_total();
+  const auto& new_logs = follower_->new_log_buffers();
   log_info("device " + serial_ + ": log stream " + std::string(parsers::resume_kind_name(plan.kind)) +
            (follower_->dropped_lines() ? ", " + std::to_string(follower_->dropped_lines()) + " lines counted before" : "") +
            (lost ? ", " + std::to_string(lost) + " lines lost" : "") +
-           (follower_->unconfirmed() ? ", position not confirmed by content" : ""));
+           (unheld ? ", " + std::to_string(unheld) + " lines counted by logd but never held (filtered or squashed)"
+                   : "") +
+           (follower_->unconfirmed() > new_logs.size() ? ", position not confirmed by content" : ""));
+  for (const auto& b : new_logs) {
+    log_warning("device " + serial_ + ": last counted line of " + b +
+                " not in the ring where logd's totals put it: counted as a new log (a reboot or logd restart the "
+                "boot id and logd pid did not show)");
+  }
 }
 
 // Every line the follower passes on, in order, under the lock.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,7 +58,10 @@ class LogSession {
   void apply_plan();
   void on_line(const parsers::LogcatFollower::Line& line);
   void apply_processes(const metrics::ProcessListing& running);
-  void check_continuity(parsers::LogCursor snapshot);
+  // `rebase`: per buffer, the hash of the entry the live cursor was last
+  // rebased on logd's totals at (LogcatFollower::rebase_hash).
+  void check_continuity(parsers::LogCursor snapshot, std::map<std::string, std::uint64_t> rebase);
+  void sync_unheld();
 
   std::shared_ptr<const config::Config> config_;
   std::string serial_;
@@ -69,6 +73,7 @@ class LogSession {
   std::unique_ptr<parsers::LogcatStream> stream_;
   std::unique_ptr<parsers::LogcatFollower> follower_;
   parsers::LineCounts lines_base_;  // the device's totals before this stream
+  std::uint64_t unheld_base_ = 0;   // likewise, lines logd counted but never held
   std::int64_t fed_at_ns_ = 0;      // when the bytes being fed arrived
   bool plan_applied_ = false;
   bool check_running_ = false;      // a continuity check is out

@@ -83,6 +83,91 @@ void LogBuffers::append(LogEntry e) {
   }
 }
 
+void LogBuffers::count_unheld(LogId id, std::size_t bytes) {
+  auto& st = stats_[static_cast<std::size_t>(id)];
+  ++st.written;
+  ++st.unheld;
+  st.written_bytes += bytes;
+}
+
+void LogBuffers::store_summary(LogEntry e, std::uint32_t count, const std::string& names) {
+  const auto i = static_cast<std::size_t>(e.id);
+  auto& st = stats_[i];
+  e.seq = next_seq_++;
+  e.index = st.written;  // not counted: the lines it stands for were
+  e.summary = count;
+  e.prio = 'I';
+  e.tag = "chatty";
+  e.msg = names;
+  e.app = -1;
+  e.skipped = 0;
+  e.davey = false;
+  ++st.summaries;
+  bufs_[i].push_back(std::move(e));  // no payload: prunes nothing
+}
+
+const LogEntry* LogBuffers::held_back(LogId id) const {
+  const Squash& q = squash_[static_cast<std::size_t>(id)];
+  return q.last && q.last_held_back ? &*q.last : nullptr;
+}
+
+namespace {
+
+// LogBuffer.cpp identical(): the same source, within a minute of the line
+// before, the same payload (events' liblog sums and audit lines aside).
+bool identical(const LogEntry& e, const LogEntry& last) {
+  return e.uid == last.uid && e.pid == last.pid && e.tid == last.tid &&
+         e.wall_ns <= last.wall_ns + 60'000'000'000 && e.prio == last.prio && e.tag == last.tag && e.msg == last.msg;
+}
+
+}  // namespace
+
+LogdVerdict LogBuffers::log_squashing(LogEntry e, const std::string& names) {
+  Squash& q = squash_[static_cast<std::size_t>(e.id)];
+  if (q.last) {
+    const std::uint32_t count = q.dropped ? q.dropped->summary : 0;
+    if (identical(e, *q.last)) {
+      std::uint32_t n = count;
+      if (q.dropped) {
+        if (n == 65535) {  // USHRT_MAX: this summary is full, a new one starts
+          store_summary(*q.dropped, n, q.dropped_names);
+          n = 1;
+        } else {
+          ++n;
+        }
+      }
+      if (n > 0) {
+        // The held-back line is counted and becomes the summary.
+        count_unheld(q.last->id, q.last->size());
+        if (on_squash_) on_squash_(*q.last, false);
+        q.dropped = std::move(q.last);
+        q.dropped->summary = n;
+        q.dropped_names = q.last_names;
+      } else {
+        q.dropped = *q.last;  // a copy of the run's first line: state 1
+        q.dropped->summary = 0;
+      }
+      q.last = std::move(e);
+      q.last_held_back = true;
+      q.last_names = names;
+      return LogdVerdict::held_back;
+    }
+    if (q.dropped) {
+      if (count > 0) store_summary(*q.dropped, count, q.dropped_names);
+      q.dropped.reset();
+      // The run's last line, stored now with its own stamp.
+      LogEntry last = std::move(*q.last);
+      if (on_squash_) on_squash_(last, true);
+      append(std::move(last));
+    }
+  }
+  q.last = e;
+  q.last_held_back = false;
+  q.last_names = names;
+  append(std::move(e));
+  return LogdVerdict::stored;
+}
+
 void LogBuffers::clear(LogMask mask) {
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     if (!(mask & (LogMask{1} << i))) continue;
@@ -103,6 +188,7 @@ bool LogBuffers::set_capacity(LogMask mask, std::size_t bytes) {
 void LogBuffers::reset() {
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     bufs_[i].clear();
+    squash_[i] = Squash{};
     stats_[i] = BufferStats{};
     stats_[i].capacity = default_capacity_;
   }

@@ -40,8 +40,21 @@ struct LogEntry {
   std::int32_t app = -1;
   std::uint32_t skipped = 0;
   bool davey = false;
-  // logd accounts the payload: priority byte, tag and message with their NULs.
-  std::size_t size() const { return tag.size() + msg.size() + 3; }
+  // A chatty summary (logd 8.0–11, a squashed run of identical lines): how
+  // many lines it stands for; 0 for an ordinary entry. `msg` then holds
+  // "uid=U(NAME) COMM" and the reader completes it when printing
+  // (" identical N lines" right after an entry of the same thread, else
+  // " expire N lines": LogBufferElement::populateDroppedMessage).
+  std::uint32_t summary = 0;
+  // logd accounts the payload: priority byte, tag and message with their
+  // NULs; a summary has no payload of its own (getMsgLen() is 0).
+  std::size_t size() const { return summary > 0 ? 0 : tag.size() + msg.size() + 3; }
+};
+
+// What logd 8.0–11 did with one line it was sent (LogBuffer::log).
+enum class LogdVerdict : std::uint8_t {
+  stored,     // held in the ring (with whatever an earlier held-back line released)
+  held_back,  // identical to the line before: kept aside until the run ends
 };
 
 // logd's statistics of one buffer since logd started (`logcat -S`): Total
@@ -54,6 +67,8 @@ struct BufferStats {
   std::uint64_t cleared = 0;      // entries dropped by logcat -c
   std::uint64_t written = 0;      // Total, lines
   std::uint64_t written_bytes = 0;  // Total, bytes
+  std::uint64_t unheld = 0;       // of Total: lines never held (refused in logd, squashed)
+  std::uint64_t summaries = 0;    // chatty summaries stored (held, not in Total)
 };
 
 enum class DropReason : std::uint8_t { wrap, clear };
@@ -66,8 +81,26 @@ class LogBuffers {
   // it goes (not for reset(): logd's memory simply vanishes).
   void set_drop_observer(std::function<void(const LogEntry&, DropReason)> f) { on_drop_ = std::move(f); }
 
+  // Called for every held-back line logd then counts without holding it
+  // (squashed: stored false), or stores as the last of its run (stored true,
+  // before it is appended).
+  void set_squash_observer(std::function<void(const LogEntry&, bool stored)> f) { on_squash_ = std::move(f); }
+
   // Appends (numbering the entry) and prunes the oldest entries when full.
   void append(LogEntry e);
+  // logd counts a line in Total without holding it (a log.tag property
+  // refusing it in logd: LogBuffer.cpp stats.add + stats.subtract).
+  void count_unheld(LogId id, std::size_t bytes);
+  // A line as logd 8.0–11 takes it (LogBuffer::log): a run of identical
+  // lines of one thread (same uid, pid, tid, priority, tag and message, each
+  // within 60 s of the one before) is held as its first line, one chatty
+  // summary of the lines in between and its last; every line is counted in
+  // Total, the summary is not. The run's last line is held back until a
+  // different line comes to that buffer. `names`: the summary's
+  // "uid=U(NAME) COMM" as logd would print it for this line's thread.
+  LogdVerdict log_squashing(LogEntry e, const std::string& names);
+  // Lines logd holds back now (one per buffer at most).
+  const LogEntry* held_back(LogId id) const;
   void clear(LogMask mask);
   // False when the size is outside logd's accepted range (64 KiB … 256 MiB).
   bool set_capacity(LogMask mask, std::size_t bytes);
@@ -97,6 +130,19 @@ class LogBuffers {
   std::array<BufferStats, kLogIdCount> stats_;
   std::uint64_t next_seq_ = 1;
   std::function<void(const LogEntry&, DropReason)> on_drop_;
+  std::function<void(const LogEntry&, bool)> on_squash_;
+  // LogBuffer::log's state per buffer: the last line (a copy of the stored
+  // one, or the held-back one), and the summary in the making (count 0: a
+  // copy of the run's first line, state 1).
+  struct Squash {
+    std::optional<LogEntry> last;
+    bool last_held_back = false;
+    std::optional<LogEntry> dropped;
+    std::string dropped_names;
+    std::string last_names;
+  };
+  std::array<Squash, kLogIdCount> squash_{};
+  void store_summary(LogEntry e, std::uint32_t count, const std::string& names);
 };
 
 enum class LogVerb : std::uint8_t { brief, process, tag, thread, raw, time, threadtime, long_ };

@@ -1,6 +1,7 @@
 #include "devsim/model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -53,7 +54,7 @@ constexpr NoiseLine kNoise[] = {
     {LogId::system, 'I', "ActivityTaskManager", "Displayed com.android.settings/.Settings: +412ms"},
     {LogId::main, 'D', "ConnectivityService", "NetworkAgentInfo [WIFI () - 100] validation passed"},
     {LogId::system, 'W', "BroadcastQueue", "Background execution not allowed: receiving Intent { act=android.intent.action.SCREEN_ON }"},
-    {LogId::main, 'I', "chatty", "uid=1000(system) Binder:1234_5 identical 3 lines"},
+    {LogId::main, 'I', "Binder", "uid=1000(system) Binder:1234_5 transaction 3 set"},
     {LogId::main, 'D', "WifiStateMachine", "ConnectedState !CMD_RSSI_POLL rt=1234567/1234567 0 0 -58"},
     {LogId::main, 'V', "AudioFlinger", "setParameters(): io 13, keyvalue routing=2, calling pid 1234"},
     {LogId::system, 'I', "PowerManagerService", "Waking up from Dozing (uid=1000, reason=WAKE_REASON_POWER_BUTTON)..."},
@@ -122,6 +123,14 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
+  logs_.set_squash_observer([this](const LogEntry& e, bool stored) {
+    if (stored) {
+      count_stored(e);
+    } else {
+      ++lines_squashed_;
+      count_unheld(e.app, e.skipped, e.davey);
+    }
+  });
   init_thermal();
   for (auto& a : apps_) start_app(a);
   perfetto_.boot(sim_time_);
@@ -314,6 +323,15 @@ void Device::logd_reset() {
         if (e.index > r.read_upto) uncounted(Uncounted::unknown, e.id, Gone{e.index, e.app, e.skipped, e.davey});
       }
     }
+    // A line logd held back dies with it: unknown to a reader that follows
+    // this buffer, history (as if stored) to one that has not looked yet.
+    if (const LogEntry* e = logs_.held_back(static_cast<LogId>(i))) {
+      if (r.seen) {
+        uncounted(Uncounted::unknown, e->id, Gone{0, e->app, e->skipped, e->davey});
+      } else {
+        count_stored(*e);
+      }
+    }
     for (const auto& [index, g] : r.dropped_in_flight) {
       if (index > r.read_upto) uncounted(Uncounted::unknown, static_cast<LogId>(i), g);
     }
@@ -485,23 +503,141 @@ void Device::log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, st
   e.app = app;
   e.skipped = skipped;
   e.davey = davey;
-  const auto b = static_cast<std::size_t>(id);
-  ++lines_ever_[b];
-  if (app >= 0) {
-    AppTruth::Written& w = apps_[static_cast<std::size_t>(app)].truth.written_to[b];
-    if (skipped > 0) {
-      ++w.skip_lines;
-      w.skipped_frames += skipped;
+  if (id != LogId::security && !loggable(prio, e.tag)) {
+    if (cfg_.sdk >= 24 && !bypass_liblog_) {
+      // liblog refuses it in the writing process: logd never sees it
+      // (logger_write.c:286 @ 7.1, :342 @ 8.0; logger_write.cpp:320 @ 11).
+      ++lines_refused_;
+    } else {
+      // logd refuses it: counted in Total, never held (LogBuffer.cpp:210-216 @ 8.0).
+      logs_.count_unheld(id, e.size());
+      ++lines_filtered_;
     }
-    if (davey) ++w.davey;
+    return count_unheld(app, skipped, davey);
   }
+  if (cfg_.sdk >= 26 && cfg_.sdk <= 30 && id != LogId::kernel) {
+    // logd 8.0–11 squashes runs of identical lines (LogBuffer.cpp:221-369 @ 8.0).
+    LogEntry copy;
+    copy.id = e.id;
+    copy.app = e.app;
+    copy.skipped = e.skipped;
+    copy.davey = e.davey;
+    if (logs_.log_squashing(std::move(e), summary_names(uid, pid, tid)) == LogdVerdict::stored) count_stored(copy);
+    return;
+  }
+  count_stored(e);
   logs_.append(std::move(e));
+}
+
+void Device::count_stored(const LogEntry& e) {
+  const auto b = static_cast<std::size_t>(e.id);
+  ++lines_ever_[b];
+  if (e.app < 0) return;
+  AppTruth::Written& w = apps_[static_cast<std::size_t>(e.app)].truth.written_to[b];
+  if (e.skipped > 0) {
+    ++w.skip_lines;
+    w.skipped_frames += e.skipped;
+  }
+  if (e.davey) ++w.davey;
+}
+
+void Device::count_unheld(std::int32_t app, std::uint32_t skipped, bool davey) {
+  if (app < 0 || static_cast<std::size_t>(app) >= apps_.size()) return;
+  AppTruth& t = apps_[static_cast<std::size_t>(app)].truth;
+  if (skipped > 0) {
+    ++t.unheld_skip_lines;
+    t.unheld_skipped_frames += skipped;
+  }
+  if (davey) ++t.unheld_davey;
+}
+
+bool Device::loggable(char prio, std::string_view tag) const {
+  if (cfg_.sdk < 23) return true;  // no log.tag check in liblog or logd before 6.0
+  // liblog properties.c:91-264 @ android-8.0.0_r1: log.tag.TAG, then
+  // persist.log.tag.TAG, then log.tag, then persist.log.tag; the first
+  // value whose first letter is a level decides; none: everything.
+  const std::string t(tag);
+  for (const std::string& key : {"log.tag." + t, "persist.log.tag." + t, std::string("log.tag"),
+                                std::string("persist.log.tag")}) {
+    const auto it = props_.find(key);
+    if (it == props_.end() || it->second.empty()) continue;
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(it->second[0])));
+    static constexpr std::string_view kLevels = "VDIWEFAS";
+    if (kLevels.find(c) == std::string_view::npos) continue;
+    if (c == 'S') return false;
+    auto rank = [](char p) {
+      switch (p) {
+        case 'V': return 2;
+        case 'D': return 3;
+        case 'I': return 4;
+        case 'W': return 5;
+        case 'E': return 6;
+        default: return 7;  // F, A
+      }
+    };
+    return rank(prio) >= rank(c);
+  }
+  return true;
+}
+
+std::string Device::summary_names(std::int32_t uid, std::int32_t pid, std::int32_t tid) const {
+  // LogBufferElement::populateDroppedMessage @ android-8.0.0_r1
+  // (LogBufferElement.cpp:114-205): the uid's name, the thread's comm (or
+  // the process's command line when comm is its truncated tail), one of
+  // them left out when it is the other or begins it.
+  std::string name;
+  if (uid == 0) name = "root";
+  if (uid == 1000) name = "system";
+  if (uid == 2000) name = "shell";
+  const AppState* owner = nullptr;
+  for (const auto& a : apps_) {
+    if (a.uid == uid) name = a.cfg.package;
+    if (a.pid == pid && pid != 0) owner = &a;
+  }
+  std::string comm;
+  if (owner) {
+    comm = tid == pid ? owner->cfg.package : tid == pid + 17 ? "RenderThread" : "Thread-" + std::to_string(tid - pid);
+  } else if (pid == system_server_pid_) {
+    comm = tid == pid ? "system_server" : "Binder:" + std::to_string(pid) + "_" + std::to_string((tid - pid) % 16);
+  }
+  if (!name.empty() && !comm.empty() && name[0] == comm[0] && comm.compare(1, name.size() - 1, name, 1) == 0) {
+    if (comm.size() == name.size()) {
+      comm.clear();
+    } else {
+      name.clear();
+    }
+  }
+  std::string s = "uid=" + std::to_string(uid);
+  if (!name.empty()) s += "(" + name + ")";
+  if (!comm.empty()) s += " " + comm;
+  return s;
 }
 
 void Device::log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
                  std::string tag, std::string msg) {
   advance();
   log_at(now_mono(), id, prio, pid, tid, uid, std::move(tag), std::move(msg));
+}
+
+void Device::log_to_logd(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
+                         std::string tag, std::string msg) {
+  advance();
+  bypass_liblog_ = true;
+  log_at(now_mono(), id, prio, pid, tid, uid, std::move(tag), std::move(msg));
+  bypass_liblog_ = false;
+}
+
+bool Device::repeat_line(std::string_view pkg, std::size_t lines, std::string message) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg || a.pid == 0) continue;
+    for (std::size_t i = 0; i < lines; ++i) {
+      log_at(sim_time_ + static_cast<std::int64_t>(i) * kMs, LogId::main, 'W', a.pid, a.pid + 17, a.uid,
+             "OpenGLRenderer", message);
+    }
+    return true;
+  }
+  return false;
 }
 
 namespace {
@@ -1120,16 +1256,20 @@ std::string Device::truth_json() const {
                       ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64
                       ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_pending_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
                       ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
-                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"screen\":\"%s\",\"buffers\":{",
+                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"screen\":\"%s\",\"lines_filtered\":%" PRIu64
+                      ",\"lines_squashed\":%" PRIu64 ",\"lines_refused\":%" PRIu64 ",\"buffers\":{",
                       cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
                       reader_unknown_lines_, reader_pending_lines(), reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
                       logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9,
-                      screen_ == Screen::on ? "on" : screen_ == Screen::doze ? "doze" : "off");
+                      screen_ == Screen::on ? "on" : screen_ == Screen::doze ? "doze" : "off", lines_filtered_,
+                      lines_squashed_, lines_refused_);
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);
-    s += fmt("%s\"%s\":{\"total\":%" PRIu64 ",\"now\":%zu,\"read_upto\":%" PRIu64 "}", i ? "," : "",
-             std::string(log_id_name(id)).c_str(), logs_.stats(id).written, logs_.entries(id).size(),
-             reader_[i].read_upto);
+    const BufferStats& st = logs_.stats(id);
+    s += fmt("%s\"%s\":{\"total\":%" PRIu64 ",\"now\":%zu,\"read_upto\":%" PRIu64 ",\"unheld\":%" PRIu64
+             ",\"summaries\":%" PRIu64 ",\"held_back\":%d}",
+             i ? "," : "", std::string(log_id_name(id)).c_str(), st.written, logs_.entries(id).size(),
+             reader_[i].read_upto, st.unheld, st.summaries, logs_.held_back(id) ? 1 : 0);
   }
   s += "},\"apps\":[";
   for (std::size_t i = 0; i < apps_.size(); ++i) {
@@ -1153,6 +1293,21 @@ std::string Device::truth_json() const {
              t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
              t.gfx_dumped_before + t.gfx_last_dumped);
     s += fmt(",\"gfx_janky_frames_dumped\":%" PRIu64, t.gfx_janky_dumped_before + t.gfx_janky_last_dumped);
+    {
+      // Held back by logd now (the last of a run of identical lines): no
+      // reader sees it until a different line comes to its buffer.
+      std::uint64_t lines = 0, frames = 0, davey = 0;
+      for (std::size_t b = 0; b < kLogIdCount; ++b) {
+        const LogEntry* e = logs_.held_back(static_cast<LogId>(b));
+        if (e == nullptr || e->app != static_cast<std::int32_t>(i)) continue;
+        if (e->skipped > 0) ++lines, frames += e->skipped;
+        if (e->davey) ++davey;
+      }
+      s += fmt(",\"unheld_skip_lines\":%" PRIu64 ",\"unheld_skipped_frames\":%" PRIu64 ",\"unheld_davey\":%" PRIu64
+               ",\"held_back_skip_lines\":%" PRIu64 ",\"held_back_skipped_frames\":%" PRIu64
+               ",\"held_back_davey\":%" PRIu64,
+               t.unheld_skip_lines, t.unheld_skipped_frames, t.unheld_davey, lines, frames, davey);
+    }
     s += ",\"version_name\":\"" + json_bytes(a.version_name) + "\"";
     s += fmt(",\"version_code\":%" PRId64 ",\"jank_factor\":%.3f", a.version_code, a.jank_factor);
     s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);

@@ -165,6 +165,13 @@ struct AppTruth {
   std::uint64_t reader_history_skip_lines = 0;
   std::uint64_t reader_history_skipped_frames = 0;
   std::uint64_t reader_history_davey = 0;
+  // Logged but never held by logd as entries, so no reader can count them:
+  // refused by a log.tag property (in the app's liblog from 7.0, in logd on
+  // 6.0 or for writers that bypass liblog), or squashed into a chatty
+  // summary (8.0–11).
+  std::uint64_t unheld_skip_lines = 0;
+  std::uint64_t unheld_skipped_frames = 0;
+  std::uint64_t unheld_davey = 0;
   // Per buffer, what this package wrote to it (for the history at first sight).
   struct Written {
     std::uint64_t skip_lines = 0, skipped_frames = 0, davey = 0;
@@ -339,9 +346,29 @@ class Device {
 
   LogBuffers& logs() { return logs_; }
   const LogBuffers& logs() const { return logs_; }
-  // Appends a line stamped now.
+  // Appends a line stamped now, written through liblog (which refuses what
+  // a log.tag property forbids before it reaches logd, from Android 7.0).
   void log(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
            std::string tag, std::string msg);
+  // The same, written straight to logd's socket (/dev/socket/logdw) as a
+  // writer that bypasses liblog's check: logd's own check (6.0+) counts a
+  // refused line in Total without holding it.
+  void log_to_logd(LogId id, char prio, std::int32_t pid, std::int32_t tid, std::int32_t uid,
+                   std::string tag, std::string msg);
+  // The app's RenderThread logs `lines` identical lines now, a millisecond
+  // apart (OpenGLRenderer W `message`): squashed by logd 8.0–11.
+  bool repeat_line(std::string_view pkg, std::size_t lines, std::string message);
+  // __android_log_is_loggable with this device's log.tag properties (always
+  // true before Android 6.0, which has no such check).
+  bool loggable(char prio, std::string_view tag) const;
+  // "uid=U(NAME) COMM" as logd 8.0–11 prints a summary of this thread's lines.
+  std::string summary_names(std::int32_t uid, std::int32_t pid, std::int32_t tid) const;
+  // Lines logd counted without holding them, since the simulator started:
+  // refused by logd's log.tag check, squashed; and lines the writers' liblog
+  // refused (never counted).
+  std::uint64_t lines_filtered() const { return lines_filtered_; }
+  std::uint64_t lines_squashed() const { return lines_squashed_; }
+  std::uint64_t lines_refused() const { return lines_refused_; }
 
   std::optional<std::string> getprop(std::string_view key) const;
   const std::map<std::string, std::string, std::less<>>& props() const { return props_; }
@@ -514,7 +541,13 @@ class Device {
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;
   std::uint64_t lines_pruned_ = 0;
-  std::array<std::uint64_t, kLogIdCount> lines_ever_{};  // written per buffer since the device started
+  std::array<std::uint64_t, kLogIdCount> lines_ever_{};  // held per buffer since the device started
+  std::uint64_t lines_filtered_ = 0, lines_squashed_ = 0, lines_refused_ = 0;
+  bool bypass_liblog_ = false;  // the line being logged goes straight to logd's socket
+  // What a stored (held) line adds to the truth: per buffer and per package.
+  void count_stored(const LogEntry& e);
+  // A line of a package that logd never holds.
+  void count_unheld(std::int32_t app, std::uint32_t skipped, bool davey);
   int held_ = 0;
   std::int64_t glitch_ns_ = 0;
   std::mt19937_64 id_rng_;  // ids only (boot id, logd pid), so that the model's draws stay as they were

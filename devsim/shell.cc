@@ -913,6 +913,15 @@ ShellResult run_shell(Device& dev, std::string_view script) {
   return r;
 }
 
+namespace {
+
+// " identical 3 lines" / " expire 1 line" (LogBufferElement.cpp:123,165-168 @ 8.0).
+std::string fmt_summary(bool identical, std::uint32_t n) {
+  return std::string(identical ? " identical " : " expire ") + std::to_string(n) + (n > 1 ? " lines" : " line");
+}
+
+}  // namespace
+
 std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_bytes, bool* done,
                         std::vector<WrittenEntry>* written) {
   std::string out;
@@ -933,6 +942,18 @@ std::string pump_logcat(const Device& dev, LogcatFollow& f, std::size_t max_byte
       f.next_seq = e->seq + 1;
       if (e->seq < f.first_pass_end && e->wall_ns <= f.start_time) continue;
       if (f.pid >= 0 && e->pid != f.pid) continue;
+      const auto lid = static_cast<std::size_t>(e->id);
+      const bool same_tid = f.last_tid[lid] == e->tid;
+      f.last_tid[lid] = e->summary > 0 && !same_tid ? 0 : e->tid;
+      LogEntry summary;
+      if (e->summary > 0) {
+        // logd writes a summary's text as it sends it, and sends nothing
+        // when log.tag.chatty forbids INFO (LogBufferElement.cpp:114-121).
+        if (!dev.loggable('I', "chatty")) continue;
+        summary = *e;
+        summary.msg += fmt_summary(same_tid, e->summary);
+        e = &summary;
+      }
       char min = f.default_min;
       for (const auto& [tag, p] : f.tag_min) {
         if (tag == e->tag) min = p;

@@ -31,6 +31,10 @@ struct LogcatFollow {
   bool dump = false;                                   // -d/-t: stop at the end of the buffer
   bool dividers = false;                               // -D: "--------- switch to X" on buffer changes
   int last_printed = -1;                               // buffer of the last line printed
+  // logd's reader state (LogTimeEntry::mLastTid): per buffer, the thread of
+  // the last entry it sent; a chatty summary says "identical" right after
+  // its own thread's entry, else "expire" (LogBuffer.cpp:1162-1172 @ 8.0).
+  std::array<std::int32_t, kLogIdCount> last_tid{};
   // -T TIME: logd's first flush (the entries held when the stream opened,
   // seq < first_pass_end) skips those stamped at or before start_time.
   std::int64_t start_time = INT64_MIN;

@@ -276,7 +276,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   in >> cmd;
   if (cmd.empty()) return reply("ERR empty command");
   if (cmd == "help") {
-    return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
+    return reply("OK commands: devices truth log logd-write repeat skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
                  "screen idle thermal install perfetto "
                  "shutdown quit (see docs/devsim.md)");
@@ -319,8 +319,8 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
       reply(s + "]}");
     });
-  } else if (cmd == "log") {
-    // log DEV BUFFER PRIO PID TAG MESSAGE…
+  } else if (cmd == "log" || cmd == "logd-write") {
+    // log DEV BUFFER PRIO PID TAG MESSAGE… (logd-write: straight to logd's socket)
     std::istringstream ls(line);
     std::string w;
     for (int i = 0; i < 6 && ls >> w; ++i) {
@@ -330,7 +330,10 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
     std::string bad;
     auto mask = parse_log_mask(arg(0), &bad);
-    if (!mask || args.size() < 4 || arg(1).size() != 1) return reply("ERR usage: log DEV BUFFER PRIO PID TAG MESSAGE");
+    if (!mask || args.size() < 4 || arg(1).size() != 1) {
+      return reply("ERR usage: " + cmd + " DEV BUFFER PRIO PID TAG MESSAGE");
+    }
+    const bool raw = cmd == "logd-write";
     LogId id = LogId::main;
     for (std::size_t b = 0; b < kLogIdCount; ++b) {
       if (*mask & (LogMask{1} << b)) {
@@ -342,7 +345,29 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const auto pid = static_cast<std::int32_t>(num(2, 0));
     const std::string tag = arg(3);
     fn = [=](SimDevice& d) {
-      d.model().log(id, prio, pid, pid, 1000, tag, msg);
+      if (raw) {
+        d.model().log_to_logd(id, prio, pid, pid, 1000, tag, msg);
+      } else {
+        d.model().log(id, prio, pid, pid, 1000, tag, msg);
+      }
+      d.pump();
+      return std::string();
+    };
+  } else if (cmd == "repeat") {
+    // repeat DEV PKG N [MESSAGE…]
+    std::istringstream ls(line);
+    std::string w;
+    for (int i = 0; i < 4 && ls >> w; ++i) {
+    }
+    std::string msg;
+    std::getline(ls, msg);
+    if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    if (msg.empty()) msg = "Unable to match the desired swap behavior.";
+    const std::string pkg = arg(0);
+    const auto n = static_cast<std::size_t>(num(1, 0));
+    if (n == 0 || n > 1'000'000) return reply("ERR usage: repeat DEV PKG N [MESSAGE]");
+    fn = [=](SimDevice& d) {
+      if (!d.model().repeat_line(pkg, n, msg)) return "unknown or stopped package " + pkg;
       d.pump();
       return std::string();
     };

@@ -43,7 +43,12 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "logd restarts seen without a reboot; lines written between the last read and the restart are unknown.",
      "serial"},
     {F::jank_exporter_logcat_unconfirmed_resumes_total, "jank_exporter_logcat_unconfirmed_resumes_total", counter, "",
-     "Resumes whose last counted line was not found by its content; the position came from logd's counts alone.",
+     "Resumes whose last counted line was not where logd's counts put it: the ring was counted as a new log, or "
+     "(a ring that printed less than its statistics) placed by the counts alone.",
+     "serial"},
+    {F::jank_exporter_logcat_unheld_lines_total, "jank_exporter_logcat_unheld_lines_total", counter, "lines",
+     "Lines of the followed log buffers that logd counted but never held as entries of their own (a log.tag "
+     "property refusing them in logd, identical lines squashed into a chatty summary); not lost.",
      "serial"},
     {F::android_device_clock_offset_seconds, "android_device_clock_offset_seconds", gauge, "seconds",
      "Device wall clock minus host wall clock, learned from log lines as they arrive (within the read latency).",

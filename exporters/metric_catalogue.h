@@ -30,6 +30,7 @@ enum class Family : std::uint16_t {
   jank_exporter_device_reboots_total,
   jank_exporter_logd_restarts_total,
   jank_exporter_logcat_unconfirmed_resumes_total,
+  jank_exporter_logcat_unheld_lines_total,
   android_device_clock_offset_seconds,
   jank_exporter_device_clock_steps_total,
   jank_exporter_gfxinfo_polls_total,

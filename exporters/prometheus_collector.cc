@@ -287,6 +287,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   f.sample(F::jank_exporter_device_reboots_total, dev, count(c.reboots));
   f.sample(F::jank_exporter_logd_restarts_total, dev, count(c.logd_restarts));
   f.sample(F::jank_exporter_logcat_unconfirmed_resumes_total, dev, count(c.unconfirmed_resumes));
+  f.sample(F::jank_exporter_logcat_unheld_lines_total, dev, count(c.unheld_lines));
   if (const auto offset = d.clock.offset_ns()) {
     f.sample(F::android_device_clock_offset_seconds, dev, -static_cast<double>(*offset) / 1e9);
   }

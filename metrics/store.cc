@@ -698,7 +698,7 @@ std::string Store::save() const {
     save_cursor(w, d->log_cursor);
     const auto& c = d->continuity;
     w.newline().tag("continuity").u64(c.lost_lines).u64(c.resumes_with_loss).u64(c.reboots).u64(c.logd_restarts);
-    w.u64(c.unconfirmed_resumes);
+    w.u64(c.unconfirmed_resumes).u64(c.unheld_lines);
     const auto offset = d->clock.offset_ns();
     w.newline().tag("clock").boolean(offset.has_value()).i64(offset.value_or(0)).u64(d->clock.steps());
     const auto& in = d->dump_input;
@@ -814,6 +814,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
       c.reboots = r.u64();
       c.logd_restarts = r.u64();
       c.unconfirmed_resumes = r.u64();
+      if (!r.peek("clock")) c.unheld_lines = r.u64();  // absent from files before it was counted
       if (r.rejected() != before) {
         c = {};
         reject(serial, "device_counters", "a log continuity count out of range; restarts from 0");

@@ -191,6 +191,7 @@ struct DeviceMetrics {
     std::uint64_t reboots = 0;              // new boot ids seen
     std::uint64_t logd_restarts = 0;        // new logd instances seen (same boot)
     std::uint64_t unconfirmed_resumes = 0;  // resumes whose last counted line was not found by content
+    std::uint64_t unheld_lines = 0;         // counted in logd's Total, never read as entries (filtered, squashed)
   } continuity;
   // The device clock against the host's: windows are kept on host time.
   DeviceClock clock;

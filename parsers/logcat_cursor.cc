@@ -52,6 +52,31 @@ std::uint64_t log_line_hash(std::string_view line) {
   return h == 0 ? 1 : h;  // 0 means "unknown" in a cursor
 }
 
+std::uint64_t chatty_summary_lines(char priority, std::string_view tag, std::string_view message, bool same_thread) {
+  if (priority != 'I' || tag != "chatty" || message.substr(0, 4) != "uid=" || message.size() < 5 ||
+      message[4] < '0' || message[4] > '9') {
+    return 0;
+  }
+  // From the end: " identical 3 lines" / " expire 1 line".
+  std::string_view m = message;
+  if (m.ends_with(" lines")) {
+    m.remove_suffix(6);
+  } else if (m.ends_with(" line")) {
+    m.remove_suffix(5);
+  } else {
+    return 0;
+  }
+  const auto space = m.rfind(' ');
+  if (space == std::string_view::npos) return 0;
+  const std::string_view digits = m.substr(space + 1);
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size() || n == 0 || n > 65535) return 0;
+  m = m.substr(0, space);
+  if (m.ends_with(" identical")) return same_thread ? n : 0;
+  return m.ends_with(" expire") ? n : 0;
+}
+
 std::optional<StreamPreamble> parse_stream_preamble(std::string_view text, const std::vector<std::string>& buffers) {
   StreamPreamble p;
   std::string_view rest = text;
@@ -147,6 +172,31 @@ std::uint64_t LogcatFollower::lost_total() const {
   return n;
 }
 
+std::uint64_t LogcatFollower::unheld_total() const {
+  std::uint64_t n = 0;
+  for (const auto& [buffer, lines] : unheld_) n += lines;
+  return n;
+}
+
+std::uint64_t LogcatFollower::ring_summary_excess(std::string_view buffer) const {
+  const auto it = ring_excess_.find(buffer);
+  return it == ring_excess_.end() ? 0 : it->second;
+}
+
+void LogcatFollower::watch(std::string_view buffer, std::uint64_t hash) {
+  if (hash != 0) watch_[std::string(buffer)] = hash;
+}
+
+bool LogcatFollower::watched_held(std::string_view buffer) const {
+  const auto it = watched_held_.find(buffer);
+  return it != watched_held_.end() && it->second;
+}
+
+std::uint64_t LogcatFollower::rebase_hash(std::string_view buffer) const {
+  const auto it = rebase_hash_.find(buffer);
+  return it == rebase_hash_.end() ? 0 : it->second;
+}
+
 void LogcatFollower::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     const void* nl = std::memchr(bytes.data(), '\n', bytes.size());
@@ -229,20 +279,36 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     if (first_printed - 1 > p.saved_index) lost_[name] = first_printed - 1 - p.saved_index;
     s.last.index = first_printed - 1;
     s.last.last_hash = 0;
+    rebase_hash_[name] = 0;
     return;
   } else if (p.anchor_hash != 0 && p.saved_index >= p.first_index) {
-    // The indices say the last counted entry is held, its content says no:
-    // trust the indices (what logd counts), and say so.
-    s.counted = std::min(p.held, p.saved_index - p.first_index + 1);
+    // logd's totals put the last counted entry in the ring and its content is
+    // not there. The cursor never runs ahead of logd's count (it misses what
+    // logd counted without holding), so this is not the log that was
+    // counted: a reboot or logd restart the preamble could not show. Every
+    // held entry is new; the old log's unread tail is unknown, not lost.
+    s.counted = 0;
     ++unconfirmed_;
+    new_log_buffers_.push_back(name);
+    s.last.index = p.first_index - 1;
+    s.last.last_hash = 0;
+    rebase_hash_[name] = 0;
+    return;
   } else {
     s.counted = p.counted;
   }
-  // What lies between the last counted entry and the first held one that was
-  // not counted left the ring unread: lines dropped while away, and lines a
-  // live stream was skipped over (logd prunes under a slow reader).
   const std::uint64_t last_counted = p.first_index - 1 + s.counted;
-  if (last_counted > p.saved_index) lost_[name] = last_counted - p.saved_index;
+  if (anchor_found) {
+    // Every held entry after the anchor is new: nothing of this buffer was
+    // lost. What logd counted beyond the cursor it never held as entries
+    // (or a live stream never read them): rebased on its totals.
+    if (last_counted > p.saved_index) unheld_[name] += last_counted - p.saved_index;
+  } else if (last_counted > p.saved_index) {
+    // What lies between the last counted entry and the first held one that
+    // was not counted left the ring unread (wrap, logcat -c), unheld lines
+    // among them (an upper bound then).
+    lost_[name] = last_counted - p.saved_index;
+  }
   s.last.index = last_counted;
   s.last.last_hash = anchor_found ? p.anchor_hash : 0;
   // Verdicts for what is held of this buffer already.
@@ -251,8 +317,9 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     if (e.buffer != name) continue;
     ++pos;
     e.drop = pos <= s.counted;
-    if (pos == s.counted) s.last.last_hash = e.hash;
+    if (pos == s.counted) s.last.last_hash = e.summary ? 0 : e.hash;
   }
+  rebase_hash_[name] = s.last.last_hash;
 }
 
 bool LogcatFollower::anchor_found(std::string_view buffer) const {
@@ -260,9 +327,13 @@ bool LogcatFollower::anchor_found(std::string_view buffer) const {
   return settled_ && it != search_.end() && it->second.found;
 }
 
-void LogcatFollower::skip_ahead(std::string_view buffer, std::uint64_t lines) {
+void LogcatFollower::skip_ahead(std::string_view buffer, std::uint64_t lines, Gap why, std::uint64_t at) {
   if (!settled_) return;
-  if (auto it = cursor_.buffers.find(buffer); it != cursor_.buffers.end()) it->second.index += lines;
+  const auto it = cursor_.buffers.find(buffer);
+  if (it == cursor_.buffers.end()) return;
+  it->second.index += lines;
+  rebase_hash_[it->first] = at;
+  if (why == Gap::unheld && lines > 0) unheld_[it->first] += lines;
 }
 
 void LogcatFollower::settle() {
@@ -299,7 +370,7 @@ void LogcatFollower::flush() {
       if (e.drop) {
         ++dropped_lines_;
       } else {
-        pass(e.buffer, one, e.device_ns, first && e.hash != 0, e.hash);
+        pass(e.buffer, one, e.device_ns, first && e.hash != 0, e.hash, first ? e.summary : 0, e.in_ring);
       }
       first = false;
     }
@@ -312,11 +383,17 @@ void LogcatFollower::flush() {
 }
 
 void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns,
-                          bool new_entry, std::uint64_t hash) {
+                          bool new_entry, std::uint64_t hash, std::uint64_t summary, bool in_ring) {
   if (new_entry) {
     if (auto it = cursor_.buffers.find(buffer); it != cursor_.buffers.end()) {
-      ++it->second.index;
-      it->second.last_hash = hash;
+      // A summary read after the ring stands for its lines of logd's count;
+      // in the ring, the rebase on Total − Now already holds them.
+      const std::uint64_t weight = summary > 0 && !in_ring ? summary : 1;
+      it->second.index += weight;
+      if (weight > 1) unheld_[it->first] += weight - 1;
+      if (summary > 0 && in_ring) ring_excess_[it->first] += summary - 1;
+      // logd writes a summary's text as it prints it: no anchor.
+      it->second.last_hash = summary > 0 ? 0 : hash;
     }
   }
   sink_(Line{text, ns, new_entry});
@@ -343,6 +420,8 @@ void LogcatFollower::log_line(std::string_view text) {
     }
   }
   bool new_entry = false;
+  std::uint64_t summary = 0;
+  bool in_ring = false;
   if (header && header->time.base == TimeBase::wall) {
     EntryKey key{header->time.ns, header->pid, header->tid, header->priority, std::string(header->tag)};
     if (!entry_ || !(*entry_ == key)) {
@@ -350,17 +429,26 @@ void LogcatFollower::log_line(std::string_view text) {
       entry_ns_ = header->time.ns;
       new_entry = true;
       ++entries_;
+      Source& last = last_source_[buffer_];
+      summary = chatty_summary_lines(header->priority, header->tag, header->message,
+                                     last.pid == header->pid && last.tid == header->tid);
+      last = Source{header->pid, header->tid};
+      const auto plan = plan_->buffers.find(buffer_);
+      in_ring = plan != plan_->buffers.end() && ++printed_[buffer_] <= plan->second.held;
     }
   }
   const std::uint64_t hash = new_entry ? log_line_hash(bare) : 0;
+  if (in_ring) {
+    if (const auto w = watch_.find(buffer_); w != watch_.end() && w->second == hash) watched_held_[buffer_] = true;
+  }
   if (state_ == State::following) {
-    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, new_entry, hash);
+    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, new_entry, hash, summary, in_ring);
     return;
   }
   // Catching up: entries are held until each buffer knows which of its held
   // entries were counted.
   if (new_entry) {
-    hold_entry(buffer_, text, entry_ns_, hash);
+    hold_entry(HeldEntry{buffer_, std::string(text), entry_ns_, hash, false, summary, in_ring});
     if (held_bytes_ > kMaxHeldBytes) settle();
     return;
   }
@@ -374,11 +462,10 @@ void LogcatFollower::log_line(std::string_view text) {
   }
 }
 
-void LogcatFollower::hold_entry(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns,
-                                std::uint64_t hash) {
-  HeldEntry e{std::string(buffer), std::string(text), ns, hash, false};
-  held_bytes_ += text.size() + buffer.size() + sizeof e;
-  const auto it = search_.find(buffer);
+void LogcatFollower::hold_entry(HeldEntry e) {
+  held_bytes_ += e.lines.size() + e.buffer.size() + sizeof e;
+  const std::uint64_t hash = e.hash;
+  const auto it = search_.find(e.buffer);
   if (it == search_.end()) {  // a buffer not asked for: nothing of it was counted
     held_.push_back(std::move(e));
     return flush();
@@ -388,8 +475,10 @@ void LogcatFollower::hold_entry(std::string_view buffer, std::string_view text, 
   if (s.settled) {
     e.drop = s.seen <= s.counted;
     if (e.drop && s.seen == s.counted) {
-      s.last.last_hash = hash;  // the newest history entry on first sight: an anchor for the next stream
-      if (settled_) cursor_.buffers[it->first].last_hash = hash;
+      // The newest history entry on first sight: an anchor for the next stream.
+      s.last.last_hash = e.summary ? 0 : hash;
+      rebase_hash_[it->first] = s.last.last_hash;
+      if (settled_) cursor_.buffers[it->first].last_hash = s.last.last_hash;
     }
     held_.push_back(std::move(e));
     return flush();

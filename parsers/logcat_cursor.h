@@ -10,11 +10,42 @@
 // that buffer: the held entries up to the one with the saved hash were
 // counted, the rest are new, and the held entries' places follow from the
 // statistics (the first held entry of a buffer is number Total − Now + 1).
-// If the saved entry is not held, every held entry is new and the lines in
-// between left the ring unread (wrap, `logcat -c`): exactly
-// Total − Now − index. A new boot id or a new logd (its pid, or totals that
-// went down) means a new log: all of it is new. Device timestamps play no
-// part.
+// A new boot id or a new logd (its pid, or totals that went down) means a new
+// log: all of it is new. Device timestamps play no part.
+//
+// Total also counts lines logd never holds as entries of their own: lines a
+// log.tag property refused in logd itself (Android 6.0 always; from 7.0 liblog
+// refuses them in the writing process first, so only writers that bypass it),
+// and on 8.0–11 the middle of a run of identical lines, which logd keeps as
+// one `chatty` summary entry ("… identical N lines", itself not counted). So
+// the indices drift from the entries read. What each case does:
+//
+// - The saved entry is found by content: every held entry after it is new and
+//   nothing was lost, whatever the indices say. Logd's count past the cursor
+//   is lines it counted but the stream never read as entries ("unheld":
+//   filtered, squashed, or skipped under a live stream, which logd's counts
+//   cannot tell apart); the cursor rebases on logd's totals. No double count
+//   (content decides what was counted), no loss invented.
+// - The saved entry is not held and the indices put it before the ring
+//   (saved index < Total − Now + 1): it left the ring (wrap, `logcat -c`);
+//   every held entry is new and Total − Now − index lines are lost: exact
+//   without unheld lines, otherwise an upper bound (unheld lines since the
+//   last rebase are in it).
+// - The saved entry is not held although the indices put it in the ring
+//   (Total − Now + 1 ≤ saved index ≤ Total): the cursor's index never runs
+//   ahead of logd's count, so this ring is not the log counted — a reboot or
+//   logd restart the boot id and pid could not show (unreadable). Every held
+//   entry is new (dropping some would lose them; what the old log held past
+//   the cursor is unknown, as after a reboot), no loss is made up.
+// - No hash (0): the indices alone decide, as before hashes were kept.
+// - A ring that printed fewer entries than its statistics said (logd pruned
+//   between the two) is settled when told to: what was printed is the newest
+//   of it, all new.
+//
+// While following, a `chatty` summary line stands for its N lines of logd's
+// count, so the cursor keeps pace with Total through squashing (a summary is
+// no anchor: logd writes its text when printing it). In a ring dump every
+// entry counts one: the rebase on Total − Now + 1 already holds the rest.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +63,14 @@ namespace jank::parsers {
 
 // Identity of a log line (FNV-1a over its bytes, never 0).
 std::uint64_t log_line_hash(std::string_view line);
+
+// How many lines of logd's Total a `chatty` summary entry stands for (tag
+// chatty, priority I, message "uid=U[(NAME)][ COMM] identical|expire N
+// line[s]"): N; 0 for any other entry. logd prints "identical" (a squashed
+// run, 8.0–11) only right after an entry of the same thread, so such a line
+// from another thread is taken as an ordinary entry; "expire" (entries of a
+// spammy uid pruned into one) stands anywhere.
+std::uint64_t chatty_summary_lines(char priority, std::string_view tag, std::string_view message, bool same_thread);
 
 struct BufferCursor {
   // logd's Total of this buffer when the last counted entry was written: the
@@ -136,15 +175,40 @@ class LogcatFollower {
   const std::map<std::string, std::uint64_t, std::less<>>& lost() const { return lost_; }
   std::uint64_t lost_total() const;
   // Once settled: buffers whose last counted entry was expected but not
-  // found by its content (their position came from the indices alone).
+  // found by its content: held where logd's totals put it (counted as a new
+  // log, see new_log_buffers()), or in a ring settled before it printed all
+  // it held.
   std::uint64_t unconfirmed() const { return unconfirmed_; }
+  // Once settled: buffers whose last counted entry logd's totals put in the
+  // ring but whose content is not there: every held entry was counted as new.
+  const std::vector<std::string>& new_log_buffers() const { return new_log_buffers_; }
   // Once settled: whether `buffer`'s last counted entry was found by its
-  // content (the loss figure for it is then exact).
+  // content (nothing of that buffer was lost then).
   bool anchor_found(std::string_view buffer) const;
-  // A live stream that logd skipped ahead (it prunes under a slow reader)
-  // lags the true index by what it skipped; a check that measured it moves
-  // the cursor on by that many.
-  void skip_ahead(std::string_view buffer, std::uint64_t lines);
+  // Lines logd counted in Total that no stream read as entries of their own,
+  // per buffer: at the resume (logd's count past the found anchor), while
+  // following (chatty summaries: N identical lines counted, one entry
+  // printed) and from checks (skip_ahead with Gap::unheld).
+  const std::map<std::string, std::uint64_t, std::less<>>& unheld() const { return unheld_; }
+  std::uint64_t unheld_total() const;
+  // Of `buffer`'s ring entries passed on after the anchor, what chatty
+  // summaries among them add to logd's count beyond one entry each (a check
+  // of the ring subtracts it: the live stream counts those itself).
+  std::uint64_t ring_summary_excess(std::string_view buffer) const;
+  // A check of the ring: whether it printed the entry with this hash of
+  // `buffer` (set before feeding; see watch()).
+  void watch(std::string_view buffer, std::uint64_t hash);
+  bool watched_held(std::string_view buffer) const;
+  // The hash of the entry the cursor of `buffer` was last rebased on logd's
+  // totals at (the stream's start, or the last check); 0 when unknown.
+  std::uint64_t rebase_hash(std::string_view buffer) const;
+  // A check of the ring measured that the cursor lagged logd's count by
+  // `lines` at the entry with hash `at`: the cursor moves on by that many,
+  // and that entry becomes the rebase point. `why`: logd skipped the live
+  // stream ahead (pruned under a slow reader: the caller counts the loss),
+  // or lines logd counted but never held.
+  enum class Gap : std::uint8_t { skipped, unheld };
+  void skip_ahead(std::string_view buffer, std::uint64_t lines, Gap why, std::uint64_t at);
   // Lines dropped because they were counted already (or history on first sight).
   std::uint64_t dropped_lines() const { return dropped_lines_; }
   // Entries past the preamble, dropped, held or passed on.
@@ -157,6 +221,13 @@ class LogcatFollower {
     std::optional<std::int64_t> device_ns;
     std::uint64_t hash = 0;
     bool drop = false;
+    std::uint64_t summary = 0;  // a chatty summary of this many lines; 0: an entry
+    bool in_ring = false;       // printed as part of the ring (Now), not after it
+  };
+  // The entry that was new last in a buffer (logd prints "identical" only
+  // right after an entry of the same thread).
+  struct Source {
+    std::int32_t pid = -1, tid = -1;
   };
   struct Search {  // one buffer while catching up
     BufferPlan plan;
@@ -170,11 +241,13 @@ class LogcatFollower {
   void line(std::string_view text);
   void read_preamble_line(std::string_view text);
   void log_line(std::string_view text);
-  void hold_entry(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns, std::uint64_t hash);
+  void hold_entry(HeldEntry e);
   void settle_buffer(const std::string& name, Search& s, bool anchor_found, bool forced);
   void flush();
+  // `summary`: the entry is a chatty summary of that many lines; `in_ring`:
+  // printed as part of the ring dump.
   void pass(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns, bool new_entry,
-            std::uint64_t hash);
+            std::uint64_t hash, std::uint64_t summary = 0, bool in_ring = false);
 
   LogCursor saved_;
   std::vector<std::string> buffers_;
@@ -188,6 +261,14 @@ class LogcatFollower {
   std::optional<ResumePlan> plan_;
   LogCursor cursor_;
   std::map<std::string, std::uint64_t, std::less<>> lost_;
+  std::map<std::string, std::uint64_t, std::less<>> unheld_;
+  std::map<std::string, std::uint64_t, std::less<>> ring_excess_;
+  std::map<std::string, std::uint64_t, std::less<>> rebase_hash_;
+  std::map<std::string, std::uint64_t, std::less<>> watch_;
+  std::map<std::string, bool, std::less<>> watched_held_;
+  std::map<std::string, std::uint64_t, std::less<>> printed_;  // entries per buffer since the preamble
+  std::map<std::string, Source, std::less<>> last_source_;
+  std::vector<std::string> new_log_buffers_;
   std::uint64_t unconfirmed_ = 0;
 
   std::map<std::string, Search, std::less<>> search_;

@@ -140,11 +140,16 @@ struct Campaign {
     e.refresh = dev["refresh_hz"].num;
     for (const Json& a : dev["apps"].arr) {
       const std::string& p = a["package"].str;
+      // Less what logd never held or holds back now (docs/devsim.md: 0 unless
+      // a log.tag property or 8.0–11 squashing is in play).
       e.skipped[p] = static_cast<double>(a["skipped_frames_logged"].u64() - a["reader_lost_skipped_frames"].u64() -
-                                         a["reader_unknown_skipped_frames"].u64());
+                                         a["reader_unknown_skipped_frames"].u64() - a["unheld_skipped_frames"].u64() -
+                                         a["held_back_skipped_frames"].u64());
       e.events[p] = static_cast<double>(a["skip_lines"].u64() - a["reader_lost_skip_lines"].u64() -
-                                        a["reader_unknown_skip_lines"].u64());
-      e.davey[p] = static_cast<double>(a["davey"].u64() - a["reader_lost_davey"].u64() - a["reader_unknown_davey"].u64());
+                                        a["reader_unknown_skip_lines"].u64() - a["unheld_skip_lines"].u64() -
+                                        a["held_back_skip_lines"].u64());
+      e.davey[p] = static_cast<double>(a["davey"].u64() - a["reader_lost_davey"].u64() - a["reader_unknown_davey"].u64() -
+                                       a["unheld_davey"].u64() - a["held_back_davey"].u64());
       e.gfx[p] = static_cast<double>(a["gfx_frames_dumped"].u64());
     }
     return e;

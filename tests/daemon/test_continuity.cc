@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -58,15 +59,18 @@ Json device_truth(DevSim& sim, const std::string& name) {
 using PerPackage = std::map<std::string, double>;
 
 // What an exact reader exports per package: every skip logged, less what left
-// the ring unread, what a reboot or logd restart made unknown, and what the
-// ring held when the reader first saw the device.
+// the ring unread, what a reboot or logd restart made unknown, what the ring
+// held when the reader first saw the device, and what logd never held (a
+// log.tag property, squashing on 8.0–11) or holds back now.
 PerPackage exact_frames(const Json& dev) {
   PerPackage out;
   for (const Json& a : dev["apps"].arr) {
     out[a["package"].str] = static_cast<double>(a["skipped_frames_logged"].u64()) -
                             static_cast<double>(a["reader_lost_skipped_frames"].u64()) -
                             static_cast<double>(a["reader_unknown_skipped_frames"].u64()) -
-                            static_cast<double>(a["reader_history_skipped_frames"].u64());
+                            static_cast<double>(a["reader_history_skipped_frames"].u64()) -
+                            static_cast<double>(a["unheld_skipped_frames"].u64()) -
+                            static_cast<double>(a["held_back_skipped_frames"].u64());
   }
   return out;
 }
@@ -78,7 +82,9 @@ PerPackage exact_events(const Json& dev) {
     out[a["package"].str] = static_cast<double>(a["skip_lines"].u64()) -
                             static_cast<double>(a["reader_lost_skip_lines"].u64()) -
                             static_cast<double>(a["reader_unknown_skip_lines"].u64()) -
-                            static_cast<double>(a["reader_history_skip_lines"].u64());
+                            static_cast<double>(a["reader_history_skip_lines"].u64()) -
+                            static_cast<double>(a["unheld_skip_lines"].u64()) -
+                            static_cast<double>(a["held_back_skip_lines"].u64());
   }
   return out;
 }
@@ -462,6 +468,45 @@ TEST_CASE("logcat -c through the real adb client before three reconnects is no l
   }
   CHECK(metric(ex, "jank_exporter_logcat_streams_total", serial) >= 4);
   CHECK(ex.terminate() == 0);
+}
+
+TEST_CASE("Android 9: squashed identical lines and lines logd refuses for log.tag are unheld, never lost, across an exporter restart") {
+  std::vector<std::string> args = janky(1);
+  args.insert(args.end(), {"--sdk", "28"});
+  Rig rig(args);
+  TempDir state;
+  const std::string serial = rig.serial(), name = rig.name();
+  const std::string pkg = device_truth(rig.sim, name)["apps"].arr.at(0)["package"].str;
+  REQUIRE(ok(rig.sim.control("setprop " + name + " log.tag.Noisy S")));
+  auto ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{rig.adb.port()}, state.path());
+  REQUIRE(wait_until([&] { return following(*ex, serial); }, 20000ms));
+  run_until_skips(rig.sim, name, 3);
+  // While followed: a squashed run, and lines logd counts but refuses.
+  REQUIRE(ok(rig.sim.control("repeat " + name + " " + pkg + " 12")));
+  for (int i = 0; i < 5; ++i) REQUIRE(ok(rig.sim.control("logd-write " + name + " main I 4321 Noisy refused")));
+  run_until_skips(rig.sim, name, 3);
+  REQUIRE(ex->terminate() == 0);
+  // While away: more of both.
+  REQUIRE(ok(rig.sim.control("repeat " + name + " " + pkg + " 20")));
+  for (int i = 0; i < 7; ++i) REQUIRE(ok(rig.sim.control("logd-write " + name + " system W 4321 Noisy away")));
+  run_until_skips(rig.sim, name, 3);
+  ex = std::make_unique<Exporter>(std::vector<std::uint16_t>{rig.adb.port()}, state.path());
+  REQUIRE(wait_until([&] { return following(*ex, serial); }, 20000ms));
+  run_until_skips(rig.sim, name, 3);
+
+  const Json truth = check_exact(rig, *ex);  // frames per package exact, lost lines as the truth's
+  INFO(tail(ex->log()));
+  CHECK(truth["reader_lost_lines"].u64() == 0);
+  CHECK(truth["lines_filtered"].u64() == 12);
+  CHECK(truth["lines_squashed"].u64() >= 10 + 18);
+  CHECK(metric(*ex, "jank_exporter_logcat_lost_lines_total", serial) == 0);
+  CHECK(metric(*ex, "jank_exporter_logcat_resume_gaps_total", serial) == 0);
+  CHECK(metric(*ex, "jank_exporter_logcat_unconfirmed_resumes_total", serial) == 0);
+  // Every refused line, and the squashed ones less one summary per run.
+  const double unheld = metric(*ex, "jank_exporter_logcat_unheld_lines_total", serial);
+  CHECK(unheld >= 12 + 9 + 17);
+  CHECK(unheld <= static_cast<double>(truth["lines_filtered"].u64() + truth["lines_squashed"].u64()));
+  CHECK(ex->terminate() == 0);
 }
 
 TEST_CASE("a logd restart while followed is counted once and loses nothing") {

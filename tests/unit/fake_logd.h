@@ -23,6 +23,7 @@ struct Entry {
   int buffer;  // 0 main, 1 system
   std::int64_t wall_us;
   std::string msg;
+  std::string tag = {};  // empty: the buffer's (Choreographer, ActivityManager)
 };
 
 // What logd keeps: rings pruned oldest first, lifetime totals that neither
@@ -42,6 +43,22 @@ struct FakeLogd {
     ++total[buffer];
     while (ring[buffer].size() > capacity) ring[buffer].pop_front();
   }
+  // Lines logd counts in Total but never holds (a log.tag property refusing
+  // them in logd: Total grows, Now does not).
+  void filtered(int buffer, std::uint64_t n) { total[buffer] += n; }
+  // A run of `n` identical lines as logd 8.0–11 keeps it: the first, a
+  // chatty summary of the n − 2 in between (itself not counted in Total),
+  // the last; every one of the n counted.
+  void identical_run(int buffer, const std::string& msg, std::uint64_t n) {
+    log(buffer, msg);
+    if (n >= 3) {
+      clock_us += 1000;
+      ring[buffer].push_back({++seq, buffer, clock_us,
+                              "uid=10123(com.example.feed) identical " + std::to_string(n - 2) + " lines", "chatty"});
+      total[buffer] += n - 2;
+    }
+    if (n >= 2) log(buffer, msg);
+  }
   void clear() {
     ring[0].clear();
     ring[1].clear();
@@ -60,7 +77,8 @@ struct FakeLogd {
     char head[64];
     std::snprintf(head, sizeof head, "%19" PRId64 ".%06" PRId64 "  %4d  %4d I ", e.wall_us / 1'000'000,
                   e.wall_us % 1'000'000, 100 + e.buffer, 100 + e.buffer);
-    return std::string(head) + (e.buffer == 0 ? "Choreographer: " : "ActivityManager: ") + e.msg + "\n";
+    const std::string tag = !e.tag.empty() ? e.tag : e.buffer == 0 ? "Choreographer" : "ActivityManager";
+    return std::string(head) + tag + ": " + e.msg + "\n";
   }
 
   // The exporter's stream: boot id, logd pid, statistics, marker, then the
@@ -68,7 +86,8 @@ struct FakeLogd {
   std::string stream() const { return preamble() + dump(); }
 
   std::string preamble() const {
-    std::string s = boot_id + "\n" + std::to_string(pid) + "\n";
+    // An unreadable boot id or a missing pidof prints nothing the stream can use.
+    std::string s = boot_id + "\n" + (pid > 0 ? std::to_string(pid) : "") + "\n";
     // logd's columns: 9 characters of row name, then 19 per buffer.
     auto row = [](std::string name, const std::vector<std::string>& cells) {
       name.resize(9, ' ');

@@ -37,6 +37,7 @@ void fill(metrics::Store& store) {
   d.log_cursor.buffers["system"] = {99, 7};
   d.continuity.lost_lines = 17;
   d.continuity.reboots = 2;
+  d.continuity.unheld_lines = 41;
   d.clock.observe(1'700'000'000'000'000'000, 1'700'000'003'600'000'000);
   store.record_gfxinfo(d, parsers::parse_gfxinfo(read("gfxinfo_two_polls.input")));
   auto& other = store.device("emulator-5554");
@@ -64,9 +65,28 @@ TEST_CASE("a checkpoint restores the store exactly", "[checkpoint]") {
   const auto& d = *restored.devices().at("127.0.0.1:5555");
   CHECK(d.log_cursor == original.devices().at("127.0.0.1:5555")->log_cursor);
   CHECK(d.continuity.lost_lines == 17);
+  CHECK(d.continuity.unheld_lines == 41);
   CHECK(d.clock.offset_ns() == 3'600'000'000);
   REQUIRE(d.pid_names.find(8400) != nullptr);
   CHECK(*d.pid_names.find(8400) == "com.example.shop");
+}
+
+TEST_CASE("a checkpoint written before unheld lines were counted still loads, with 0 of them", "[checkpoint]") {
+  metrics::Store original;
+  fill(original);
+  std::string saved = original.save();
+  // The continuity record of that build ended with the unconfirmed resumes.
+  const auto at = saved.find(" 41\n", saved.find("continuity"));
+  REQUIRE(at != std::string::npos);
+  saved.erase(at, 3);
+  metrics::Store restored;
+  std::string error;
+  REQUIRE(restored.load(saved, error));
+  CHECK(error.empty());
+  const auto& d = *restored.devices().at("127.0.0.1:5555");
+  CHECK(d.continuity.unheld_lines == 0);
+  CHECK(d.continuity.lost_lines == 17);
+  CHECK(d.continuity.reboots == 2);
 }
 
 TEST_CASE("restored gfxinfo baselines keep counting deltas", "[checkpoint]") {

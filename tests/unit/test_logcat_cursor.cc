@@ -26,6 +26,8 @@ struct Read {
   ResumePlan plan;
   LogCursor cursor;
   std::map<std::string, std::uint64_t, std::less<>> lost;
+  std::map<std::string, std::uint64_t, std::less<>> unheld;
+  std::vector<std::string> new_logs;
   std::uint64_t unconfirmed = 0;
   std::uint64_t dropped = 0;
   std::uint64_t lost_total() const {
@@ -53,6 +55,8 @@ Read follow(const FakeLogd& logd, const LogCursor& saved, std::size_t chunk = 7)
   r.plan = *f.plan();
   r.cursor = f.cursor();
   r.lost = f.lost();
+  r.unheld = f.unheld();
+  r.new_logs = f.new_log_buffers();
   r.unconfirmed = f.unconfirmed();
   r.dropped = f.dropped_lines();
   return r;
@@ -357,7 +361,10 @@ TEST_CASE("an overlong line keeps only its head and still reaches the parser as 
   CHECK(sizes[0] < 200);
 }
 
-TEST_CASE("a live stream that logd skipped ahead: the next resume finds its place by content and counts the skip as lost", "[cursor]") {
+TEST_CASE("a live stream that logd skipped ahead: the next resume finds its place by content and loses nothing after it", "[cursor]") {
+  // logd's counts cannot tell lines it skipped under the live stream from
+  // lines it never held: with the anchor found they are unheld, not lost
+  // (the check after a burst is what measures a skip as a loss).
   FakeLogd logd;
   logd.capacity = 10;
   logd.log(0, "old");
@@ -366,11 +373,12 @@ TEST_CASE("a live stream that logd skipped ahead: the next resume finds its plac
   LogcatFollower f = collecting(first.cursor, got);
   f.feed(live_stream_skipped_ahead(logd));
   REQUIRE(got.size() == 6);  // a1..a4, a11, a12
-  CHECK(f.cursor().buffers.at("main").index == 7);  // what counting entries gives: 6 behind the truth
+  CHECK(f.cursor().buffers.at("main").index == 7);  // what counting entries gives: 6 behind logd's count
   for (int i = 13; i <= 15; ++i) logd.log(0, "a" + std::to_string(i));
   const Read r = follow(logd, f.cursor());
   CHECK(r.messages == names("a", 13, 15));
-  CHECK(r.lost.at("main") == 6);  // a5..a10
+  CHECK(r.lost_total() == 0);
+  CHECK(r.unheld.at("main") == 6);  // a5..a10
   CHECK(r.unconfirmed == 0);
   CHECK(r.cursor.buffers.at("main").index == 16);
 }
@@ -404,18 +412,210 @@ TEST_CASE("a check of the ring measures a live skip at once, and the next resume
   logd.log(0, "old");
   const Read first = follow(logd, LogCursor{});
   LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  const std::string old_line = FakeLogd::line(logd.ring[0].back());
   f.feed(live_stream_skipped_ahead(logd));
+  CHECK(f.rebase_hash("main") == log_line_hash(std::string_view(old_line).substr(0, old_line.size() - 1)));
   // The check: the ring as it is now, against the cursor as it is now.
-  const Read check = follow(logd, f.cursor());
-  REQUIRE(check.lost.at("main") == 6);
-  LogcatFollower check_follower(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
-  check_follower.feed(logd.stream());
-  CHECK(check_follower.anchor_found("main"));
-  CHECK_FALSE(check_follower.anchor_found("system"));  // nothing counted there yet
-  f.skip_ahead("main", 6);
+  LogcatFollower check(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  check.watch("main", f.rebase_hash("main"));
+  check.feed(logd.stream());
+  check.settle();
+  CHECK(check.anchor_found("main"));
+  CHECK_FALSE(check.anchor_found("system"));  // nothing counted there yet
+  CHECK(check.lost_total() == 0);
+  CHECK(check.unheld().at("main") == 6);
+  CHECK(check.ring_summary_excess("main") == 0);
+  // The ring no longer holds the entry the live cursor was rebased at ("old"):
+  // logd pruned past it, so it can have skipped the stream: a skip.
+  CHECK_FALSE(check.watched_held("main"));
+  f.skip_ahead("main", 6, LogcatFollower::Gap::skipped, f.cursor().buffers.at("main").last_hash);
   CHECK(f.cursor().buffers.at("main").index == 13);
+  CHECK(f.unheld_total() == 0);
   logd.log(0, "a13");
   const Read r = follow(logd, f.cursor());
   CHECK(r.lost_total() == 0);
+  CHECK(r.unheld.empty());
   CHECK(r.messages == std::vector<std::string>{"a13"});
+}
+
+TEST_CASE("a check of a ring that still holds the rebase entry takes logd's extra count for unheld lines", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  f.feed(logd.stream());
+  logd.log(0, "a1");
+  logd.filtered(0, 4);  // refused by a log.tag property in logd: counted, never held
+  logd.log(0, "a2");
+  f.feed(FakeLogd::line(logd.ring[0][1]) + FakeLogd::line(logd.ring[0][2]));
+  REQUIRE(f.cursor().buffers.at("main").index == 3);  // logd says 7
+  logd.identical_run(0, "same", 5);  // written after the check's snapshot: the live stream counts it itself
+  LogcatFollower check(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
+  check.watch("main", f.rebase_hash("main"));
+  check.feed(logd.stream());
+  check.settle();
+  CHECK(check.anchor_found("main"));
+  CHECK(check.lost_total() == 0);
+  CHECK(check.watched_held("main"));  // "old" is still held: nothing was skipped
+  CHECK(check.unheld().at("main") == 4 + 2);  // the filtered lines, and the run's 3 squashed minus its summary
+  CHECK(check.ring_summary_excess("main") == 2);
+  f.skip_ahead("main", 4, LogcatFollower::Gap::unheld, f.cursor().buffers.at("main").last_hash);
+  CHECK(f.unheld_total() == 4);
+  CHECK(f.cursor().buffers.at("main").index == 7);
+  // The live stream reads the run: the summary stands for its three lines.
+  for (std::size_t i = 3; i < logd.ring[0].size(); ++i) f.feed(FakeLogd::line(logd.ring[0][i]));
+  CHECK(f.cursor().buffers.at("main").index == logd.total[0]);
+  CHECK(f.unheld_total() == 4 + 2);
+}
+
+TEST_CASE("lines a log.tag property refused in logd between two streams: none lost, all unheld", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  logd.log(1, "old-system");
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  logd.filtered(0, 5);
+  logd.log(0, "a2");
+  logd.filtered(1, 2);
+  logd.log(1, "s1");
+  logd.filtered(0, 3);  // after the newest held entry
+  const Read r = follow(logd, first.cursor);
+  CHECK(r.plan.kind == ResumeKind::resume);
+  CHECK(r.messages == std::vector<std::string>{"a1", "a2", "s1"});
+  CHECK(r.lost_total() == 0);
+  CHECK(r.unconfirmed == 0);
+  CHECK(r.unheld.at("main") == 8);
+  CHECK(r.unheld.at("system") == 2);
+  // Rebased on logd's totals: the next resume finds nothing unheld again.
+  CHECK(r.cursor.buffers.at("main").index == logd.total[0]);
+  CHECK(r.cursor.buffers.at("system").index == logd.total[1]);
+  logd.log(0, "a3");
+  const Read next = follow(logd, r.cursor);
+  CHECK(next.messages == std::vector<std::string>{"a3"});
+  CHECK(next.lost_total() == 0);
+  CHECK(next.unheld.empty());
+}
+
+TEST_CASE("lines refused in logd under a live stream show at the next resume as unheld, never lost", "[cursor]") {
+  FakeLogd logd;
+  logd.capacity = 6;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  std::vector<std::string> got;
+  LogcatFollower f = collecting(first.cursor, got);
+  f.feed(logd.stream());
+  for (int i = 1; i <= 3; ++i) {
+    logd.log(0, "a" + std::to_string(i));
+    logd.filtered(0, 10);
+    f.feed(FakeLogd::line(logd.ring[0].back()));
+  }
+  REQUIRE(got.size() == 3);
+  const Read r = follow(logd, f.cursor());
+  CHECK(r.messages.empty());
+  CHECK(r.lost_total() == 0);
+  CHECK(r.unheld.at("main") == 30);
+}
+
+TEST_CASE("identical lines squashed into a chatty summary (8.0-11): none lost, the cursor keeps logd's count", "[cursor]") {
+  FakeLogd logd;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+
+  SECTION("written while away: the ring shows first, summary, last") {
+    logd.identical_run(0, "same", 6);
+    logd.log(0, "after");
+    const Read r = follow(logd, first.cursor);
+    CHECK(r.messages == std::vector<std::string>{"same", "uid=10123(com.example.feed) identical 4 lines", "same", "after"});
+    CHECK(r.lost_total() == 0);
+    CHECK(r.unheld.at("main") == 3);  // 4 lines counted, one summary entry held
+    CHECK(r.cursor.buffers.at("main").index == logd.total[0]);
+  }
+  SECTION("read live: the summary stands for its lines") {
+    std::vector<std::string> got;
+    LogcatFollower f = collecting(first.cursor, got);
+    f.feed(logd.stream());
+    logd.identical_run(0, "same", 6);
+    logd.identical_run(0, "pair", 2);  // two identical lines: both held, nothing squashed
+    logd.log(0, "after");
+    for (std::size_t i = 1; i < logd.ring[0].size(); ++i) f.feed(FakeLogd::line(logd.ring[0][i]));
+    CHECK(got.size() == 6);
+    CHECK(f.cursor().buffers.at("main").index == logd.total[0]);
+    CHECK(f.unheld_total() == 3);
+    const Read r = follow(logd, f.cursor());
+    CHECK(r.messages.empty());
+    CHECK(r.lost_total() == 0);
+    CHECK(r.unheld.empty());
+  }
+  SECTION("a summary as the last counted entry is no anchor: the indices place the next stream") {
+    std::vector<std::string> got;
+    LogcatFollower f = collecting(first.cursor, got);
+    f.feed(logd.stream());
+    logd.identical_run(0, "same", 4);
+    for (std::size_t i = 1; i <= 2; ++i) f.feed(FakeLogd::line(logd.ring[0][i]));  // "same", the summary
+    CHECK(f.cursor().buffers.at("main").index == 1 + 1 + 2);
+    CHECK(f.cursor().buffers.at("main").last_hash == 0);
+    const Read r = follow(logd, f.cursor());
+    CHECK(r.plan.buffers.at("main").anchor_hash == 0);
+    CHECK(r.messages == std::vector<std::string>{"same"});
+    CHECK(r.lost_total() == 0);
+  }
+}
+
+TEST_CASE("a chatty summary is told by its form, and \"identical\" only right after its own thread", "[cursor]") {
+  CHECK(chatty_summary_lines('I', "chatty", "uid=10123(com.example.feed) RenderThread identical 3 lines", true) == 3);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=1000(system) Binder:1234_5 identical 1 line", true) == 1);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=1000(system) ActivityManager expire 4 lines", false) == 4);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=10123(com.example.feed) identical 3 lines", false) == 0);
+  CHECK(chatty_summary_lines('W', "chatty", "uid=1000 expire 4 lines", false) == 0);
+  CHECK(chatty_summary_lines('I', "chattyX", "uid=1000 expire 4 lines", false) == 0);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=abc expire 4 lines", false) == 0);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=1000 expire 0 lines", false) == 0);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=1000 expire 4 linez", false) == 0);
+  CHECK(chatty_summary_lines('I', "chatty", "uid=1000 expired 4 lines", false) == 0);
+}
+
+TEST_CASE("a reboot the preamble could not show: the last counted line is not where logd's totals put it, every line counts", "[cursor]") {
+  // The device's boot id and logd's pid cannot be read: only the statistics
+  // tell the logs apart, and after a reboot while away the new log's totals
+  // can be past the old cursor. The content decides: nothing is dropped.
+  FakeLogd logd;
+  logd.boot_id.clear();
+  logd.pid = 0;
+  for (int i = 1; i <= 3; ++i) logd.log(0, "old" + std::to_string(i));
+  const Read first = follow(logd, LogCursor{});
+  REQUIRE(first.cursor.buffers.at("main").index == 3);
+  logd.reboot();
+  logd.boot_id.clear();
+  logd.pid = 0;
+  for (int i = 1; i <= 5; ++i) logd.log(0, "boot" + std::to_string(i));
+  const Read r = follow(logd, first.cursor);
+  CHECK(r.plan.kind == ResumeKind::resume);  // nothing in the preamble says otherwise
+  CHECK(r.messages == names("boot", 1, 5));
+  CHECK(r.dropped == 1);  // the divider alone: before, 3 of the new lines went as "counted before"
+  CHECK(r.lost_total() == 0);
+  CHECK(r.unconfirmed == 1);
+  CHECK(r.new_logs == std::vector<std::string>{"main"});
+  CHECK(r.cursor.buffers.at("main").index == 5);
+  // And the next stream resumes on the new log by content.
+  logd.log(0, "boot6");
+  const Read next = follow(logd, r.cursor);
+  CHECK(next.messages == std::vector<std::string>{"boot6"});
+  CHECK(next.unconfirmed == 0);
+}
+
+TEST_CASE("the last counted line left the ring: every held line is new, the loss as the indices give it", "[cursor]") {
+  // With lines logd never held in between, the loss is an upper bound:
+  // logd's counts cannot tell them from lines that left the ring unread.
+  FakeLogd logd;
+  logd.capacity = 4;
+  logd.log(0, "old");
+  const Read first = follow(logd, LogCursor{});
+  for (int i = 1; i <= 9; ++i) logd.log(0, "w" + std::to_string(i));
+  logd.filtered(0, 2);
+  const Read r = follow(logd, first.cursor);
+  CHECK(r.messages == names("w", 6, 9));
+  CHECK(r.lost.at("main") == 5 + 2);
+  CHECK(r.unheld.empty());
+  CHECK(r.unconfirmed == 0);
+  CHECK(r.cursor.buffers.at("main").index == logd.total[0]);
 }
