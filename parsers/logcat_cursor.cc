@@ -263,6 +263,10 @@ void LogcatFollower::read_preamble_line(std::string_view text) {
   flush();
 }
 
+bool LogcatFollower::identity_known() const {
+  return !saved_.boot_id.empty() && !plan_->boot_id.empty() && saved_.logd_pid != 0 && plan_->logd_pid != 0;
+}
+
 void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anchor_found, bool forced) {
   s.settled = true;
   s.found = anchor_found;
@@ -281,12 +285,15 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     s.last.last_hash = 0;
     rebase_hash_[name] = 0;
     return;
-  } else if (p.anchor_hash != 0 && p.saved_index >= p.first_index) {
+  } else if (p.anchor_hash != 0 && p.saved_index >= p.first_index && !identity_known()) {
     // logd's totals put the last counted entry in the ring and its content is
-    // not there. The cursor never runs ahead of logd's count (it misses what
-    // logd counted without holding), so this is not the log that was
-    // counted: a reboot or logd restart the preamble could not show. Every
-    // held entry is new; the old log's unread tail is unknown, not lost.
+    // not there, and neither boot id nor logd's pid could be compared. The
+    // cursor never runs ahead of logd's count (it misses what logd counted
+    // without holding), so this is not the log that was counted: a reboot or
+    // logd restart the preamble could not show. Every held entry is new; the
+    // old log's unread tail is unknown, not lost. (With the same boot and
+    // logd known, the entry was pruned in place, logd 7.x–11 turning a
+    // spammy uid's entries into one "expire" summary: the indices decide.)
     s.counted = 0;
     ++unconfirmed_;
     new_log_buffers_.push_back(name);
@@ -296,6 +303,7 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     return;
   } else {
     s.counted = p.counted;
+    if (p.anchor_hash != 0 && p.saved_index >= p.first_index) ++unconfirmed_;  // pruned in place, see above
   }
   const std::uint64_t last_counted = p.first_index - 1 + s.counted;
   if (anchor_found) {

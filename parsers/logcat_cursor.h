@@ -33,10 +33,13 @@
 //   last rebase are in it).
 // - The saved entry is not held although the indices put it in the ring
 //   (Total − Now + 1 ≤ saved index ≤ Total): the cursor's index never runs
-//   ahead of logd's count, so this ring is not the log counted — a reboot or
-//   logd restart the boot id and pid could not show (unreadable). Every held
-//   entry is new (dropping some would lose them; what the old log held past
-//   the cursor is unknown, as after a reboot), no loss is made up.
+//   ahead of logd's count, so with the boot id or logd's pid unreadable this
+//   ring is not the log counted — a reboot or logd restart they could not
+//   show. Every held entry is new (dropping some would lose them; what the old
+//   log held past the cursor is unknown, as after a reboot), no loss is made
+//   up. With both read and unchanged it is the same log and the entry was
+//   pruned in place (logd 7.x–11 prunes a spammy uid's entries into one
+//   "expire" summary): the indices decide, counted as unconfirmed.
 // - No hash (0): the indices alone decide, as before hashes were kept.
 // - A ring that printed fewer entries than its statistics said (logd pruned
 //   between the two) is settled when told to: what was printed is the newest
@@ -242,6 +245,8 @@ class LogcatFollower {
   void read_preamble_line(std::string_view text);
   void log_line(std::string_view text);
   void hold_entry(HeldEntry e);
+  // Boot id and logd's pid were read both when the cursor was saved and now.
+  bool identity_known() const;
   void settle_buffer(const std::string& name, Search& s, bool anchor_found, bool forced);
   void flush();
   // `summary`: the entry is a chatty summary of that many lines; `in_ring`:

@@ -603,6 +603,31 @@ TEST_CASE("a reboot the preamble could not show: the last counted line is not wh
   CHECK(next.unconfirmed == 0);
 }
 
+TEST_CASE("the last counted line pruned in place on the same boot and logd: the indices decide", "[cursor]") {
+  // logd 7.x–11 prunes a spammy uid's entries into one "expire" summary: the
+  // anchor's content is gone from where the totals put it, but boot id and
+  // logd's pid say it is the same log, so counting the ring again would
+  // count lines twice.
+  FakeLogd logd;
+  for (int i = 1; i <= 3; ++i) logd.log(0, "old" + std::to_string(i));
+  const Read first = follow(logd, LogCursor{});
+  logd.log(0, "a1");
+  logd.log(0, "a2");
+  const Read second = follow(logd, first.cursor);
+  REQUIRE(second.messages == names("a", 1, 2));
+  logd.log(0, "a3");
+  logd.log(0, "a4");
+  for (auto& e : logd.ring[0]) {
+    if (e.msg == "a2") e.msg = "uid=10100(com.example.feed) expire 1 line";
+  }
+  const Read r = follow(logd, second.cursor);
+  CHECK(r.plan.kind == ResumeKind::resume);
+  CHECK(r.messages == names("a", 3, 4));
+  CHECK(r.new_logs.empty());
+  CHECK(r.unconfirmed == 1);
+  CHECK(r.lost_total() == 0);
+}
+
 TEST_CASE("the last counted line left the ring: every held line is new, the loss as the indices give it", "[cursor]") {
   // With lines logd never held in between, the loss is an upper bound:
   // logd's counts cannot tell them from lines that left the ring unread.
