@@ -126,3 +126,50 @@ TEST_CASE("compat matrix: Android 6.0 to 16 are followed exactly with process na
   }
   CHECK(ex.terminate() == 0);
 }
+
+TEST_CASE("a phone that answers every command with an error is reported and asked again at growing intervals") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--packages", kApp});
+  const auto& d = sim.devices()[0];
+  adb.emulator(d.port);
+  const std::string serial = emulator_serial(d);
+  REQUIRE(adb.wait_state(serial, "device", 10000ms));
+  REQUIRE_THAT(sim.control("fail " + d.name + " on"), Catch::Matchers::StartsWith("OK"));
+
+  TempDir state;
+  const auto started = std::chrono::steady_clock::now();
+  Exporter ex({adb.port()}, state.path());
+  INFO(ex.log());
+  std::this_thread::sleep_until(started + 20s);
+  const auto s = ex.samples();
+  auto value = [&](const std::string& name) {
+    const auto it = s.find(name);
+    return it == s.end() ? 0.0 : it->second;
+  };
+  CHECK(value(state_series(serial, "stalled")) == 1);
+  // Why, in the device's words.
+  bool reason_found = false;
+  for (const auto& [name, v] : s) {
+    if (name.rfind("jank_exporter_device_state_reason{serial=\"" + serial + "\"", 0) == 0) {
+      CHECK(v == 1);
+      CHECK_THAT(name, Catch::Matchers::Contains("getprop: exit status 126: /system/bin/sh: getprop: can't execute: I/O error"));
+      reason_found = true;
+    }
+  }
+  CHECK(reason_found);
+  // Backed off (0.5, 1, 2, 4, 8 s …): a handful of sessions, one command each.
+  const double sessions = value(series("jank_exporter_device_sessions_total", serial));
+  CHECK(sessions >= 3);
+  CHECK(sessions <= 7);
+  double commands = 0;
+  for (const auto& [name, v] : s) {
+    if (name.rfind("jank_exporter_device_commands_total{serial=\"" + serial + "\"", 0) == 0) commands += v;
+  }
+  CHECK(commands == sessions);
+  CHECK(commands / 20 < 0.5);
+  // Answered again: followed, and the reason is gone.
+  REQUIRE_THAT(sim.control("fail " + d.name + " off"), Catch::Matchers::StartsWith("OK"));
+  CHECK(wait_until([&] { return ex.value(state_series(serial, "following")) == 1; }, 40000ms, 250ms));
+  CHECK(ex.scrape().find("jank_exporter_device_state_reason{serial=\"" + serial + "\"") == std::string::npos);
+  CHECK(ex.terminate() == 0);
+}
