@@ -418,10 +418,77 @@ int run_grep(const std::vector<std::string>& w, const std::string& input, ShellR
   return any ? 0 : 1;
 }
 
-// Android's /system/bin/sh (mksh) on a command it cannot find or run.
-int mksh_not_found(const std::string& cmd, ShellResult& r) {
-  r.err += "/system/bin/sh: " + cmd + ": inaccessible or not found\n";
+// Android's /system/bin/sh (mksh) on a command it cannot find: status 127.
+// mksh says "not found" up to R56 (exec.c:804 @ mksh-R50, the release of
+// Android 5.0) and "inaccessible or not found" from R57 (MirBSD/mksh commit
+// 64918da0, 2019-03-01): Android 9 and older predate it.
+int mksh_not_found(int sdk, const std::string& cmd, ShellResult& r) {
+  r.err += "/system/bin/sh: " + cmd + (sdk >= 29 ? ": inaccessible or not found\n" : ": not found\n");
   return 127;
+}
+
+// The groups adbd gives its shell: before 6.0 the ten it sets with
+// setgroups (adb/adb.c:1358-1363 @ android-5.0.0_r1), listed in the
+// kernel's (ascending) order; toybox's list from 6.0 starts with the gid.
+constexpr std::pair<int, const char*> kToolboxGroups[] = {
+    {1003, "graphics"}, {1004, "input"},        {1007, "log"},    {1011, "adb"},   {1015, "sdcard_rw"},
+    {1028, "sdcard_r"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"},  {3006, "net_bw_stats"}};
+constexpr std::pair<int, const char*> kToyboxShellGroups[] = {
+    {2000, "shell"},        {1004, "input"},  {1007, "log"},  {1011, "adb"},           {1015, "sdcard_rw"},
+    {1028, "sdcard_r"},     {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"}, {3006, "net_bw_stats"},
+    {3009, "readproc"},     {3011, "uhid"}};
+
+// `id`: toolbox before 6.0 ignores its arguments (toolbox/id.c:30-55 @
+// android-5.0.0_r1); toybox from 6.0 knows -u, -g, -G and -n.
+int run_id(const Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  const bool root = dev.is_root();
+  const std::string who = root ? "0(root)" : "2000(shell)";
+  const std::string context = root ? "u:r:su:s0" : "u:r:shell:s0";
+  auto groups = [](auto begin, auto end, bool names, bool words) {
+    std::string s;
+    for (auto it = begin; it != end; ++it) {
+      if (!s.empty()) s += words ? " " : ",";
+      s += names ? std::string(it->second) : std::to_string(it->first);
+      if (!words) s += "(" + std::string(it->second) + ")";
+    }
+    return s;
+  };
+  if (dev.config().sdk < 23) {
+    r.out += "uid=" + who + " gid=" + who + " groups=" +
+             groups(std::begin(kToolboxGroups), std::end(kToolboxGroups), false, false) + " context=" + context + "\n";
+    return 0;
+  }
+  char only = 0;
+  bool names = false;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    bool known = w[i].size() >= 2 && w[i][0] == '-';
+    for (std::size_t k = 1; known && k < w[i].size(); ++k) {
+      const char c = w[i][k];
+      if (c == 'n') names = true;
+      else if (c == 'u' || c == 'g' || c == 'G') only = c;
+      else known = false;
+    }
+    if (!known) {  // a user name, -r, -Z, …
+      r.err += "id: " + w[i] + " is not simulated by jank_devsim\n";
+      return 2;
+    }
+  }
+  if (only == 'u' || only == 'g') {
+    r.out += names ? (root ? "root\n" : "shell\n") : (root ? "0\n" : "2000\n");
+    return 0;
+  }
+  if (root) {
+    if (only == 'G') r.out += names ? "root\n" : "0\n";
+    else r.out += "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n";
+    return 0;
+  }
+  if (only == 'G') {
+    r.out += groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), names, true) + "\n";
+    return 0;
+  }
+  r.out += "uid=2000(shell) gid=2000(shell) groups=" +
+           groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), false, false) + " context=u:r:shell:s0\n";
+  return 0;
 }
 
 // printf FORMAT [ARG…] with %s %d %i %c %% and backslash escapes; the format
@@ -617,13 +684,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     if (i < w.size() && w[i] == "jank_exporter:cursor") reader_declares(dev, w, i + 1);
     return 0;
   }
-  if (cmd == "id") {
-    r.out += dev.is_root() ? "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n"
-                           : "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
-                             "1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),"
-                             "3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n";
-    return 0;
-  }
+  if (cmd == "id") return run_id(dev, w, r);
   if (cmd == "getprop") {
     if (w.size() >= 2) {
       auto v = dev.getprop(w[1]);
@@ -703,6 +764,8 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "cat") return run_cat(dev, w, r);
   if (cmd == "pidof") {
+    // No pidof before 6.0 (toolbox/Android.mk OUR_TOOLS @ android-5.0.0_r1; toybox brings it).
+    if (dev.config().sdk < 23) return mksh_not_found(dev.config().sdk, cmd, r);
     // toybox: every pid of every name on one line; nothing found is exit 1.
     std::string pids;
     for (std::size_t i = 1; i < w.size(); ++i) {
@@ -719,14 +782,14 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   if (cmd == "kill") return run_kill(dev, w, r);
   if (cmd == "rm") return run_rm(dev, w, r);
   if (cmd == "perfetto" || cmd == "/system/bin/perfetto") {
-    if (dev.config().sdk < 28) return mksh_not_found(cmd, r);  // Perfetto came with Android 9
+    if (dev.config().sdk < 28) return mksh_not_found(dev.config().sdk, cmd, r);  // Perfetto came with Android 9
     PerfettoRun p = dev.perfetto().run_perfetto(w, input);
     r.out += p.out;
     r.err += p.err;
     return p.exit;
   }
   if (cmd == "trigger_perfetto" || cmd == "/system/bin/trigger_perfetto") {
-    if (dev.config().sdk < 29) return mksh_not_found(cmd, r);  // and trigger_perfetto with Android 10
+    if (dev.config().sdk < 29) return mksh_not_found(dev.config().sdk, cmd, r);  // and trigger_perfetto with Android 10
     PerfettoRun p = dev.perfetto().trigger_perfetto(w);
     r.out += p.out;
     r.err += p.err;

@@ -111,3 +111,55 @@ TEST_CASE("ps answers as toolbox before 8.0 and as toybox after, and the exporte
     CHECK(names(run_shell(dev, "ps").out) == std::vector<std::string>{"ps"});  // the caller's session only
   }
 }
+
+TEST_CASE("id: toolbox before 6.0 ignores its arguments, toybox from 6.0 knows -u", "[devsim][releases]") {
+  ManualClock clock;
+  const std::string groups =
+      "groups=1003(graphics),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),"
+      "3002(net_bt),3003(inet),3006(net_bw_stats)";
+  for (const int sdk : {21, 22}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    for (const char* cmd : {"id", "id -u", "id -g -n"}) {
+      const ShellResult r = run_shell(dev, cmd);
+      CHECK(r.exit == 0);
+      CHECK(r.err.empty());
+      CHECK(r.out == "uid=2000(shell) gid=2000(shell) " + groups + " context=u:r:shell:s0\n");
+    }
+    DeviceConfig rooted = on_sdk(sdk);
+    rooted.root_build = true;
+    Device root(rooted, clock);
+    CHECK(run_shell(root, "id -u").out == "uid=0(root) gid=0(root) " + groups + " context=u:r:su:s0\n");
+  }
+  for (const int sdk : {23, 29, 34}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    CHECK(run_shell(dev, "id -u").out == "2000\n");
+    CHECK(run_shell(dev, "id -un").out == "shell\n");
+    CHECK(run_shell(dev, "id").out.rfind("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),", 0) == 0);
+    DeviceConfig rooted = on_sdk(sdk);
+    rooted.root_build = true;
+    Device root(rooted, clock);
+    CHECK(run_shell(root, "id -u").out == "0\n");
+  }
+}
+
+TEST_CASE("pidof does not exist on 5.x: mksh answers not found, status 127", "[devsim][releases]") {
+  ManualClock clock;
+  for (const int sdk : {21, 22}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    const ShellResult r = run_shell(dev, "pidof logd");
+    CHECK(r.exit == 127);
+    CHECK(r.out.empty());
+    CHECK(r.err == "/system/bin/sh: pidof: not found\n");
+    // The preamble goes on past it (the statistics follow).
+    const ShellResult pre = run_shell(dev, "pidof logd; logcat -S -b main -b system");
+    CHECK(pre.exit == 0);
+    CHECK(pre.out.rfind("size/num", 0) == 0);
+  }
+  Device marshmallow(on_sdk(23), clock);
+  const ShellResult r = run_shell(marshmallow, "pidof logd");
+  CHECK(r.exit == 0);
+  CHECK(r.out == std::to_string(marshmallow.logd_pid()) + "\n");
+}
