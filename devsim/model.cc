@@ -18,6 +18,9 @@ std::string fmt(const char* f, auto... a) {
   return std::string(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 
+// init starts logd about two seconds into a boot.
+constexpr std::int64_t kLogdBootNs = 2'000'000'000;
+
 // A string of any bytes as the inside of a JSON string: printable ASCII as
 // is, every other byte as \u00XX (one per byte), so the truth stays JSON
 // whatever bytes a test gave a version name.
@@ -121,6 +124,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   ft_rng_.seed(cfg_.seed ^ 0x6672616d656c696eULL);
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
+  logd_started_ns_ = std::min<std::int64_t>(sim_time_, kLogdBootNs);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
   init_thermal();
   for (auto& a : apps_) start_app(a);
@@ -333,6 +337,7 @@ void Device::logd_restart() {
   advance();
   logd_reset();
   ++logd_restarts_;
+  logd_started_ns_ = sim_time_;
   // init starts a new process: a new pid.
   next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
   if (next_pid_ > 32000) next_pid_ = 3000;
@@ -352,6 +357,7 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
   } while (logd_pid_ == old_logd);
   mono_offset_ = uptime_ns - clock_.mono_ns();
   sim_time_ = now_mono();
+  logd_started_ns_ = std::min<std::int64_t>(sim_time_, kLogdBootNs);
   display_frames_.clear();  // SurfaceFlinger starts afresh, TimeStats off and empty
   ts_enabled_ = false;
   ts_stats_start_ = 0;

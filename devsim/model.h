@@ -292,6 +292,9 @@ class Device {
   void reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns = 3'000'000'000);
   const std::string& boot_id() const { return boot_id_; }
   std::int32_t logd_pid() const { return logd_pid_; }
+  // When this logd started (device monotonic ns): Android 5.x's `logcat -S`
+  // prints the time since.
+  std::int64_t logd_started_ns() const { return logd_started_ns_; }
   // Changes whenever logd's memory is gone (restart, reboot).
   std::uint64_t logd_generation() const { return logd_gen_; }
   std::uint64_t reboots() const { return reboots_; }
@@ -529,6 +532,7 @@ class Device {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>, SimTimeStatsLayer> ts_layers_;
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
+  std::int64_t logd_started_ns_ = 0;
   std::uint64_t logd_gen_ = 1;
   std::uint64_t reboots_ = 0, logd_restarts_ = 0;
   std::map<std::string, std::string, std::less<>> boot_props_;

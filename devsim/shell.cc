@@ -40,6 +40,58 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Android 5.x's head of `logcat -S` (LogStatistics::format,
+// logd/LogStatistics.cpp:522-587 @ android-5.0.0_r1): `span -> size/num` and
+// the buffer names, no Total column; the Total row starts with the time since
+// logd started, the Now row with the age of the oldest entry held in the
+// selected buffers (0 when none); cells start every 19 columns and an empty
+// buffer's Now cell is left out.
+std::string lollipop_statistics(const Device& dev, LogMask mask) {
+  const LogBuffers& logs = dev.logs();
+  constexpr int kColumn = 19;
+  auto span = [](std::int64_t d) {
+    d = std::max<std::int64_t>(d, 0);
+    char b[48];
+    std::snprintf(b, sizeof b, "%lld:%02lld:%02lld.%09lld", static_cast<long long>(d / 3'600'000'000'000),
+                  static_cast<long long>(d / 60'000'000'000 % 60), static_cast<long long>(d / 1'000'000'000 % 60),
+                  static_cast<long long>(d % 1'000'000'000));
+    return std::string(b);
+  };
+  // Each cell starts kColumn columns after the previous one (`spaces` carries
+  // the shortfall, as there).
+  auto row = [&](std::string line, int spaces, auto cell_of) {
+    for (std::size_t i = 0; i < kLogIdCount; ++i) {
+      if (!(mask & (LogMask{1} << i))) continue;
+      const std::string cell = cell_of(static_cast<LogId>(i));
+      if (cell.empty()) {
+        spaces += kColumn;
+        continue;
+      }
+      line.append(static_cast<std::size_t>(std::max(spaces, 0)), ' ');
+      line += cell;
+      spaces = kColumn - static_cast<int>(cell.size());
+    }
+    return line + "\n";
+  };
+  const std::int64_t now = dev.now_mono();
+  const auto oldest = logs.read(mask, 0, 1);
+  std::string out = row("        span -> size/num", 2, [](LogId id) { return std::string(log_id_name(id)); });
+  std::string total = span(now - dev.logd_started_ns());
+  total.insert(0, std::string(std::max<int>(0, 4 - static_cast<int>(total.find(':'))), ' '));
+  out += row("Total" + total, 1, [&](LogId id) {
+    const auto& st = logs.stats(id);
+    return std::to_string(st.written_bytes) + "/" + std::to_string(st.written);
+  });
+  std::string held = span(oldest.empty() ? 0 : now - oldest.front()->mono_ns);
+  held.insert(0, std::string(std::max<int>(0, 6 - static_cast<int>(held.find(':'))), ' '));
+  out += row("Now" + held, 1, [&](LogId id) -> std::string {
+    const std::uint64_t n = logs.entry_count(LogMask{1} << static_cast<std::size_t>(id));
+    if (n == 0) return {};
+    return std::to_string(logs.stats(id).used) + "/" + std::to_string(n);
+  });
+  return out;
+}
+
 // The head of logd's `logcat -S`: per selected buffer "size/lines" ever
 // written (Total) and held now (Now); the difference left by wrap or clear.
 std::string logd_statistics(const LogBuffers& logs, LogMask mask) {
@@ -228,7 +280,7 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   if (statistics) {
     // A snapshot of logd's state as it is: no simulation step first, so that
     // `logcat -d …; logcat -S` in one script sees one state.
-    r.out = logd_statistics(logs, f.mask);
+    r.out = sdk < 23 ? lollipop_statistics(dev, f.mask) : logd_statistics(logs, f.mask);
     dev.statistics_read();
     return r;
   }

@@ -39,7 +39,7 @@ TEST_CASE("a -b list is one buffer name up to Android 7.0 and a list from 7.1", 
     CHECK(list.out.empty());
     const ShellResult each = run_shell(dev, "logcat -S -b main -b system");
     CHECK(each.exit == 0);
-    CHECK(each.out.rfind("size/num main", 0) == 0);
+    CHECK(each.out.rfind(sdk < 23 ? "        span -> size/num  main" : "size/num main", 0) == 0);
   }
   for (const int sdk : {25, 26, 30, 34}) {
     INFO("API " << sdk);
@@ -112,6 +112,37 @@ TEST_CASE("ps answers as toolbox before 8.0 and as toybox after, and the exporte
   }
 }
 
+TEST_CASE("logcat -S on Android 5.x prints its own head: span, no Total column, rows led by a duration",
+          "[devsim][releases]") {
+  ManualClock clock;
+  Device dev(on_sdk(21), clock);
+  dev.log(LogId::main, 'I', 1, 1, 0, "t", "hello");  // 9 bytes: priority, tag and message with their NULs
+  clock.advance_ns(1'234'567'890);
+  const auto& system = dev.logs().stats(LogId::system);
+  const std::string sys_total = std::to_string(system.written_bytes) + "/" + std::to_string(system.written);
+  const std::string sys_now =
+      std::to_string(system.used) + "/" + std::to_string(dev.logs().entry_count(LogMask{1} << 3));
+  REQUIRE(system.written > 0);  // the apps' Start proc lines
+  const ShellResult r = run_shell(dev, "logcat -S -b main -b radio -b system");
+  CHECK(r.exit == 0);
+  CHECK(r.err.empty());
+  // Cells 19 columns apart; the empty radio buffer has no Now cell and keeps its place.
+  // logd started 2 s after a boot an hour ago; the oldest entry is 1.23 s old.
+  CHECK(r.out ==
+        "        span -> size/num  main               radio              system\n"
+        "Total   0:59:59.234567890 9/1                0/0                " + sys_total + "\n"
+        "Now     0:00:01.234567890 9/1                                   " + sys_now + "\n");
+  // An empty selection: the age of an entry that does not exist is 0.
+  REQUIRE(run_shell(dev, "logcat -c -b main -b system").exit == 0);
+  CHECK(run_shell(dev, "logcat -S -b main").out ==
+        "        span -> size/num  main\n"
+        "Total   0:59:59.234567890 9/1\n"
+        "Now     0:00:00.000000000\n");
+  // 6.0 and later: the size/num head.
+  Device marshmallow(on_sdk(23), clock);
+  CHECK(run_shell(marshmallow, "logcat -S -b main").out.rfind("size/num main", 0) == 0);
+}
+
 TEST_CASE("id: toolbox before 6.0 ignores its arguments, toybox from 6.0 knows -u", "[devsim][releases]") {
   ManualClock clock;
   const std::string groups =
@@ -156,7 +187,7 @@ TEST_CASE("pidof does not exist on 5.x: mksh answers not found, status 127", "[d
     // The preamble goes on past it (the statistics follow).
     const ShellResult pre = run_shell(dev, "pidof logd; logcat -S -b main -b system");
     CHECK(pre.exit == 0);
-    CHECK(pre.out.rfind("size/num", 0) == 0);
+    CHECK(pre.out.rfind("        span -> size/num", 0) == 0);
   }
   Device marshmallow(on_sdk(23), clock);
   const ShellResult r = run_shell(marshmallow, "pidof logd");
