@@ -205,7 +205,9 @@ void Simulator::start() {
     c.release = release_of(c.sdk);
     TransportOptions t;
     t.port = opts_.base_port ? static_cast<std::uint16_t>(opts_.base_port + i) : 0;
-    t.shell_v2 = opts_.shell_v2;
+    // shell_v2 came with Android 7.0 (adb/transport.cpp:48,783-794 @ android-7.0.0_r1); before,
+    // `shell:` runs under a PTY (adb/services.cpp:464-465 @ android-6.0.0_r1, adb/services.c:424-425 @ 5.0).
+    t.shell_v2 = opts_.shell_v2 && c.sdk >= 24;
     t.unauthorized = opts_.unauthorized;
     t.tick_ms = opts_.tick_ms;
     auto d = std::make_shared<SimDevice>(io_, std::make_unique<Device>(std::move(c), clock_), t);

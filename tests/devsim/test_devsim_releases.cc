@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "devsim/model.h"
 #include "devsim/shell.h"
+#include "devsim/simulator.h"
 #include "parsers/process_list.h"
 
 using namespace jank::devsim;
@@ -193,4 +195,45 @@ TEST_CASE("pidof does not exist on 5.x: mksh answers not found, status 127", "[d
   const ShellResult r = run_shell(marshmallow, "pidof logd");
   CHECK(r.exit == 0);
   CHECK(r.out == std::to_string(marshmallow.logd_pid()) + "\n");
+}
+
+
+TEST_CASE("no shell v2 before Android 7.0: adbd announces no features",
+          "[devsim][releases]") {
+  boost::asio::io_context io;
+  ManualClock clock;
+  SimOptions o;
+  o.devices = 4;
+  o.sdk = {22, 23, 24, 30};
+  o.packages = {"com.example.feed", "com.example.shop"};
+  o.log_rate = 0;
+  Simulator sim(io, o, clock);
+  sim.start();
+  const auto& d = sim.devices();
+  const std::string props = "device::ro.product.name=janksim;ro.product.model=JankSim ";
+  CHECK_FALSE(d[0]->options().shell_v2);
+  CHECK(d[0]->banner() == props + "0;ro.product.device=janksim0;");
+  CHECK_FALSE(d[1]->options().shell_v2);
+  CHECK(d[1]->banner() == props + "1;ro.product.device=janksim1;");
+  CHECK(d[2]->options().shell_v2);
+  CHECK(d[2]->banner() == props + "2;ro.product.device=janksim2;features=shell_v2,cmd");
+  CHECK(d[3]->options().shell_v2);
+  CHECK(d[3]->banner() == props + "3;ro.product.device=janksim3;features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,"
+                                  "apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell,sendrecv_v2,"
+                                  "sendrecv_v2_brotli");
+
+  sim.stop();
+  io.poll();
+
+  // --no-shell-v2 takes it away from any release.
+  boost::asio::io_context io2;
+  o.devices = 1;
+  o.sdk = {30};
+  o.shell_v2 = false;
+  Simulator legacy(io2, o, clock);
+  legacy.start();
+  CHECK_FALSE(legacy.devices()[0]->options().shell_v2);
+  CHECK(legacy.devices()[0]->banner().find("features=cmd,stat_v2,") != std::string::npos);
+  legacy.stop();
+  io2.poll();
 }
