@@ -99,6 +99,10 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
       {"sys.boot_completed", "1"},
       {"init.svc.zygote", "running"},
   };
+  // Perfetto's tracing service is on by default from Android 11: the build
+  // sets persist.traced.enable=1 (perfetto.rc starts traced only on it; on 10
+  // only some vendors set it). docs/devsim.md, "Releases".
+  if (cfg_.sdk >= 30) props_["persist.traced.enable"] = "1";
   std::uniform_int_distribution<std::int32_t> pid0(2000, 9000);
   zygote_pid_ = pid0(rng_) / 10;
   system_server_pid_ = zygote_pid_ + 300;
@@ -1033,6 +1037,7 @@ SetpropResult Device::setprop(std::string_view key, std::string_view value) {
                         key.starts_with("log.") || key.starts_with("ro.");
   if (!shell_ok && !cfg_.root_build) return fail();
   props_[std::string(key)] = std::string(value);
+  if (key == "persist.traced.enable") perfetto_.traced_property_set(value);
   return {};
 }
 

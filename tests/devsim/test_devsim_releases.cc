@@ -197,6 +197,66 @@ TEST_CASE("pidof does not exist on 5.x: mksh answers not found, status 127", "[d
   CHECK(r.out == std::to_string(marshmallow.logd_pid()) + "\n");
 }
 
+namespace {
+
+const std::string kTrace = "/data/misc/perfetto-traces/jank_exporter.pftrace";
+const std::string kArm =
+    "printf %s 'buffers { size_kb: 1024 } data_sources { config { name: \"linux.ftrace\" } } "
+    "unique_session_name: \"jank_exporter\" trigger_config { trigger_mode: STOP_TRACING trigger_timeout_ms: 60000 "
+    "triggers { name: \"jank_exporter\" stop_delay_ms: 1000 } }' | perfetto --background --txt -c - -o " +
+    kTrace;
+
+}  // namespace
+
+TEST_CASE("Perfetto on Android 10 needs persist.traced.enable=1, from 11 it is set", "[devsim][releases]") {
+  ManualClock clock;
+  Device q(on_sdk(29), clock);
+  CHECK(run_shell(q, "getprop persist.traced.enable").out == "\n");
+  CHECK(run_shell(q, "pidof traced").exit == 1);
+  // No trace directory: the client cannot create its output file (Android 10's log format: no time, colours).
+  ShellResult r = run_shell(q, kArm);
+  CHECK(r.exit == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "\x1b[90mperfetto_cmd.cc:863     \x1b[0m \x1b[31mFailed to open " + kTrace +
+                     ". If you get permission denied in /data/misc/perfetto-traces, the file might have been created "
+                     "by another user, try deleting it first. (errno: 2, No such file or directory)\x1b[0m\n");
+  CHECK(run_shell(q, "pidof perfetto").exit == 1);
+  r = run_shell(q, "trigger_perfetto jank_exporter");  // no service to connect to
+  CHECK(r.exit == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.empty());
+
+  // The shell may set it: init makes the directory and starts traced.
+  r = run_shell(q, "setprop persist.traced.enable 1");
+  CHECK(r.exit == 0);
+  CHECK(r.err.empty());
+  CHECK(run_shell(q, "getprop persist.traced.enable").out == "1\n");
+  CHECK(run_shell(q, "pidof traced").exit == 0);
+  r = run_shell(q, kArm);
+  CHECK(r.exit == 0);
+  CHECK(r.err.empty());
+  const std::string pid = r.out.substr(0, r.out.size() - 1);
+  CHECK(run_shell(q, "pidof perfetto").out == pid + "\n");
+  CHECK(run_shell(q, "trigger_perfetto jank_exporter").exit == 0);
+  // It survives a reboot (persist.*); 0 stops traced, and its clients with it.
+  q.reboot(0);
+  CHECK(run_shell(q, "pidof traced").exit == 0);
+  REQUIRE(run_shell(q, kArm).exit == 0);
+  REQUIRE(run_shell(q, "setprop persist.traced.enable 0").exit == 0);
+  CHECK(run_shell(q, "pidof traced").exit == 1);
+  CHECK(run_shell(q, "pidof perfetto").exit == 1);
+
+  for (const int sdk : {30, 34}) {
+    INFO("API " << sdk);
+    Device dev(on_sdk(sdk), clock);
+    CHECK(run_shell(dev, "getprop persist.traced.enable").out == "1\n");
+    CHECK(run_shell(dev, "pidof traced").exit == 0);
+    r = run_shell(dev, kArm);
+    CHECK(r.exit == 0);
+    CHECK(r.err.empty());
+  }
+}
+
 
 TEST_CASE("no shell v2 before Android 7.0: adbd announces no features",
           "[devsim][releases]") {
