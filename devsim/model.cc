@@ -132,6 +132,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
   init_thermal();
   for (auto& a : apps_) start_app(a);
+  if (!apps_.empty()) foreground_ = 0;
   perfetto_.boot(sim_time_);
 }
 
@@ -1117,6 +1118,25 @@ bool Device::force_skip(std::string_view pkg, std::uint32_t frames) {
 void Device::set_refresh_hz(double hz) {
   advance();
   if (hz >= 1 && hz <= 1000) refresh_hz_ = hz;
+}
+
+bool Device::set_foreground(std::optional<std::string_view> pkg) {
+  if (!pkg) {
+    foreground_.reset();
+    return true;
+  }
+  for (std::size_t i = 0; i < apps_.size(); ++i) {
+    if (apps_[i].cfg.package == *pkg) {
+      foreground_ = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+const AppState* Device::focused_app() const {
+  if (!foreground_ || apps_[*foreground_].pid == 0) return nullptr;
+  return &apps_[*foreground_];
 }
 
 const AppState* Device::app(std::string_view pkg) const {

@@ -390,6 +390,16 @@ class Device {
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
+  // The app in front (its main activity resumed, its window focused): the
+  // first app of the list until `foreground` says otherwise. False when the
+  // package is unknown; nullopt: no app in front.
+  bool set_foreground(std::optional<std::string_view> pkg);
+  // The app in front, if its process lives (a dead one's window is gone).
+  const AppState* focused_app() const;
+  // `dumpsys window [windows|displays]` in the release's layout
+  // (devsim/window_dump.cc).
+  std::string dumpsys_window(const std::vector<std::string>& args) const;
+
   // Shell outputs.
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
   std::string dumpsys_display() const;
@@ -507,6 +517,7 @@ class Device {
   LogBuffers logs_;
   std::map<std::string, std::string, std::less<>> props_;
   std::vector<AppState> apps_;
+  std::optional<std::size_t> foreground_;  // index into apps_
   std::int32_t next_pid_;
   std::int64_t next_noise_ = 0;
   std::int64_t last_log_mono_ = 0;

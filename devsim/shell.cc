@@ -762,7 +762,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {
-      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n";
+      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n  window\n";
       return 0;
     }
     if (w[1] == "gfxinfo") {
@@ -799,6 +799,11 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
       } else {
         r.out += dev.dumpsys_surfaceflinger();
       }
+      return 0;
+    }
+    if (w[1] == "window") {
+      dev.advance();
+      r.out += dev.dumpsys_window(std::vector<std::string>(w.begin() + 2, w.end()));
       return 0;
     }
     if (w[1] == "power") {

@@ -280,7 +280,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal install perfetto "
+                 "screen idle thermal install model foreground perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -402,6 +402,15 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const auto bytes = hex_bytes(arg(0));
     if (args.size() != 1 || !bytes || bytes->empty() || bytes->size() > 512) return reply("ERR usage: model DEV HEX");
     fn = [model = *bytes](SimDevice& d) { d.model().set_model(model); return std::string(); };
+  } else if (cmd == "foreground") {
+    // foreground DEV PKG|none: the app in front (dumpsys window), or none.
+    const std::string pkg = arg(0);
+    if (args.size() != 1) return reply("ERR usage: foreground DEV PKG|none");
+    fn = [=](SimDevice& d) {
+      d.model().advance();
+      const bool ok = d.model().set_foreground(pkg == "none" ? std::nullopt : std::optional<std::string_view>(pkg));
+      return ok ? std::string() : "unknown package " + pkg;
+    };
   } else if (cmd == "install") {
     // install DEV PKG VERSION_NAME VERSION_CODE [JANK_FACTOR]
     const std::string pkg = arg(0);
