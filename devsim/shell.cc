@@ -483,12 +483,12 @@ int mksh_not_found(int sdk, const std::string& cmd, ShellResult& r) {
 // setgroups (adb/adb.c:1358-1363 @ android-5.0.0_r1), listed in the
 // kernel's (ascending) order; toybox's list from 6.0 starts with the gid.
 constexpr std::pair<int, const char*> kToolboxGroups[] = {
-    {1003, "graphics"}, {1004, "input"},        {1007, "log"},    {1011, "adb"},   {1015, "sdcard_rw"},
-    {1028, "sdcard_r"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"},  {3006, "net_bw_stats"}};
+    {1003, "graphics"}, {1004, "input"},        {1007, "log"},    {1011, "adb"},  {1015, "sdcard_rw"},
+    {1028, "sdcard_r"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"}, {3006, "net_bw_stats"}};
 constexpr std::pair<int, const char*> kToyboxShellGroups[] = {
-    {2000, "shell"},        {1004, "input"},  {1007, "log"},  {1011, "adb"},           {1015, "sdcard_rw"},
-    {1028, "sdcard_r"},     {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"}, {3006, "net_bw_stats"},
-    {3009, "readproc"},     {3011, "uhid"}};
+    {2000, "shell"},        {1004, "input"},        {1007, "log"},    {1011, "adb"},
+    {1015, "sdcard_rw"},    {1028, "sdcard_r"},     {3001, "net_bt_admin"}, {3002, "net_bt"},
+    {3003, "inet"},         {3006, "net_bw_stats"}, {3009, "readproc"},     {3011, "uhid"}};
 
 // `id`: toolbox before 6.0 ignores its arguments (toolbox/id.c:30-55 @
 // android-5.0.0_r1); toybox from 6.0 knows -u, -g, -G and -n.
@@ -539,7 +539,8 @@ int run_id(const Device& dev, const std::vector<std::string>& w, ShellResult& r)
     return 0;
   }
   r.out += "uid=2000(shell) gid=2000(shell) groups=" +
-           groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), false, false) + " context=u:r:shell:s0\n";
+           groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), false, false) +
+           " context=u:r:shell:s0\n";
   return 0;
 }
 

@@ -39,7 +39,9 @@ std::string hex(std::uint32_t v) {
 }
 
 // Salts for the objects of an app process (new with each process).
-std::uint64_t salt(std::int32_t pid, int what) { return static_cast<std::uint64_t>(pid) * 8 + static_cast<std::uint64_t>(what); }
+std::uint64_t salt(std::int32_t pid, int what) {
+  return static_cast<std::uint64_t>(pid) * 8 + static_cast<std::uint64_t>(what);
+}
 
 constexpr int kWidth = 1080, kHeight = 2400, kDpi = 420, kAppHeight = 2274;
 constexpr std::int32_t kSystemUiUid = 10031;  // com.android.systemui's uid here
@@ -111,13 +113,14 @@ std::string Device::dumpsys_window(const std::vector<std::string>& args) const {
   // `name`: only the windows whose title holds it (WindowManagerService.dumpWindows).
   auto dump_windows = [&](const std::string& name) {
     std::string out = "WINDOW MANAGER WINDOWS (dumpsys window windows)\n";
+    std::size_t printed = 0;
     for (std::size_t i = 0; i < windows.size(); ++i) {
       const DumpWindow& w = windows[i];
       if (w.title.find(name) == std::string::npos) continue;
       // Up to 7.1 each display's WindowList is printed from its top, each
       // window numbered by its index from the bottom; from 8.0 the root
-      // container numbers them from the top.
-      const std::size_t number = sdk >= 26 ? i : windows.size() - 1 - i;
+      // container numbers the windows it prints from the top.
+      const std::size_t number = sdk >= 26 ? printed++ : windows.size() - 1 - i;
       appendf(out, "  Window #%zu %s:\n", number, window_text(w).c_str());
       out += "    mDisplayId=0";
       if (w.task && sdk >= 31) appendf(out, " rootTaskId=%d", w.task);
@@ -167,7 +170,8 @@ std::string Device::dumpsys_window(const std::vector<std::string>& args) const {
     if (sdk < 26) {
       out += "    deferred=false layoutNeeded=false\n";
     } else {
-      appendf(out, "    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,%d,%d))\n", kWidth, kHeight);
+      appendf(out, "    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,%d,%d))\n", kWidth,
+              kHeight);
     }
     if (sdk >= 28) appendf(out, "\n  mLayoutSeq=%d\n", layout_seq);
     if (sdk == 29) out += "  mDeferredRotationPauseCount=0\n";

@@ -109,7 +109,7 @@ TEST_CASE("a pre-N device without shell_v2 loses exit codes and uses PTY line en
   CHECK(adb.adb({"-s", s, "features"}).out.find("shell_v2") == std::string::npos);
 }
 
-TEST_CASE("a 6.0 device has no shell_v2 (PTY line endings, stderr in the stream, no exit status); 7.0 has it") {
+TEST_CASE("a 6.0 device has no shell_v2 (PTY line endings, stderr in the stream, no exit status) but 7.0 has it") {
   AdbServer adb;
   DevSim sim({"--devices", "2", "--sdk", "23,24"});
   attach_all(adb, sim);
