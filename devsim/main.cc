@@ -26,7 +26,8 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --control-port P       control channel port (default: chosen by the kernel)
   --packages A,B,…       simulated apps (default com.example.feed,com.example.shop,com.example.chat)
   --games PKG:FPS[,…]    games: apps that also draw through a SurfaceView at FPS
-  --sdk N[,N…]           Android API level, cycled over devices (default 33; 16-36)
+  --sdk N[,N…]           Android API level, cycled over devices (default 33; 16-36): the
+                         tools answer as that release's (below 24 no shell_v2)
   --hwui-profile         every app prints HWUI "Profile data in ms" tables (always below 23)
   --windows PKG:TITLE[,…] further windows of an app (a dialog, a second activity), drawing in turn
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
@@ -39,7 +40,7 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --buffer-kib K         logd ring buffer size per buffer (default 256)
   --tz-offset-min M      device time zone offset from UTC (default 0)
   --root                 a userdebug build with adb root (ctl.restart zygote allowed)
-  --no-shell-v2          a pre-N device: no shell_v2 feature, PTY line endings
+  --no-shell-v2          no shell_v2 feature on any release: PTY line endings, no exit status
   --unauthorized         send AUTH forever: adb lists the devices as unauthorized
   --tick-ms MS           simulation and logcat pump period (default 50)
   --threads N            io threads (default 2)

@@ -19,6 +19,9 @@ std::string fmt(const char* f, auto... a) {
   return std::string(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 
+// init starts logd about two seconds into a boot.
+constexpr std::int64_t kLogdBootNs = 2'000'000'000;
+
 // A string of any bytes as the inside of a JSON string: printable ASCII as
 // is, every other byte as \u00XX (one per byte), so the truth stays JSON
 // whatever bytes a test gave a version name.
@@ -97,6 +100,10 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
       {"sys.boot_completed", "1"},
       {"init.svc.zygote", "running"},
   };
+  // Perfetto's tracing service is on by default from Android 11: the build
+  // sets persist.traced.enable=1 (perfetto.rc starts traced only on it; on 10
+  // only some vendors set it). docs/devsim.md, "Releases".
+  if (cfg_.sdk >= 30) props_["persist.traced.enable"] = "1";
   std::uniform_int_distribution<std::int32_t> pid0(2000, 9000);
   zygote_pid_ = pid0(rng_) / 10;
   system_server_pid_ = zygote_pid_ + 300;
@@ -122,6 +129,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   ft_rng_.seed(cfg_.seed ^ 0x6672616d656c696eULL);
   boot_id_ = new_boot_id();
   logd_pid_ = std::uniform_int_distribution<std::int32_t>(150, 450)(id_rng_);
+  logd_started_ns_ = std::min<std::int64_t>(sim_time_, kLogdBootNs);
   logs_.set_drop_observer([this](const LogEntry& e, DropReason why) { dropped(e, why); });
   logs_.set_squash_observer([this](const LogEntry& e, bool stored) {
     if (stored) {
@@ -133,6 +141,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   });
   init_thermal();
   for (auto& a : apps_) start_app(a);
+  if (!apps_.empty()) foreground_ = 0;
   perfetto_.boot(sim_time_);
 }
 
@@ -351,6 +360,7 @@ void Device::logd_restart() {
   advance();
   logd_reset();
   ++logd_restarts_;
+  logd_started_ns_ = sim_time_;
   // init starts a new process: a new pid.
   next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
   if (next_pid_ > 32000) next_pid_ = 3000;
@@ -370,6 +380,7 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
   } while (logd_pid_ == old_logd);
   mono_offset_ = uptime_ns - clock_.mono_ns();
   sim_time_ = now_mono();
+  logd_started_ns_ = std::min<std::int64_t>(sim_time_, kLogdBootNs);
   display_frames_.clear();  // SurfaceFlinger starts afresh, TimeStats off and empty
   ts_enabled_ = false;
   ts_stats_start_ = 0;
@@ -1163,6 +1174,7 @@ SetpropResult Device::setprop(std::string_view key, std::string_view value) {
                         key.starts_with("log.") || key.starts_with("ro.");
   if (!shell_ok && !cfg_.root_build) return fail();
   props_[std::string(key)] = std::string(value);
+  if (key == "persist.traced.enable") perfetto_.traced_property_set(value);
   return {};
 }
 
@@ -1242,6 +1254,25 @@ bool Device::force_skip(std::string_view pkg, std::uint32_t frames) {
 void Device::set_refresh_hz(double hz) {
   advance();
   if (hz >= 1 && hz <= 1000) refresh_hz_ = hz;
+}
+
+bool Device::set_foreground(std::optional<std::string_view> pkg) {
+  if (!pkg) {
+    foreground_.reset();
+    return true;
+  }
+  for (std::size_t i = 0; i < apps_.size(); ++i) {
+    if (apps_[i].cfg.package == *pkg) {
+      foreground_ = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+const AppState* Device::focused_app() const {
+  if (!foreground_ || apps_[*foreground_].pid == 0) return nullptr;
+  return &apps_[*foreground_];
 }
 
 const AppState* Device::app(std::string_view pkg) const {

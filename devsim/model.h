@@ -299,6 +299,9 @@ class Device {
   void reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns = 3'000'000'000);
   const std::string& boot_id() const { return boot_id_; }
   std::int32_t logd_pid() const { return logd_pid_; }
+  // When this logd started (device monotonic ns): Android 5.x's `logcat -S`
+  // prints the time since.
+  std::int64_t logd_started_ns() const { return logd_started_ns_; }
   // Changes whenever logd's memory is gone (restart, reboot).
   std::uint64_t logd_generation() const { return logd_gen_; }
   std::uint64_t reboots() const { return reboots_; }
@@ -413,6 +416,16 @@ class Device {
 
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
+
+  // The app in front (its main activity resumed, its window focused): the
+  // first app of the list until `foreground` says otherwise. False when the
+  // package is unknown; nullopt: no app in front.
+  bool set_foreground(std::optional<std::string_view> pkg);
+  // The app in front, if its process lives (a dead one's window is gone).
+  const AppState* focused_app() const;
+  // `dumpsys window [windows|displays]` in the release's layout
+  // (devsim/window_dump.cc).
+  std::string dumpsys_window(const std::vector<std::string>& args) const;
 
   // Shell outputs.
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
@@ -531,6 +544,7 @@ class Device {
   LogBuffers logs_;
   std::map<std::string, std::string, std::less<>> props_;
   std::vector<AppState> apps_;
+  std::optional<std::size_t> foreground_;  // index into apps_
   std::int32_t next_pid_;
   std::int64_t next_noise_ = 0;
   std::int64_t last_log_mono_ = 0;
@@ -562,6 +576,7 @@ class Device {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::string>, SimTimeStatsLayer> ts_layers_;
   std::string boot_id_;
   std::int32_t logd_pid_ = 0;
+  std::int64_t logd_started_ns_ = 0;
   std::uint64_t logd_gen_ = 1;
   std::uint64_t reboots_ = 0, logd_restarts_ = 0;
   std::map<std::string, std::string, std::less<>> boot_props_;

@@ -640,6 +640,12 @@ void Perfetto::boot(std::int64_t now) {
   next_pid_ = std::uniform_int_distribution<std::int32_t>(12000, 14000)(rng_);
   traced_pid_ = traced_probes_pid_ = 0;
   if (dev_.config().sdk < 29) return;  // the model starts at Android 10 (traced off by default before)
+  // perfetto.rc: traced is `disabled`; `on property:persist.traced.enable=1`
+  // makes the trace directory and starts traced and traced_probes. The
+  // property is set by default from Android 11 (Model::Device), on 10 only
+  // by some vendors (Pixels) or by hand.
+  if (dev_.getprop("persist.traced.enable") != "1") return;
+  trace_dir_ = true;
   // init starts traced and traced_probes early: low pids.
   auto low = [&] {
     std::int32_t p = 0;
@@ -650,6 +656,21 @@ void Perfetto::boot(std::int64_t now) {
   };
   traced_pid_ = low();
   traced_probes_pid_ = low();
+}
+
+void Perfetto::traced_property_set(std::string_view value) {
+  if (dev_.config().sdk < 29) return;
+  if (value == "1" && !traced_pid_) {
+    trace_dir_ = true;
+    traced_pid_ = new_pid();
+    traced_probes_pid_ = new_pid();
+  } else if (value == "0" && traced_pid_) {
+    // `stop traced`: every client loses the service; a session's file stays as far as it got.
+    for (auto& [pid, p] : procs_) die(p);
+    procs_.clear();
+    trigger_history_.clear();
+    traced_pid_ = traced_probes_pid_ = 0;
+  }
 }
 
 void Perfetto::set_write_speed(std::uint64_t bytes_per_s) { write_speed_ = bytes_per_s ? bytes_per_s : kDefaultWriteSpeed; }
@@ -884,6 +905,12 @@ PerfettoRun Perfetto::run_perfetto(const std::vector<std::string>& argv, const s
   }
   if (!cfg->activate_triggers.empty()) {
     // The shorthand for trigger_perfetto: no session, no file.
+    if (!traced_pid_) {
+      // TriggerProducer never connects and gives up after 10 s (src/perfetto_cmd/trigger_producer.cc:41-51
+      // at perfetto 011cf7ffbd); here at once.
+      r.exit = 1;
+      return r;
+    }
     ++n_.trigger_calls;
     for (const auto& t : cfg->activate_triggers) trigger(t);
     return r;
@@ -899,6 +926,20 @@ PerfettoRun Perfetto::run_perfetto(const std::vector<std::string>& argv, const s
   const std::string& path = *out;
   const bool in_dir = path.rfind(kPerfettoTraceDir, 0) == 0 && path.size() > kPerfettoTraceDir.size();
   const bool flat = in_dir && path.find('/', kPerfettoTraceDir.size()) == std::string::npos;
+  if (flat && !trace_dir_) {
+    // Android 10 without persist.traced.enable=1: init never made the
+    // directory. Android 10's client logs with its own format (no time,
+    // colours; include/perfetto/base/logging.h PERFETTO_XLOG_STDERR and
+    // OpenOutputFile's PERFETTO_PLOG, src/perfetto_cmd/perfetto_cmd.cc:863-867
+    // and :537-539 at perfetto 011cf7ffbd).
+    const std::string msg = "Failed to open " + path +
+                            ". If you get permission denied in /data/misc/perfetto-traces, the file might have been "
+                            "created by another user, try deleting it first. (errno: 2, No such file or directory)";
+    r.err += sdk == 29 ? fmt("\x1b[90m%-24.24s\x1b[0m \x1b[31m%s\x1b[0m\n", "perfetto_cmd.cc:863", msg.c_str())
+                       : log_line("perfetto_cmd.cc", 1352, msg);
+    r.exit = 1;
+    return r;
+  }
   if (!flat) {
     r.err += log_line("perfetto_cmd.cc", 1352, "Failed to open " + path +
                                 ". If you get permission denied in /data/misc/perfetto-traces, the file might have "
@@ -916,7 +957,8 @@ PerfettoRun Perfetto::run_perfetto(const std::vector<std::string>& argv, const s
   p.path = path;
   p.cfg = *cfg;
   p.file = file;
-  const std::string why = refusal(p.cfg);
+  // Without traced the background client cannot connect and gives up as a refused one does.
+  const std::string why = traced_pid_ ? refusal(p.cfg) : std::string("traced is not running");
   if (!why.empty()) {
     p.state = State::refused;
     p.exit_at = now_ + kRefusedExitNs;
@@ -950,6 +992,10 @@ PerfettoRun Perfetto::trigger_perfetto(const std::vector<std::string>& argv) {
     r.err += log_line("trigger_perfetto.cc", 85, "At least one trigger must be specified.");
     r.err += log_line("trigger_perfetto.cc", 31, "\nUsage: " + argv[0] + " TRIGGER...\n  -h|--help  Show this message\n");
     r.exit = 1;
+    return r;
+  }
+  if (!traced_pid_) {
+    r.exit = 1;  // as above: no producer connection, exit 1 (after 10 s on a device)
     return r;
   }
   ++n_.trigger_calls;

@@ -108,8 +108,14 @@ class Perfetto {
   // `cat PATH`: applies the pull faults and counts what was served.
   TraceRead cat(std::string_view path);
 
-  // The device (re)started at `now` (device monotonic ns): traced's pids.
+  // The device (re)started at `now` (device monotonic ns): traced's pids,
+  // if init starts traced (persist.traced.enable=1).
   void boot(std::int64_t now);
+  // persist.traced.enable was set: init's perfetto.rc triggers (`1`: mkdir
+  // the trace directory, start traced; `0`: stop it).
+  void traced_property_set(std::string_view value);
+  // init runs traced (Android 10+, persist.traced.enable=1).
+  bool traced_running() const { return traced_pid_ != 0; }
   // Runs sessions up to `now`.
   void advance(std::int64_t now);
   // The device reboots, its clock starting again at `now`: every process
@@ -183,6 +189,7 @@ class Perfetto {
   std::mt19937_64 rng_;  // pids and keys only, so that the device's other draws stay as they were
   std::int64_t now_ = 0;
   std::int32_t traced_pid_ = 0, traced_probes_pid_ = 0;
+  bool trace_dir_ = false;  // /data/misc/perfetto-traces exists (made by init, kept on /data)
   std::int32_t next_pid_ = 0;
   std::uint64_t sessions_ = 0;
   std::map<std::int32_t, Process> procs_;

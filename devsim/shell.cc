@@ -40,6 +40,58 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Android 5.x's head of `logcat -S` (LogStatistics::format,
+// logd/LogStatistics.cpp:522-587 @ android-5.0.0_r1): `span -> size/num` and
+// the buffer names, no Total column; the Total row starts with the time since
+// logd started, the Now row with the age of the oldest entry held in the
+// selected buffers (0 when none); cells start every 19 columns and an empty
+// buffer's Now cell is left out.
+std::string lollipop_statistics(const Device& dev, LogMask mask) {
+  const LogBuffers& logs = dev.logs();
+  constexpr int kColumn = 19;
+  auto span = [](std::int64_t d) {
+    d = std::max<std::int64_t>(d, 0);
+    char b[48];
+    std::snprintf(b, sizeof b, "%lld:%02lld:%02lld.%09lld", static_cast<long long>(d / 3'600'000'000'000),
+                  static_cast<long long>(d / 60'000'000'000 % 60), static_cast<long long>(d / 1'000'000'000 % 60),
+                  static_cast<long long>(d % 1'000'000'000));
+    return std::string(b);
+  };
+  // Each cell starts kColumn columns after the previous one (`spaces` carries
+  // the shortfall, as there).
+  auto row = [&](std::string line, int spaces, auto cell_of) {
+    for (std::size_t i = 0; i < kLogIdCount; ++i) {
+      if (!(mask & (LogMask{1} << i))) continue;
+      const std::string cell = cell_of(static_cast<LogId>(i));
+      if (cell.empty()) {
+        spaces += kColumn;
+        continue;
+      }
+      line.append(static_cast<std::size_t>(std::max(spaces, 0)), ' ');
+      line += cell;
+      spaces = kColumn - static_cast<int>(cell.size());
+    }
+    return line + "\n";
+  };
+  const std::int64_t now = dev.now_mono();
+  const auto oldest = logs.read(mask, 0, 1);
+  std::string out = row("        span -> size/num", 2, [](LogId id) { return std::string(log_id_name(id)); });
+  std::string total = span(now - dev.logd_started_ns());
+  total.insert(0, std::string(std::max<int>(0, 4 - static_cast<int>(total.find(':'))), ' '));
+  out += row("Total" + total, 1, [&](LogId id) {
+    const auto& st = logs.stats(id);
+    return std::to_string(st.written_bytes) + "/" + std::to_string(st.written);
+  });
+  std::string held = span(oldest.empty() ? 0 : now - oldest.front()->mono_ns);
+  held.insert(0, std::string(std::max<int>(0, 6 - static_cast<int>(held.find(':'))), ' '));
+  out += row("Now" + held, 1, [&](LogId id) -> std::string {
+    const std::uint64_t n = logs.entry_count(LogMask{1} << static_cast<std::size_t>(id));
+    if (n == 0) return {};
+    return std::to_string(logs.stats(id).used) + "/" + std::to_string(n);
+  });
+  return out;
+}
+
 // The head of logd's `logcat -S`: per selected buffer "size/lines" ever
 // written (Total) and held now (Now); the difference left by wrap or clear.
 std::string logd_statistics(const LogBuffers& logs, LogMask mask) {
@@ -228,7 +280,7 @@ ShellResult run_logcat(Device& dev, const std::vector<std::string>& args) {
   if (statistics) {
     // A snapshot of logd's state as it is: no simulation step first, so that
     // `logcat -d …; logcat -S` in one script sees one state.
-    r.out = logd_statistics(logs, f.mask);
+    r.out = sdk < 23 ? lollipop_statistics(dev, f.mask) : logd_statistics(logs, f.mask);
     dev.statistics_read();
     return r;
   }
@@ -418,10 +470,78 @@ int run_grep(const std::vector<std::string>& w, const std::string& input, ShellR
   return any ? 0 : 1;
 }
 
-// Android's /system/bin/sh (mksh) on a command it cannot find or run.
-int mksh_not_found(const std::string& cmd, ShellResult& r) {
-  r.err += "/system/bin/sh: " + cmd + ": inaccessible or not found\n";
+// Android's /system/bin/sh (mksh) on a command it cannot find: status 127.
+// mksh says "not found" up to R56 (exec.c:804 @ mksh-R50, the release of
+// Android 5.0) and "inaccessible or not found" from R57 (MirBSD/mksh commit
+// 64918da0, 2019-03-01): Android 9 and older predate it.
+int mksh_not_found(int sdk, const std::string& cmd, ShellResult& r) {
+  r.err += "/system/bin/sh: " + cmd + (sdk >= 29 ? ": inaccessible or not found\n" : ": not found\n");
   return 127;
+}
+
+// The groups adbd gives its shell: before 6.0 the ten it sets with
+// setgroups (adb/adb.c:1358-1363 @ android-5.0.0_r1), listed in the
+// kernel's (ascending) order; toybox's list from 6.0 starts with the gid.
+constexpr std::pair<int, const char*> kToolboxGroups[] = {
+    {1003, "graphics"}, {1004, "input"},        {1007, "log"},    {1011, "adb"},  {1015, "sdcard_rw"},
+    {1028, "sdcard_r"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"}, {3006, "net_bw_stats"}};
+constexpr std::pair<int, const char*> kToyboxShellGroups[] = {
+    {2000, "shell"},        {1004, "input"},        {1007, "log"},    {1011, "adb"},
+    {1015, "sdcard_rw"},    {1028, "sdcard_r"},     {3001, "net_bt_admin"}, {3002, "net_bt"},
+    {3003, "inet"},         {3006, "net_bw_stats"}, {3009, "readproc"},     {3011, "uhid"}};
+
+// `id`: toolbox before 6.0 ignores its arguments (toolbox/id.c:30-55 @
+// android-5.0.0_r1); toybox from 6.0 knows -u, -g, -G and -n.
+int run_id(const Device& dev, const std::vector<std::string>& w, ShellResult& r) {
+  const bool root = dev.is_root();
+  const std::string who = root ? "0(root)" : "2000(shell)";
+  const std::string context = root ? "u:r:su:s0" : "u:r:shell:s0";
+  auto groups = [](auto begin, auto end, bool names, bool words) {
+    std::string s;
+    for (auto it = begin; it != end; ++it) {
+      if (!s.empty()) s += words ? " " : ",";
+      s += names ? std::string(it->second) : std::to_string(it->first);
+      if (!words) s += "(" + std::string(it->second) + ")";
+    }
+    return s;
+  };
+  if (dev.config().sdk < 23) {
+    r.out += "uid=" + who + " gid=" + who + " groups=" +
+             groups(std::begin(kToolboxGroups), std::end(kToolboxGroups), false, false) + " context=" + context + "\n";
+    return 0;
+  }
+  char only = 0;
+  bool names = false;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    bool known = w[i].size() >= 2 && w[i][0] == '-';
+    for (std::size_t k = 1; known && k < w[i].size(); ++k) {
+      const char c = w[i][k];
+      if (c == 'n') names = true;
+      else if (c == 'u' || c == 'g' || c == 'G') only = c;
+      else known = false;
+    }
+    if (!known) {  // a user name, -r, -Z, …
+      r.err += "id: " + w[i] + " is not simulated by jank_devsim\n";
+      return 2;
+    }
+  }
+  if (only == 'u' || only == 'g') {
+    r.out += names ? (root ? "root\n" : "shell\n") : (root ? "0\n" : "2000\n");
+    return 0;
+  }
+  if (root) {
+    if (only == 'G') r.out += names ? "root\n" : "0\n";
+    else r.out += "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n";
+    return 0;
+  }
+  if (only == 'G') {
+    r.out += groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), names, true) + "\n";
+    return 0;
+  }
+  r.out += "uid=2000(shell) gid=2000(shell) groups=" +
+           groups(std::begin(kToyboxShellGroups), std::end(kToyboxShellGroups), false, false) +
+           " context=u:r:shell:s0\n";
+  return 0;
 }
 
 // printf FORMAT [ARG…] with %s %d %i %c %% and backslash escapes; the format
@@ -617,13 +737,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     if (i < w.size() && w[i] == "jank_exporter:cursor") reader_declares(dev, w, i + 1);
     return 0;
   }
-  if (cmd == "id") {
-    r.out += dev.is_root() ? "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n"
-                           : "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
-                             "1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),"
-                             "3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n";
-    return 0;
-  }
+  if (cmd == "id") return run_id(dev, w, r);
   if (cmd == "getprop") {
     if (w.size() >= 2) {
       auto v = dev.getprop(w[1]);
@@ -649,7 +763,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {
-      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n";
+      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n  window\n";
       return 0;
     }
     if (w[1] == "gfxinfo") {
@@ -688,6 +802,11 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
       }
       return 0;
     }
+    if (w[1] == "window") {
+      dev.advance();
+      r.out += dev.dumpsys_window(std::vector<std::string>(w.begin() + 2, w.end()));
+      return 0;
+    }
     if (w[1] == "power") {
       dev.advance();
       r.out += dev.dumpsys_power();
@@ -703,6 +822,8 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "cat") return run_cat(dev, w, r);
   if (cmd == "pidof") {
+    // No pidof before 6.0 (toolbox/Android.mk OUR_TOOLS @ android-5.0.0_r1; toybox brings it).
+    if (dev.config().sdk < 23) return mksh_not_found(dev.config().sdk, cmd, r);
     // toybox: every pid of every name on one line; nothing found is exit 1.
     std::string pids;
     for (std::size_t i = 1; i < w.size(); ++i) {
@@ -719,14 +840,14 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   if (cmd == "kill") return run_kill(dev, w, r);
   if (cmd == "rm") return run_rm(dev, w, r);
   if (cmd == "perfetto" || cmd == "/system/bin/perfetto") {
-    if (dev.config().sdk < 28) return mksh_not_found(cmd, r);  // Perfetto came with Android 9
+    if (dev.config().sdk < 28) return mksh_not_found(dev.config().sdk, cmd, r);  // Perfetto came with Android 9
     PerfettoRun p = dev.perfetto().run_perfetto(w, input);
     r.out += p.out;
     r.err += p.err;
     return p.exit;
   }
   if (cmd == "trigger_perfetto" || cmd == "/system/bin/trigger_perfetto") {
-    if (dev.config().sdk < 29) return mksh_not_found(cmd, r);  // and trigger_perfetto with Android 10
+    if (dev.config().sdk < 29) return mksh_not_found(dev.config().sdk, cmd, r);  // and trigger_perfetto with Android 10
     PerfettoRun p = dev.perfetto().trigger_perfetto(w);
     r.out += p.out;
     r.err += p.err;

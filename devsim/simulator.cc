@@ -205,7 +205,9 @@ void Simulator::start() {
     c.release = release_of(c.sdk);
     TransportOptions t;
     t.port = opts_.base_port ? static_cast<std::uint16_t>(opts_.base_port + i) : 0;
-    t.shell_v2 = opts_.shell_v2;
+    // shell_v2 came with Android 7.0 (adb/transport.cpp:48,783-794 @ android-7.0.0_r1); before,
+    // `shell:` runs under a PTY (adb/services.cpp:464-465 @ android-6.0.0_r1, adb/services.c:424-425 @ 5.0).
+    t.shell_v2 = opts_.shell_v2 && c.sdk >= 24;
     t.unauthorized = opts_.unauthorized;
     t.tick_ms = opts_.tick_ms;
     auto d = std::make_shared<SimDevice>(io_, std::make_unique<Device>(std::move(c), clock_), t);
@@ -278,7 +280,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log logd-write repeat skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal install perfetto "
+                 "screen idle thermal install model foreground perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -425,6 +427,15 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const auto bytes = hex_bytes(arg(0));
     if (args.size() != 1 || !bytes || bytes->empty() || bytes->size() > 512) return reply("ERR usage: model DEV HEX");
     fn = [model = *bytes](SimDevice& d) { d.model().set_model(model); return std::string(); };
+  } else if (cmd == "foreground") {
+    // foreground DEV PKG|none: the app in front (dumpsys window), or none.
+    const std::string pkg = arg(0);
+    if (args.size() != 1) return reply("ERR usage: foreground DEV PKG|none");
+    fn = [=](SimDevice& d) {
+      d.model().advance();
+      const bool ok = d.model().set_foreground(pkg == "none" ? std::nullopt : std::optional<std::string_view>(pkg));
+      return ok ? std::string() : "unknown package " + pkg;
+    };
   } else if (cmd == "install") {
     // install DEV PKG VERSION_NAME VERSION_CODE [JANK_FACTOR]
     const std::string pkg = arg(0);

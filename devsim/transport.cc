@@ -472,10 +472,23 @@ SimDevice::~SimDevice() = default;
 
 std::string SimDevice::banner() const {
   const auto& c = model_->config();
-  std::string features = "cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell";
+  const std::string props =
+      "device::ro.product.name=" + c.product + ";ro.product.model=" + c.model + ";ro.product.device=" + c.device;
+  // Before 7.0 adbd announces no features: each property ends with ';'
+  // (fill_connect_data, adb/adb.c:291-319 @ android-5.0.0_r1, adb/adb.cpp:291-319 @ android-6.0.0_r1).
+  if (c.sdk < 24) return props + ";";
+  // From 7.0 get_connection_string appends supported_features()
+  // (adb/adb.cpp:180-204, adb/transport.cpp:783-794 @ android-7.0.0_r1);
+  // the set grows with the releases (transport.cpp @ 8.0.0_r1:745-755,
+  // @ 10.0.0_r1:1045-1063, @ 11.0.0_r1:1172-1193). adbd joins an
+  // unordered_set: the real order is the hash's, here the declaration's.
+  std::string features = "cmd";
+  if (c.sdk >= 26) features += ",stat_v2";
+  if (c.sdk >= 30) features += ",ls_v2";
+  if (c.sdk >= 29) features += ",fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec";
+  if (c.sdk >= 30) features += ",remount_shell,sendrecv_v2,sendrecv_v2_brotli";
   if (opts_.shell_v2) features = "shell_v2," + features;
-  return "device::ro.product.name=" + c.product + ";ro.product.model=" + c.model +
-         ";ro.product.device=" + c.device + ";features=" + features;
+  return props + ";features=" + features;
 }
 
 void SimDevice::listen() {

@@ -303,7 +303,7 @@ TEST_CASE("devsim perfetto: Android 9 has no trigger_perfetto and its perfetto k
   Sim s(28);
   const ShellResult t = s.sh("trigger_perfetto jank_exporter");
   CHECK(t.exit == 127);
-  CHECK(t.err == "/system/bin/sh: trigger_perfetto: inaccessible or not found\n");
+  CHECK(t.err == "/system/bin/sh: trigger_perfetto: not found\n");  // mksh before R57
   const ShellResult a = s.sh(arm(config()));
   CHECK(a.exit == 1);
   CHECK(a.out.empty());
@@ -311,7 +311,7 @@ TEST_CASE("devsim perfetto: Android 9 has no trigger_perfetto and its perfetto k
   CHECK(s.sh("pidof perfetto").exit == 1);
   CHECK(s.sh("pidof traced").exit == 1);
   Sim old(27);
-  CHECK(old.sh("perfetto --background -c - -o " + kPath).err == "/system/bin/sh: perfetto: inaccessible or not found\n");
+  CHECK(old.sh("perfetto --background -c - -o " + kPath).err == "/system/bin/sh: perfetto: not found\n");
 }
 
 TEST_CASE("devsim perfetto: bad configs and paths fail before the background as perfetto reports them",

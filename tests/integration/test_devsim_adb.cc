@@ -109,6 +109,23 @@ TEST_CASE("a pre-N device without shell_v2 loses exit codes and uses PTY line en
   CHECK(adb.adb({"-s", s, "features"}).out.find("shell_v2") == std::string::npos);
 }
 
+TEST_CASE("a 6.0 device has no shell_v2 (PTY line endings, stderr in the stream, no exit status) but 7.0 has it") {
+  AdbServer adb;
+  DevSim sim({"--devices", "2", "--sdk", "23,24"});
+  attach_all(adb, sim);
+  const std::string marshmallow = tcp_serial(sim.devices()[0]), nougat = tcp_serial(sim.devices()[1]);
+  RunResult r = adb.adb({"-s", marshmallow, "shell", "echo hi; cat /nope; exit 3"});
+  CHECK(r.exit == 0);
+  CHECK(r.out == "hi\r\ncat: /nope: No such file or directory\r\n");
+  CHECK(r.err.empty());
+  CHECK(adb.adb({"-s", marshmallow, "features"}).out.find("shell_v2") == std::string::npos);
+  r = adb.adb({"-s", nougat, "shell", "echo hi; cat /nope; exit 3"});
+  CHECK(r.exit == 3);
+  CHECK(r.out == "hi\n");
+  CHECK(r.err == "cat: /nope: No such file or directory\n");
+  CHECK(adb.adb({"-s", nougat, "features"}).out.find("shell_v2") != std::string::npos);
+}
+
 TEST_CASE("adb logcat -d -v threadtime skip lines match the simulator's ground truth") {
   AdbServer adb;
   // Janky enough that every app logs within a couple of seconds.
