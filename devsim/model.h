@@ -417,6 +417,11 @@ class Device {
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
+  // A test fixture, no release's behaviour: every shell script fails at its
+  // first command as a broken build would ("can't execute", exit 126).
+  void set_failing(bool on) { failing_ = on; }
+  bool failing() const { return failing_; }
+
   // The app in front (its main activity resumed, its window focused): the
   // first app of the list until `foreground` says otherwise. False when the
   // package is unknown; nullopt: no app in front.
@@ -545,6 +550,7 @@ class Device {
   std::map<std::string, std::string, std::less<>> props_;
   std::vector<AppState> apps_;
   std::optional<std::size_t> foreground_;  // index into apps_
+  bool failing_ = false;
   std::int32_t next_pid_;
   std::int64_t next_noise_ = 0;
   std::int64_t last_log_mono_ = 0;

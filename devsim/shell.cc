@@ -960,6 +960,12 @@ ShellResult run_shell(Device& dev, std::string_view script) {
     r.exit = 2;
     return r;
   }
+  if (dev.failing() && !words.empty()) {
+    const std::string& first = words.front();
+    r.err = "/system/bin/sh: " + (is_op(first) ? first.substr(1) : first) + ": can't execute: I/O error\n";
+    r.exit = 126;
+    return r;
+  }
   // A script runs in one instant of the simulation, so that its commands
   // (`logcat -S; logcat …`, say) see one state of the device.
   dev.advance();

@@ -280,7 +280,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log logd-write repeat skip unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal install model foreground perfetto "
+                 "screen idle thermal install model foreground fail perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -427,6 +427,14 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const auto bytes = hex_bytes(arg(0));
     if (args.size() != 1 || !bytes || bytes->empty() || bytes->size() > 512) return reply("ERR usage: model DEV HEX");
     fn = [model = *bytes](SimDevice& d) { d.model().set_model(model); return std::string(); };
+  } else if (cmd == "fail") {
+    // fail DEV on|off: every shell command answers an error (a test fixture).
+    if (args.size() != 1 || (arg(0) != "on" && arg(0) != "off")) return reply("ERR usage: fail DEV on|off");
+    const bool on = arg(0) == "on";
+    fn = [=](SimDevice& d) {
+      d.model().set_failing(on);
+      return std::string();
+    };
   } else if (cmd == "foreground") {
     // foreground DEV PKG|none: the app in front (dumpsys window), or none.
     const std::string pkg = arg(0);

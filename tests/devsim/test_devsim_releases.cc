@@ -564,3 +564,20 @@ TEST_CASE("no shell v2 before Android 7.0: adbd announces no features, and a con
   legacy.stop();
   io2.poll();
 }
+
+TEST_CASE("a failing device answers every script with an error until told otherwise", "[devsim][releases]") {
+  ManualClock clock;
+  Device dev(on_sdk(34), clock);
+  dev.set_failing(true);
+  ShellResult r = run_shell(dev, "getprop");
+  CHECK(r.out.empty());
+  CHECK(r.err == "/system/bin/sh: getprop: can't execute: I/O error\n");
+  CHECK(r.exit == 126);
+  r = run_shell(dev, "echo x; logcat -S -b main");
+  CHECK(r.err == "/system/bin/sh: echo: can't execute: I/O error\n");
+  CHECK(r.exit == 126);
+  dev.set_failing(false);
+  r = run_shell(dev, "echo x");
+  CHECK(r.out == "x\n");
+  CHECK(r.exit == 0);
+}
