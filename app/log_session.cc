@@ -49,7 +49,6 @@ const std::string& LogSession::error() const { return follower_->error(); }
 bool LogSession::feed(std::string_view bytes) {
   bool check = false;
   parsers::LogCursor snapshot;
-  std::map<std::string, std::uint64_t> rebase;
   {
     std::lock_guard<std::mutex> lock(shared_.mutex);
     fed_at_ns_ = host_now_();
@@ -66,13 +65,10 @@ bool LogSession::feed(std::string_view bytes) {
     // ring may not have held whole: logd may have skipped the stream ahead.
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
             follower_->entries() - entries_before >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
-    if (check) {
-      snapshot = follower_->cursor();
-      for (const auto& b : logcat_buffers()) rebase[b] = follower_->rebase_hash(b);
-    }
+    if (check) snapshot = follower_->cursor();
   }
   // Not under the lock: the runner may answer at once.
-  if (check) check_continuity(std::move(snapshot), std::move(rebase));
+  if (check) check_continuity(std::move(snapshot));
   return true;
 }
 
@@ -113,15 +109,14 @@ void LogSession::apply_processes(const metrics::ProcessListing& running) {
 // Either way the cursor rebases on logd's count. Measured now, not at the
 // next stream start, so that a reboot or logd restart before then cannot
 // turn it into unknown lines.
-void LogSession::check_continuity(parsers::LogCursor snapshot, std::map<std::string, std::uint64_t> rebase) {
+void LogSession::check_continuity(parsers::LogCursor snapshot) {
   check_running_ = true;
   run_(ring_dump_script(release_), kRingDumpOutput,
-       [this, snapshot = std::move(snapshot), rebase = std::move(rebase)](ingest::ShellResult r) {
+       [this, snapshot = std::move(snapshot)](ingest::ShellResult r) {
          check_running_ = false;
          if (r.error || r.truncated) return;
          parsers::LogcatFollower check(snapshot, logcat_buffers(), kPreambleEnd, config_->logcat_max_line_bytes,
                                        [](const parsers::LogcatFollower::Line&) {});
-         for (const auto& [b, hash] : rebase) check.watch(b, hash);
          check.feed(r.output);
          check.settle();
          if (!check.settled() || check.plan()->kind != parsers::ResumeKind::resume) return;
@@ -129,8 +124,11 @@ void LogSession::check_continuity(parsers::LogCursor snapshot, std::map<std::str
          auto& d = shared_.store.device(serial_);
          for (const auto& b : logcat_buffers()) {
            if (!check.anchor_found(b)) continue;  // gone already: the next stream start measures it
+           // Its whole shortfall: whether logd skipped the stream is decided below.
            const auto u = check.unheld().find(b);
-           const std::uint64_t counted = u == check.unheld().end() ? 0 : u->second;
+           const auto l = check.lost().find(b);
+           const std::uint64_t counted =
+               (u == check.unheld().end() ? 0 : u->second) + (l == check.lost().end() ? 0 : l->second);
            const std::uint64_t excess = check.ring_summary_excess(b);
            const std::uint64_t gap = counted > excess ? counted - excess : 0;
            const std::uint64_t at = snapshot.buffers.count(b) ? snapshot.buffers.at(b).last_hash : 0;

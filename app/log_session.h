@@ -58,9 +58,7 @@ class LogSession {
   void apply_plan();
   void on_line(const parsers::LogcatFollower::Line& line);
   void apply_processes(const metrics::ProcessListing& running);
-  // `rebase`: per buffer, the hash of the entry the live cursor was last
-  // rebased on logd's totals at (LogcatFollower::rebase_hash).
-  void check_continuity(parsers::LogCursor snapshot, std::map<std::string, std::uint64_t> rebase);
+  void check_continuity(parsers::LogCursor snapshot);
   void sync_unheld();
 
   std::shared_ptr<const config::Config> config_;

@@ -577,6 +577,9 @@ void load_package(StateReader& r, PackageMetrics& p) {
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
   w.tag("cursor").boolean(c.valid).str(c.boot_id).i64(c.logd_pid).u64(c.buffers.size());
   for (const auto& [name, b] : c.buffers) w.str(name).u64(b.index).hash(b.last_hash);
+  // A record of its own: files written before it read on without it.
+  w.newline().tag("rebase").u64(c.buffers.size());
+  for (const auto& [name, b] : c.buffers) w.str(name).hash(b.rebase_hash);
 }
 
 bool plausible_boot_id(const std::string& id) {
@@ -598,6 +601,15 @@ bool load_cursor(StateReader& r, parsers::LogCursor& c) {
     auto& b = c.buffers[name];
     b.index = r.u64();
     b.last_hash = r.hash();
+  }
+  if (r.peek("rebase")) {
+    r.expect("rebase");
+    const std::uint64_t m = r.count(64);
+    for (std::uint64_t k = 0; k < m && !r.fail(); ++k) {
+      const std::string name = r.str();
+      const std::uint64_t hash = r.hash();
+      if (const auto it = c.buffers.find(name); it != c.buffers.end()) it->second.rebase_hash = hash;
+    }
   }
   return r.rejected() == rejected && plausible_boot_id(c.boot_id) && c.logd_pid >= 0 && c.logd_pid <= (1 << 22);
 }

@@ -164,7 +164,10 @@ LogcatFollower::LogcatFollower(LogCursor saved, std::vector<std::string> buffers
       end_marker_(end_marker),
       max_line_bytes_(max_line_bytes),
       sink_(std::move(sink)),
-      cursor_(saved_) {}
+      cursor_(saved_) {
+  // Whether the ring still holds each buffer's rebase entry decides a shortfall.
+  for (const auto& [buffer, b] : saved_.buffers) watch(buffer, b.rebase_hash);
+}
 
 std::uint64_t LogcatFollower::lost_total() const {
   std::uint64_t n = 0;
@@ -193,8 +196,8 @@ bool LogcatFollower::watched_held(std::string_view buffer) const {
 }
 
 std::uint64_t LogcatFollower::rebase_hash(std::string_view buffer) const {
-  const auto it = rebase_hash_.find(buffer);
-  return it == rebase_hash_.end() ? 0 : it->second;
+  const auto it = cursor_.buffers.find(buffer);
+  return it == cursor_.buffers.end() ? 0 : it->second.rebase_hash;
 }
 
 void LogcatFollower::feed(std::string_view bytes) {
@@ -283,7 +286,7 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     if (first_printed - 1 > p.saved_index) lost_[name] = first_printed - 1 - p.saved_index;
     s.last.index = first_printed - 1;
     s.last.last_hash = 0;
-    rebase_hash_[name] = 0;
+    s.last.rebase_hash = 0;
     return;
   } else if (p.anchor_hash != 0 && p.saved_index >= p.first_index && !identity_known()) {
     // logd's totals put the last counted entry in the ring and its content is
@@ -299,7 +302,7 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     new_log_buffers_.push_back(name);
     s.last.index = p.first_index - 1;
     s.last.last_hash = 0;
-    rebase_hash_[name] = 0;
+    s.last.rebase_hash = 0;
     return;
   } else {
     s.counted = p.counted;
@@ -310,7 +313,13 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     // Every held entry after the anchor is new: nothing of this buffer was
     // lost. What logd counted beyond the cursor it never held as entries
     // (or a live stream never read them): rebased on its totals.
-    if (last_counted > p.saved_index) unheld_[name] += last_counted - p.saved_index;
+    // What logd counted past the cursor is lines it never held as entries,
+    // as long as the ring still holds the entry the count was last rebased
+    // at (nothing unread was pruned since); otherwise logd may have skipped
+    // a live stream ahead: lost, an upper bound.
+    if (last_counted > p.saved_index) {
+      (watched_held(name) ? unheld_ : lost_)[name] += last_counted - p.saved_index;
+    }
   } else if (last_counted > p.saved_index) {
     // What lies between the last counted entry and the first held one that
     // was not counted left the ring unread (wrap, logcat -c), unheld lines
@@ -327,7 +336,7 @@ void LogcatFollower::settle_buffer(const std::string& name, Search& s, bool anch
     e.drop = pos <= s.counted;
     if (pos == s.counted) s.last.last_hash = e.summary ? 0 : e.hash;
   }
-  rebase_hash_[name] = s.last.last_hash;
+  s.last.rebase_hash = s.last.last_hash;
 }
 
 bool LogcatFollower::anchor_found(std::string_view buffer) const {
@@ -340,7 +349,7 @@ void LogcatFollower::skip_ahead(std::string_view buffer, std::uint64_t lines, Ga
   const auto it = cursor_.buffers.find(buffer);
   if (it == cursor_.buffers.end()) return;
   it->second.index += lines;
-  rebase_hash_[it->first] = at;
+  it->second.rebase_hash = at;
   if (why == Gap::unheld && lines > 0) unheld_[it->first] += lines;
 }
 
@@ -485,8 +494,11 @@ void LogcatFollower::hold_entry(HeldEntry e) {
     if (e.drop && s.seen == s.counted) {
       // The newest history entry on first sight: an anchor for the next stream.
       s.last.last_hash = e.summary ? 0 : hash;
-      rebase_hash_[it->first] = s.last.last_hash;
-      if (settled_) cursor_.buffers[it->first].last_hash = s.last.last_hash;
+      s.last.rebase_hash = s.last.last_hash;
+      if (settled_) {
+        cursor_.buffers[it->first].last_hash = s.last.last_hash;
+        cursor_.buffers[it->first].rebase_hash = s.last.last_hash;
+      }
     }
     held_.push_back(std::move(e));
     return flush();

@@ -81,6 +81,11 @@ struct BufferCursor {
   std::uint64_t index = 0;
   // log_line_hash() of that entry's first line; 0 when unknown.
   std::uint64_t last_hash = 0;
+  // The hash of the entry at which `index` was last set from logd's totals
+  // (a stream's start, a check of the ring); 0 when unknown. logd prunes
+  // oldest first: while the ring still holds it, logd pruned nothing unread
+  // since, so a shortfall of the count is lines logd never held, not lost.
+  std::uint64_t rebase_hash = 0;
   bool operator==(const BufferCursor&) const = default;
 };
 
@@ -268,7 +273,6 @@ class LogcatFollower {
   std::map<std::string, std::uint64_t, std::less<>> lost_;
   std::map<std::string, std::uint64_t, std::less<>> unheld_;
   std::map<std::string, std::uint64_t, std::less<>> ring_excess_;
-  std::map<std::string, std::uint64_t, std::less<>> rebase_hash_;
   std::map<std::string, std::uint64_t, std::less<>> watch_;
   std::map<std::string, bool, std::less<>> watched_held_;
   std::map<std::string, std::uint64_t, std::less<>> printed_;  // entries per buffer since the preamble

@@ -33,7 +33,7 @@ void fill(metrics::Store& store) {
   d.log_cursor.valid = true;
   d.log_cursor.boot_id = "0f0e0d0c-0b0a-4908-8706-050403020100";
   d.log_cursor.logd_pid = 321;
-  d.log_cursor.buffers["main"] = {1234, 0xfedcba9876543210ull};  // a hash uses all 64 bits
+  d.log_cursor.buffers["main"] = {1234, 0xfedcba9876543210ull, 0x0123456789abcdefull};  // a hash uses all 64 bits
   d.log_cursor.buffers["system"] = {99, 7};
   d.continuity.lost_lines = 17;
   d.continuity.reboots = 2;
