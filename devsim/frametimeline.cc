@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "devsim/appendf.h"
 #include "devsim/model.h"
 
 namespace jank::devsim {
@@ -24,16 +25,6 @@ namespace {
 
 constexpr std::size_t kMaxDisplayFrames = 64;
 constexpr std::int64_t kPresentThresholdNs = 2'000'000;  // JankClassificationThresholds
-
-void appendf(std::string& s, const char* format, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& s, const char* format, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, format);
-  const int n = std::vsnprintf(buf, sizeof buf, format, ap);
-  va_end(ap);
-  if (n > 0) s.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
-}
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 

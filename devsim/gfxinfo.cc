@@ -7,21 +7,13 @@
 #include <cstdio>
 #include <utility>
 
+#include "devsim/appendf.h"
 #include "devsim/model.h"
 
 namespace jank::devsim {
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
-
-__attribute__((format(printf, 2, 3))) void appendf(std::string& s, const char* f, ...) {
-  char buf[512];
-  std::va_list args;
-  va_start(args, f);
-  const int n = std::vsnprintf(buf, sizeof buf, f, args);
-  va_end(args);
-  s.append(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
-}
 
 template <std::size_t N>
 std::uint32_t percentile(const std::array<std::uint64_t, N>& hist, const std::uint32_t* labels,

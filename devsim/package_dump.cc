@@ -8,19 +8,11 @@
 #include <cstdio>
 #include <ctime>
 
+#include "devsim/appendf.h"
 #include "devsim/model.h"
 
 namespace jank::devsim {
 namespace {
-
-__attribute__((format(printf, 2, 3))) void appendf(std::string& s, const char* f, ...) {
-  char buf[1024];
-  std::va_list args;
-  va_start(args, f);
-  const int n = std::vsnprintf(buf, sizeof buf, f, args);
-  va_end(args);
-  if (n > 0) s.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
-}
 
 // Identity hashes as dumpsys prints them (Object.hashCode in hex): stable
 // per package and purpose here.

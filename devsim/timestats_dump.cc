@@ -1,3 +1,4 @@
+#include "devsim/appendf.h"
 #include "devsim/timestats_dump.h"
 
 #include <algorithm>
@@ -9,15 +10,6 @@
 namespace jank::devsim {
 
 namespace {
-
-__attribute__((format(printf, 2, 3))) void appendf(std::string& s, const char* f, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, f);
-  const int n = std::vsnprintf(buf, sizeof buf, f, args);
-  va_end(args);
-  if (n > 0) s.append(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
-}
 
 // TimeStatsHelper.cpp's histogram buckets (ms): a delta is filed under the
 // first bucket not below it, anything above 1000 under 1000.

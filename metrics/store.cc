@@ -577,8 +577,8 @@ void load_package(StateReader& r, PackageMetrics& p) {
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
   w.tag("cursor").boolean(c.valid).str(c.boot_id).i64(c.logd_pid).u64(c.buffers.size());
   for (const auto& [name, b] : c.buffers) w.str(name).u64(b.index).hash(b.last_hash);
-  // A record of its own: files written before it read on without it.
-  w.newline().tag("rebase").u64(c.buffers.size());
+  // A record of its own on the cursor's line: files written before it read on without it.
+  w.tag("rebase").u64(c.buffers.size());
   for (const auto& [name, b] : c.buffers) w.str(name).hash(b.rebase_hash);
 }
 
