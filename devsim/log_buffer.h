@@ -23,6 +23,21 @@ inline constexpr LogMask kDefaultLogMask =
     mask_of(LogId::main) | mask_of(LogId::system) | mask_of(LogId::crash) | mask_of(LogId::kernel);
 
 std::string_view log_id_name(LogId id);
+
+// A log priority's rank as liblog orders them (V 2 … F 7, S 9 silences);
+// -1 for a letter that is none.
+constexpr int prio_rank(char p) {
+  switch (p) {
+    case 'V': return 2;
+    case 'D': return 3;
+    case 'I': return 4;
+    case 'W': return 5;
+    case 'E': return 6;
+    case 'F': return 7;
+    case 'S': return 9;
+    default: return -1;
+  }
+}
 // Parses one -b argument (comma list; "default", "all"). nullopt names the bad word in *bad.
 std::optional<LogMask> parse_log_mask(std::string_view arg, std::string* bad);
 

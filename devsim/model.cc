@@ -576,17 +576,7 @@ bool Device::loggable(char prio, std::string_view tag) const {
     static constexpr std::string_view kLevels = "VDIWEFAS";
     if (kLevels.find(c) == std::string_view::npos) continue;
     if (c == 'S') return false;
-    auto rank = [](char p) {
-      switch (p) {
-        case 'V': return 2;
-        case 'D': return 3;
-        case 'I': return 4;
-        case 'W': return 5;
-        case 'E': return 6;
-        default: return 7;  // F, A
-      }
-    };
-    return rank(prio) >= rank(c);
+    return prio_rank(prio) >= prio_rank(c == 'A' ? 'F' : c);  // A(ssert) is fatal's level
   }
   return true;
 }

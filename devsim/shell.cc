@@ -17,19 +17,6 @@ constexpr char kOp = '\0';
 
 bool is_op(const std::string& w) { return !w.empty() && w[0] == kOp; }
 
-int prio_rank(char p) {
-  switch (p) {
-    case 'V': return 2;
-    case 'D': return 3;
-    case 'I': return 4;
-    case 'W': return 5;
-    case 'E': return 6;
-    case 'F': return 7;
-    case 'S': return 9;
-    default: return -1;
-  }
-}
-
 std::string size_text(std::size_t bytes) {
   if (bytes >= 4u * 1024 * 1024) return std::to_string(bytes / (1024 * 1024)) + " MiB";
   if (bytes >= 1024) return std::to_string(bytes / 1024) + " KiB";
