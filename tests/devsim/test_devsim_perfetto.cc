@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "devsim/model.h"
+#include "tests/devsim/quiet_device.h"
 #include "devsim/shell.h"
 #include "tests/rig/fnv.h"
 #include "tests/rig/json.h"
@@ -17,16 +18,7 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 const std::string kPath = "/data/misc/perfetto-traces/jank_exporter.pftrace";
 
-DeviceConfig quiet(int sdk = 33) {
-  DeviceConfig c;
-  c.sdk = sdk;
-  c.noise_lines_per_sec = 0;
-  AppConfig a;
-  a.package = "com.example.feed";
-  a.stall_prob = 0;
-  c.apps.push_back(a);
-  return c;
-}
+DeviceConfig quiet(int sdk = 33) { return test::quiet_device(sdk); }
 
 // The exporter's default config on one line (docs/traces.md).
 std::string config(std::uint32_t timeout_ms = 3'600'000, std::uint32_t stop_delay_ms = 2000,

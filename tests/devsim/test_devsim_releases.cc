@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "devsim/model.h"
+#include "tests/devsim/quiet_device.h"
 #include "devsim/shell.h"
 #include "devsim/simulator.h"
 #include "parsers/foreground_app.h"
@@ -19,16 +20,7 @@ using namespace jank::devsim;
 
 namespace {
 
-DeviceConfig on_sdk(int sdk) {
-  DeviceConfig c;
-  c.sdk = sdk;
-  c.noise_lines_per_sec = 0;
-  AppConfig a;
-  a.package = "com.example.feed";
-  a.stall_prob = 0;
-  c.apps.push_back(a);
-  return c;
-}
+DeviceConfig on_sdk(int sdk) { return test::quiet_device(sdk); }
 
 }  // namespace
 
