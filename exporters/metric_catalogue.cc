@@ -187,7 +187,7 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "(the panel is off or dozing): 1 for the current one.",
      "serial,state"},
     {F::android_device_active_seconds_total, "android_device_active_seconds_total", counter, "seconds",
-     "Time any followed layer was presenting (gaps between presents up to 1.2 s), each instant once.", "serial"},
+     "Time any followed layer was presenting (gaps between presents up to 1.2 s, and freezes), each instant once.", "serial"},
     {F::jank_exporter_surfaceflinger_lines_total, "jank_exporter_surfaceflinger_lines_total", counter, "lines",
      "Lines of dumpsys SurfaceFlinger --list, --latency, --frametimeline and --timestats and of dumpsys power "
      "received, by source "
@@ -327,7 +327,7 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
     {F::android_app_active, "android_app_active", gauge, "",
      "1 while one of the app's layers presents frames (its newest poll brought some), else 0.", "serial,package"},
     {F::android_app_active_seconds_total, "android_app_active_seconds_total", counter, "seconds",
-     "Time one of the app's layers was presenting (gaps between presents up to 1.2 s), each instant once.",
+     "Time one of the app's layers was presenting (gaps between presents up to 1.2 s, and freezes), each instant once.",
      "serial,package"},
     {F::android_log_pattern_matches_total, "android_log_pattern_matches_total", counter, "",
      "Log lines of the app that matched the configured pattern (log_patterns), by the label_group capture (value, "
@@ -356,6 +356,21 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "Time in PerfDog Jank frames (Stutter = this / active seconds).", "serial,package,layer,kind"},
     {F::android_layer_refresh_jank_total, "android_layer_refresh_jank_total", counter, "",
      "Frames whose present gap is two or more refresh periods beyond the expected one (any refresh rate).", "serial,package,layer,kind"},
+    {F::android_layer_freezes_total, "android_layer_freezes_total", counter, "",
+     "Gaps in the layer's presents over 1.2 s that were freezes, not rests: the app reported a stall that long "
+     "(skip, Davey, framestats, FrameTimeline), or a SurfaceView drew nothing for under 10 s with the panel on. "
+     "Each is one frame, judged like any other.",
+     "serial,package,layer,kind"},
+    {F::android_layer_slow_frames_total, "android_layer_slow_frames_total", counter, "frames",
+     "Android vitals slow frames of the layer: rendered in more than 16 ms, i.e. present gap minus one refresh "
+     "period over 16 ms.",
+     "serial,package,layer,kind"},
+    {F::android_layer_slow_frames_refresh_total, "android_layer_slow_frames_refresh_total", counter, "frames",
+     "Slow frames at the panel's own rate: present gaps of two or more refresh periods (a vsync missed).",
+     "serial,package,layer,kind"},
+    {F::android_layer_frozen_frames_total, "android_layer_frozen_frames_total", counter, "frames",
+     "Android vitals frozen frames of the layer: present gaps over 700 ms within active time (freezes included).",
+     "serial,package,layer,kind"},
     {F::android_layer_poll_overflows_total, "android_layer_poll_overflows_total", counter, "",
      "Polls whose ~127-frame table no longer held the newest frame counted (frames presented unseen).", "serial,package,layer,kind"},
     {F::android_layer_refresh_period_seconds, "android_layer_refresh_period_seconds", gauge, "seconds",

@@ -159,6 +159,10 @@ enum class Family : std::uint16_t {
   android_layer_perfdog_big_jank_total,
   android_layer_perfdog_jank_seconds_total,
   android_layer_refresh_jank_total,
+  android_layer_freezes_total,
+  android_layer_slow_frames_total,
+  android_layer_slow_frames_refresh_total,
+  android_layer_frozen_frames_total,
   android_layer_poll_overflows_total,
   android_layer_refresh_period_seconds,
 };

@@ -1,6 +1,7 @@
 #include "metrics/frametimeline_tracker.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "metrics/state_io.h"
@@ -37,6 +38,11 @@ FtFrame frame_of(const parsers::SurfaceFrame& sf) {
   f.layer_id = sf.layer_id;
   f.owner_pid = sf.owner_pid;
   f.jank = sf.jank;
+  if (sf.present == parsers::FtPresentState::presented && sf.prediction == parsers::FtPrediction::valid &&
+      sf.present_delta_ms && std::isfinite(*sf.present_delta_ms) && *sf.present_delta_ms > 0 &&
+      *sf.present_delta_ms < 3.6e6) {
+    f.late_ns = static_cast<std::int64_t>(*sf.present_delta_ms * 1e6);
+  }
   // Before Android 15 a dropped frame's jank type is None; name it the same everywhere.
   if (sf.present == parsers::FtPresentState::dropped) f.jank |= parsers::kJankDropped;
   return f;

@@ -33,6 +33,10 @@ struct FtFrame {
   std::int64_t owner_pid = -1;
   std::uint32_t jank = 0;  // parsers::JankBit set; a dropped frame has kJankDropped on every version
   bool classified = true;  // false: left the window before SurfaceFlinger judged it
+  // How much later than predicted it was presented (0: on time, or unknown):
+  // on Android 12 a frame keeps the vsync id it was meant for, so a stalled
+  // frame shows its stall here.
+  std::int64_t late_ns = 0;
 };
 
 class FrameTimelineTracker {

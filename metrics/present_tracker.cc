@@ -15,13 +15,20 @@ constexpr std::int64_t kPending = std::numeric_limits<std::int64_t>::max();
 // PerfDog's thresholds: two and three frames of a 24 fps film, in ns.
 constexpr double kJankFloorNs = 2 * 1e9 / 24;
 constexpr double kBigJankFloorNs = 3 * 1e9 / 24;
+// A frame time a checkpoint may hold: freezes are judged, but not for hours.
+constexpr std::int64_t kLongestFrameNs = 3'600'000'000'000;
+// Android vitals: a frame rendered in more than 16 ms is slow, one over
+// 700 ms frozen.
+constexpr std::int64_t kVitalsSlowNs = 16'000'000;
+constexpr std::int64_t kVitalsFrozenNs = 700'000'000;
 
 }  // namespace
 
 PresentTracker::PresentTracker(PresentOptions options)
     : options_(options), frame_time_(buckets::frame_duration_seconds()) {}
 
-std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active) {
+std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active,
+                                      const FreezeCheck& frozen, std::int64_t host_ns) {
   std::vector<std::int64_t> presents;
   bool anchor_held = false;
   bool slot_unused = false;
@@ -42,7 +49,8 @@ std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vect
     // device's clock started again (a reboot). All of them are new.
     last_present_.reset();
     recent_.clear();
-    return observe(table, active);
+    rests_.clear();
+    return observe(table, active, frozen, host_ns);
   }
   std::sort(presents.begin(), presents.end());
   presents.erase(std::unique(presents.begin(), presents.end()), presents.end());
@@ -54,45 +62,76 @@ std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vect
     last_present_.reset();
     recent_.clear();
   }
-  for (const std::int64_t at : presents) present(at, table.refresh_period_ns, active);
+  for (const std::int64_t at : presents) present(at, table.refresh_period_ns, active, frozen, host_ns);
   return presents.size();
 }
 
 void PresentTracker::present(std::int64_t at_ns, std::optional<std::int64_t> period_ns,
-                             std::vector<ActiveSpan>* active) {
+                             std::vector<ActiveSpan>* active, const FreezeCheck& frozen, std::int64_t host_ns) {
   ++frames_;
   if (last_present_) {
     const std::int64_t frame_ns = at_ns - *last_present_;
-    if (frame_ns > options_.idle_gap_ns) {
-      recent_.clear();  // the layer rested: a new stretch starts here
-    } else {
-      judge(frame_ns, period_ns);
+    const std::int64_t period = period_ns.value_or(0);
+    const bool is_frame = frame_ns <= options_.idle_gap_ns || (frozen && frozen(frame_ns, period));
+    if (is_frame) {
+      if (frame_ns > options_.idle_gap_ns) ++freezes_;
+      judge(frame_ns, period_ns, recent_);
       if (active != nullptr) active->push_back({*last_present_, at_ns});
+    } else {
+      // The layer rested: a new stretch starts here. Kept a while in case
+      // the app's report of a stall that long comes after this poll.
+      rests_.push_back({at_ns, frame_ns, period, host_ns, std::move(recent_)});
+      if (rests_.size() > kMaxRests) rests_.pop_front();
+      recent_.clear();
     }
   }
   last_present_ = at_ns;
 }
 
-void PresentTracker::judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns) {
+bool PresentTracker::confirm_freeze(const FreezeCheck& frozen, std::int64_t host_ns, std::vector<ActiveSpan>* active) {
+  if (host_ns != 0) {
+    std::erase_if(rests_, [&](const Rest& r) { return r.host_ns != 0 && host_ns - r.host_ns > kRestKeepNs; });
+  }
+  for (auto it = rests_.rbegin(); it != rests_.rend(); ++it) {
+    if (!frozen(it->gap_ns, it->period_ns)) continue;
+    ++freezes_;
+    // Judged as it would have been then. With no present since, the stretch
+    // goes on from it; frames since were judged as a new stretch and stay so.
+    std::optional<std::int64_t> period;
+    if (it->period_ns > 0) period = it->period_ns;
+    judge(it->gap_ns, period, it->recent);
+    if (last_present_ && *last_present_ == it->end_ns) recent_ = it->recent;
+    if (active != nullptr) active->push_back({it->end_ns - it->gap_ns, it->end_ns});
+    rests_.erase(std::next(it).base());
+    return true;
+  }
+  return false;
+}
+
+void PresentTracker::judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns,
+                           std::deque<std::int64_t>& recent) {
   frame_time_.observe(static_cast<double>(frame_ns) / 1e9);
   active_ns_ += frame_ns;
   const double ft = static_cast<double>(frame_ns);
-  const double mean = recent_.empty() ? 0
-                                      : static_cast<double>(std::accumulate(recent_.begin(), recent_.end(),
-                                                                            std::int64_t{0})) /
-                                            static_cast<double>(recent_.size());
-  if (recent_.size() == 3 && ft > 2 * mean && ft > kJankFloorNs) {
+  const double mean = recent.empty() ? 0
+                                     : static_cast<double>(std::accumulate(recent.begin(), recent.end(),
+                                                                           std::int64_t{0})) /
+                                           static_cast<double>(recent.size());
+  if (recent.size() == 3 && ft > 2 * mean && ft > kJankFloorNs) {
     ++jank_;
     jank_ns_ += frame_ns;
     if (ft > kBigJankFloorNs) ++big_jank_;
   }
+  if (frame_ns > kVitalsFrozenNs) ++frozen_;
   if (period_ns && *period_ns > 0) {
     const double period = static_cast<double>(*period_ns);
-    const double expected = recent_.empty() ? 1 : std::max(1.0, std::round(mean / period));
+    const double expected = recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
     if (std::round(ft / period) >= expected + 2) ++refresh_jank_;
+    if (frame_ns - *period_ns > kVitalsSlowNs) ++slow_;
+    if (std::round(ft / period) >= 2) ++slow_refresh_;
   }
-  recent_.push_back(frame_ns);
-  if (recent_.size() > 3) recent_.pop_front();
+  recent.push_back(frame_ns);
+  if (recent.size() > 3) recent.pop_front();
 }
 
 void PresentTracker::save(StateWriter& w) const {
@@ -100,6 +139,8 @@ void PresentTracker::save(StateWriter& w) const {
   frame_time_.save(w);
   w.boolean(last_present_.has_value()).i64(last_present_.value_or(0)).u64(recent_.size());
   for (const std::int64_t ft : recent_) w.i64(ft);
+  // Absent from checkpoints written before freezes and vitals were counted.
+  w.tag("vitals").u64(freezes_).u64(slow_).u64(slow_refresh_).u64(frozen_);
 }
 
 bool PresentTracker::load(StateReader& r) {
@@ -118,14 +159,22 @@ bool PresentTracker::load(StateReader& r) {
   const std::uint64_t recent = r.count(3);
   for (std::uint64_t k = 0; k < recent && !r.fail(); ++k) {
     const std::int64_t ft = r.i64();
-    sane = sane && ft > 0 && ft <= options_.idle_gap_ns;
+    sane = sane && ft > 0 && ft <= kLongestFrameNs;
     t.recent_.push_back(ft);
   }
   if (has_last) t.last_present_ = last;
+  if (r.peek("vitals")) {
+    r.expect("vitals");
+    t.freezes_ = r.u64();
+    t.slow_ = r.u64();
+    t.slow_refresh_ = r.u64();
+    t.frozen_ = r.u64();
+  }
   // Counts are bounded by the reader; a BigJank is a Jank, janky time is
   // active time, times are never negative.
   sane = sane && t.big_jank_ <= t.jank_ && t.jank_ <= t.frames_ && t.refresh_jank_ <= t.frames_ && t.jank_ns_ >= 0 &&
-         t.active_ns_ >= t.jank_ns_ && last >= 0;
+         t.active_ns_ >= t.jank_ns_ && last >= 0 && t.freezes_ <= t.frames_ && t.slow_ <= t.frames_ &&
+         t.slow_refresh_ <= t.frames_ && t.frozen_ <= t.frames_;
   if (r.fail() || r.rejected() != rejected || !sane) {
     *this = PresentTracker(options_);
     return false;

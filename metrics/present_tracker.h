@@ -9,10 +9,19 @@
 // will see. A table with unused slots that lacks it is a new instance of the
 // layer (the activity was recreated): its frames are new, nothing was lost.
 //
-// Per new present the frame time is the present-to-present gap. Gaps longer
-// than the idle gap are the layer resting (a static screen), not frames
-// that took long: they end an active stretch and are not judged. Within a
-// stretch each frame time is judged:
+// Per new present the frame time is the present-to-present gap. A gap up to
+// the idle gap (SurfaceFlinger's own 1.2 s "active layer" window) is a frame.
+// A longer one is a freeze or a rest, decided by evidence, never by a timer:
+//   - a freeze when the caller's check says the app was busy through it (its
+//     own report of a stall that long: metrics/stall_reports.h) — then the
+//     frame that ends it took the whole gap and is judged like any other,
+//     the stretch going on;
+//   - a rest otherwise: it ends the active stretch and is not judged. A
+//     report arriving later (framestats polls come seconds after the freeze)
+//     still turns a recent rest into the freeze it was (confirm_freeze).
+// A layer that draws without the app's evidence (a game's SurfaceView) has
+// the caller's check decide by its own rule.
+// Within a stretch each frame time is judged:
 //   - PerfDog (its published definitions): Jank when FT > 2 × the mean of the
 //     previous three frame times and FT > 2 × 1000/24 ms (83.3 ms); BigJank
 //     when FT > 2 × that mean and FT > 3 × 1000/24 ms (125 ms). A BigJank is a
@@ -21,6 +30,10 @@
 //     the expected count being the mean of the previous three frame times in
 //     periods (rounded, at least 1): a 30 fps game on a 60 Hz panel expects 2.
 //     PerfDog's fixed 83 ms floor misses a 50 ms hitch at 120 Hz; this does not.
+//   - Android vitals: frozen when FT > 700 ms; slow when the frame took more
+//     than 16 ms to render, which on presents is FT − one period > 16 ms (a
+//     frame on time shows one period); slow at the panel's rate when FT is
+//     two or more periods (rounded): it missed at least one vsync.
 // The first three frames of a stretch have no history: counted and timed,
 // judged by the refresh rule only against one period.
 //
@@ -31,6 +44,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -52,19 +66,39 @@ struct ActiveSpan {
   std::int64_t end_ns = 0;
 };
 
+// Was the app busy through a gap of `gap_ns` (the layer's refresh period
+// `period_ns`, 0 when unknown)? True makes the gap a freeze.
+using FreezeCheck = std::function<bool(std::int64_t gap_ns, std::int64_t period_ns)>;
+
 class PresentTracker {
  public:
+  // Rests kept for confirm_freeze: the newest few, for a minute of host time.
+  static constexpr std::size_t kMaxRests = 4;
+  static constexpr std::int64_t kRestKeepNs = 60'000'000'000;
+
   explicit PresentTracker(PresentOptions options = {});
 
   // One poll. Returns the number of frames it added; `active` (if given)
-  // receives the present-to-present gaps it counted as active time.
-  std::uint64_t observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active = nullptr);
+  // receives the present-to-present gaps it counted as active time. Gaps
+  // longer than the idle gap are freezes when `frozen` says so, else rests
+  // (noted at host time `host_ns`, 0 in replay, for confirm_freeze).
+  std::uint64_t observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active = nullptr,
+                        const FreezeCheck& frozen = {}, std::int64_t host_ns = 0);
+
+  // A stall report came after its gap was taken for a rest: the newest rest
+  // `frozen` accepts becomes a freeze, judged with the history it had.
+  // Returns whether one did (its span then appended to `active`).
+  bool confirm_freeze(const FreezeCheck& frozen, std::int64_t host_ns, std::vector<ActiveSpan>* active = nullptr);
 
   std::uint64_t frames() const { return frames_; }
   std::uint64_t overflows() const { return overflows_; }
   std::uint64_t jank() const { return jank_; }
   std::uint64_t big_jank() const { return big_jank_; }
   std::uint64_t refresh_jank() const { return refresh_jank_; }
+  std::uint64_t freezes() const { return freezes_; }  // gaps over the idle gap judged as frames
+  std::uint64_t slow_frames() const { return slow_; }
+  std::uint64_t slow_frames_refresh() const { return slow_refresh_; }
+  std::uint64_t frozen_frames() const { return frozen_; }
   std::int64_t jank_ns() const { return jank_ns_; }      // Stutter's numerator
   std::int64_t active_ns() const { return active_ns_; }  // Stutter's denominator; FPS over active time
   const Histogram& frame_time() const { return frame_time_; }
@@ -76,13 +110,21 @@ class PresentTracker {
   bool load(StateReader& r);
 
  private:
-  void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns, std::vector<ActiveSpan>* active);
-  void judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns);
+  struct Rest {
+    std::int64_t end_ns = 0, gap_ns = 0, period_ns = 0, host_ns = 0;
+    std::deque<std::int64_t> recent;  // the stretch's history when it ended
+  };
+
+  void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns, std::vector<ActiveSpan>* active,
+               const FreezeCheck& frozen, std::int64_t host_ns);
+  void judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns, std::deque<std::int64_t>& recent);
 
   PresentOptions options_;
   std::optional<std::int64_t> last_present_;
   std::deque<std::int64_t> recent_;  // the stretch's last three frame times
+  std::deque<Rest> rests_;           // recent rests a late report may still explain
   std::uint64_t frames_ = 0, overflows_ = 0, jank_ = 0, big_jank_ = 0, refresh_jank_ = 0;
+  std::uint64_t freezes_ = 0, slow_ = 0, slow_refresh_ = 0, frozen_ = 0;
   std::int64_t jank_ns_ = 0, active_ns_ = 0;
   Histogram frame_time_;
 };

@@ -200,7 +200,8 @@ LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppL
   poll.newest_before = l.presents.last_present();
   const std::uint64_t overflows = l.presents.overflows();
   std::vector<ActiveSpan> spans;
-  poll.frames = l.presents.observe(table, &spans);
+  poll.frames = l.presents.observe(table, &spans, freeze_check(device, package(device, layer.package), l, it->first),
+                                   host_now_ns_);
   poll.overflow = l.presents.overflows() > overflows;
   l.presenting = poll.frames > 0;
   if (poll.frames > 0) {
@@ -213,6 +214,36 @@ LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppL
     }
   }
   return poll;
+}
+
+FreezeCheck Store::freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
+                                const std::string& key) const {
+  const bool game = layer.kind == parsers::LayerKind::surface_view;
+  const std::int64_t now = host_now_ns_;
+  return [&device, &pkg, game, &key, now](std::int64_t gap_ns, std::int64_t period_ns) {
+    if (pkg.stalls.explain(gap_ns, period_ns, key, now)) return true;
+    if (!game || gap_ns >= kUnreportedFreezeLimitNs) return false;
+    // A dark panel in the meantime (as far as host time tells) is a rest.
+    const bool dark = device.screen_not_on_ns != 0 && now != 0 && now - device.screen_not_on_ns <= gap_ns + 5'000'000'000;
+    return !dark;
+  };
+}
+
+void Store::note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns) {
+  if (duration_ns < StallReports::kShortestNs) return;
+  PackageMetrics& pkg = package(device, package_name);
+  pkg.stalls.add(duration_ns, host_now_ns_);
+  std::vector<ActiveSpan> spans;
+  for (auto& [key, l] : device.layers) {
+    if (l.package != package_name) continue;
+    if (l.presents.confirm_freeze(freeze_check(device, pkg, l, key), host_now_ns_, &spans)) {
+      for (const auto& span : spans) {
+        pkg.active.add(span);
+        device.active.add(span);
+      }
+      spans.clear();
+    }
+  }
 }
 
 FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump) {
@@ -254,6 +285,7 @@ FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parse
     if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
     pkg.has_frametimeline = true;
     pkg.frametimeline.count(f.jank, f.classified);
+    if ((f.jank & parsers::kJankAppDeadlineMissed) != 0) note_stall(device, name, f.late_ns);
     // Per activity: app window layers only (a SurfaceView is no window title).
     if (f.classified && joinable && !window.empty()) {
       pkg.frametimeline_windows.count(WindowFrames::title_of(window), f.jank, options_.max_windows_per_package);
@@ -278,6 +310,7 @@ void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState&
   device.surface_input.power_lines += power.lines;
   device.surface_input.power_malformed += power.malformed_lines;
   device.screen = power.screen();
+  if (device.screen != parsers::ScreenPower::on && host_now_ns_ != 0) device.screen_not_on_ns = host_now_ns_;
 }
 
 void Store::record_thermal(DeviceMetrics& device, const parsers::ThermalDump& dump, std::int64_t fresh_for_ns) {
@@ -337,6 +370,7 @@ void Store::record_skip(DeviceMetrics& device, std::string_view package_name, st
   ++pkg.skip_events;
   pkg.skip_size.observe(frames);
   pkg.peaks.skip_frames = std::max(pkg.peaks.skip_frames, frames);
+  if (device.refresh_hz > 0) note_stall(device, package_name, static_cast<std::int64_t>(frames * 1e9 / device.refresh_hz));
   // Windows run on the host's timeline (metrics/device_clock.h); without a
   // timestamp (brief layout) the event lands at the newest known time.
   const std::int64_t at = has_time ? device.clock.place(time_ns) : device.latest_time_ns;
@@ -362,6 +396,7 @@ void Store::record_davey(DeviceMetrics& device, std::string_view package_name, c
   ++pkg.davey_frames;
   if (davey.duration_valid) {
     pkg.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
+    note_stall(device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
     const auto ms = static_cast<double>(davey.duration_ms);
     if (device.spike_lines.min_davey_ms > 0 && ms >= device.spike_lines.min_davey_ms) {
       keep_spike_line(device, true, package_name, ms, host_now_ns_);
@@ -417,11 +452,15 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
   std::vector<TimedFrame> timed;
   std::vector<CountedFrame> counted;
-  auto apply_framestats = [&](PackageMetrics& pkg, std::string_view window, const parsers::FramestatsTable& table) {
+  auto apply_framestats = [&](const std::string& name, PackageMetrics& pkg, std::string_view window,
+                              const parsers::FramestatsTable& table) {
     timed.clear();
     counted.clear();
     pkg.framestats.apply(window, table, interval_ns, &timed, &counted);
-    for (const auto& f : counted) pkg.peaks.frame_ns = std::max(pkg.peaks.frame_ns, f.duration_ns);
+    for (const auto& f : counted) {
+      pkg.peaks.frame_ns = std::max(pkg.peaks.frame_ns, f.duration_ns);
+      note_stall(device, name, f.duration_ns);
+    }
     pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
     for (const TimedFrame& frame : timed) {
@@ -439,12 +478,12 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
       pkg.has_gfxinfo = true;
     }
     if (process.framestats) {
-      apply_framestats(pkg, "", *process.framestats);
+      apply_framestats(name, pkg, "", *process.framestats);
     }
     for (const auto& window : process.windows) {
       apply_profile(pkg, window);
       if (!window.framestats) continue;
-      apply_framestats(pkg, window.name, *window.framestats);
+      apply_framestats(name, pkg, window.name, *window.framestats);
     }
     if (reset_after) {
       // Zeroed on the device right after this dump: the next one starts afresh.
@@ -454,18 +493,19 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
   }
   const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(), has_data);
   if (dump.orphan_stats || !dump.orphan_framestats.empty() || orphan_window_data) {
-    PackageMetrics& pkg = package(device, kUnknownPackage);
+    const std::string name(kUnknownPackage);
+    PackageMetrics& pkg = package(device, name);
     if (dump.orphan_stats) {
       pkg.gfxinfo.apply(*dump.orphan_stats);
       pkg.has_gfxinfo = true;
     }
     for (const auto& table : dump.orphan_framestats) {
-      apply_framestats(pkg, "", table);
+      apply_framestats(name, pkg, "", table);
     }
     for (const auto& window : dump.orphan_windows) {
       apply_profile(pkg, window);
       if (!window.framestats) continue;
-      apply_framestats(pkg, window.name, *window.framestats);
+      apply_framestats(name, pkg, window.name, *window.framestats);
     }
   }
 }

@@ -27,6 +27,7 @@
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
+#include "metrics/stall_reports.h"
 #include "metrics/timestats_tracker.h"
 #include "metrics/trace_status.h"
 #include "metrics/window_frames.h"
@@ -95,6 +96,8 @@ struct PackageMetrics {
   } peaks;
   // Union of its layers' active spans (SurfaceFlinger presents).
   ActiveTime active;
+  // Its own recent reports of long stalls: tell its layers' freezes from rests.
+  StallReports stalls;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
   // Custom log patterns that matched its lines (config log_patterns).
   PackagePatterns log_patterns;
@@ -201,6 +204,7 @@ struct DeviceMetrics {
   std::map<std::string, LayerMetrics, std::less<>> layers;
   std::uint64_t layers_not_followed = 0;  // polls of layers beyond max_layers_per_device
   std::optional<parsers::ScreenPower> screen;
+  std::int64_t screen_not_on_ns = 0;  // host time a power dump last found the panel not on (0: never)
   ActiveTime active;
   // What SurfaceFlinger and power dumps brought: received = parsed + discarded.
   struct SurfaceInput {
@@ -356,6 +360,11 @@ class Store {
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
+  // A stall the app reported: kept for its layers' gaps, and a recent rest it
+  // explains becomes the freeze it was.
+  void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
+  FreezeCheck freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
+                           const std::string& key) const;
   void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
                        std::int64_t at_ns);
   // The label values the cap counts: those that still have a series.
