@@ -46,6 +46,7 @@ metrics::SpikeRuleLimits spike_rule_limits(const config::Config& c) {
   l.fps_active_ns = ns(c.traces_rule_fps_seconds);
   l.big_jank_count = c.traces_rule_big_jank_count;
   l.big_jank_window_ns = ns(c.traces_rule_big_jank_window_seconds);
+  l.frozen_frames = c.traces_rule_frozen_frames;
   return l;
 }
 

@@ -130,6 +130,7 @@ struct Config {
   double traces_rule_fps_seconds = 5;
   std::uint32_t traces_rule_big_jank_count = 3;
   double traces_rule_big_jank_window_seconds = 10;
+  std::uint32_t traces_rule_frozen_frames = 1;
   double traces_min_interval_seconds = 300;  // per device
   std::uint32_t traces_max_per_hour = 12;    // every device together
   std::string traces_dir;                    // "": STATE_DIR/traces

@@ -399,6 +399,8 @@ std::vector<Setting> build() {
              "trigger on this many BigJank frames of one layer within big_jank_window_seconds (0: off)"),
       number("traces.rules.big_jank_window_seconds", &Config::traces_rule_big_jank_window_seconds, 1, 3600,
              "seconds", "window of the BigJank rule"),
+      number("traces.rules.frozen_frames", &Config::traces_rule_frozen_frames, 0, 100000, "frames",
+             "trigger when one layer shows this many new frozen frames (over 700 ms) at once (0: off)"),
       number("traces.min_interval_seconds", &Config::traces_min_interval_seconds, 0, kDay, "seconds",
              "a device is triggered at most once per this"),
       number("traces.max_per_hour", &Config::traces_max_per_hour, 1, 3600, "",

@@ -755,6 +755,11 @@ namespace {
 // and over two, or three, frames of a 24 fps film) and the refresh-aware
 // jank (two or more periods beyond the expected count).
 void judge(LayerTruth& t, std::int64_t ft, std::int64_t period_ns) {
+  // Android vitals: rendered in more than 16 ms (a frame on time shows one
+  // period of gap), frozen over 700 ms; slow at the panel's rate: a vsync missed.
+  if (ft - period_ns > 16 * kMs) ++t.slow;
+  if (ft >= period_ns + period_ns / 2) ++t.slow_refresh;
+  if (ft > 700 * kMs) ++t.frozen;
   const double f = static_cast<double>(ft);
   double mean = 0;
   for (const std::int64_t r : t.recent) mean += static_cast<double>(r);
@@ -861,7 +866,7 @@ void Device::drop_profile_buffers(AppState& a) {
 }
 
 Device::Presented Device::queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready,
-                                        std::int64_t present) {
+                                        std::int64_t present, std::int64_t busy_since) {
   SimLayer& layer = game ? a.game_layer : a.window_layer;
   const std::int64_t iv = interval_ns();
   Presented out;
@@ -881,9 +886,13 @@ Device::Presented Device::queue_present(AppState& a, bool game, std::int64_t des
   ++t.presented;
   if (t.last_present != 0) {
     const std::int64_t ft = present - t.last_present;
-    if (ft > 1'200'000'000) {
-      t.recent.clear();  // the layer rested
+    // Over SurfaceFlinger's 1.2 s active window a gap is a frame only when
+    // the app was busy through it (a freeze); otherwise the layer rested.
+    const bool frozen = busy_since != 0 && busy_since <= t.last_present;
+    if (ft > 1'200'000'000 && !frozen) {
+      t.recent.clear();
     } else {
+      if (ft > 1'200'000'000) ++t.freezes;
       judge(t, ft, iv);
       add_active(a, t.last_present, present);
     }
@@ -899,7 +908,8 @@ void Device::game_frame(std::size_t idx, std::int64_t t) {
   const auto every =
       static_cast<std::int64_t>(std::ceil(std::max(1.0, std::round(refresh_hz_ / a.cfg.game_fps)) * throttle_at(t)));
   // The engine renders for most of its slot and presents at the slot's end.
-  const Presented p = queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv);
+  const std::int64_t busy_since = std::exchange(a.game_frozen_at, 0);
+  const Presented p = queue_present(a, true, t, t + every * iv * 7 / 10, t + every * iv, busy_since);
   if (cfg_.sdk >= 31) {
     // The engine's buffers carry no vsync id: FrameTimeline lists them unjudged.
     SimSurfaceFrame f;
@@ -1055,7 +1065,7 @@ void Device::frame(std::size_t idx, std::int64_t t) {
       count_timestats(a, f);
     }
   } else {
-    const Presented p = queue_present(a, false, intended, ready, natural);
+    const Presented p = queue_present(a, false, intended, ready, natural, skipped > 0 ? intended : 0);
     f.actual_present = p.present;
     f.last_latch = p.last_latch;
     f.jank = classify(f, p.display->jank);
@@ -1241,6 +1251,24 @@ bool Device::force_skip(std::string_view pkg, std::uint32_t frames) {
   return false;
 }
 
+bool Device::freeze(std::string_view pkg, double seconds) {
+  advance();
+  for (auto& a : apps_) {
+    if (a.cfg.package != pkg) continue;
+    const auto ns = static_cast<std::int64_t>(seconds * 1e9);
+    a.forced_skip = static_cast<std::uint32_t>(ns / interval_ns());
+    if (a.cfg.game_fps > 0) {
+      // The loop was due at next_game and runs again once the freeze is over.
+      // Busy since its last present: the frame it was working on never came.
+      const std::int64_t now = now_mono();
+      a.game_frozen_at = a.game_truth.last_present != 0 ? std::min(now, a.game_truth.last_present) : now;
+      a.next_game = std::max(a.next_game, now + ns);
+    }
+    return true;
+  }
+  return false;
+}
+
 void Device::set_refresh_hz(double hz) {
   advance();
   if (hz >= 1 && hz <= 1000) refresh_hz_ = hz;
@@ -1356,9 +1384,10 @@ std::string Device::truth_json() const {
       std::string name = layer_name(a, game);
       name.erase(name.rfind('#'));
       s += fmt("%s{\"layer\":\"%s\",\"presented\":%" PRIu64 ",\"jank\":%" PRIu64 ",\"big_jank\":%" PRIu64
-               ",\"refresh_jank\":%" PRIu64 ",\"active_ns\":%" PRId64 ",\"jank_ns\":%" PRId64 "}",
+               ",\"refresh_jank\":%" PRIu64 ",\"active_ns\":%" PRId64 ",\"jank_ns\":%" PRId64
+               ",\"freezes\":%" PRIu64 ",\"slow\":%" PRIu64 ",\"slow_refresh\":%" PRIu64 ",\"frozen\":%" PRIu64 "}",
                game ? "," : "", name.c_str(), lt.presented, lt.jank, lt.big_jank, lt.refresh_jank, lt.active_ns,
-               lt.jank_ns);
+               lt.jank_ns, lt.freezes, lt.slow, lt.slow_refresh, lt.frozen);
     }
     s += "]}";
   }

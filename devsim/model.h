@@ -76,6 +76,10 @@ struct SimLayer {
 struct LayerTruth {
   std::uint64_t presented = 0;
   std::uint64_t jank = 0, big_jank = 0, refresh_jank = 0;
+  // Gaps over 1.2 s the app was busy through (a freeze: one frame), and
+  // Android vitals' slow (rendered > 16 ms: gap − period), slow at the
+  // panel's rate (two periods or more) and frozen (> 700 ms) frames.
+  std::uint64_t freezes = 0, slow = 0, slow_refresh = 0, frozen = 0;
   std::int64_t active_ns = 0, jank_ns = 0;
   std::int64_t last_present = 0;  // 0: none in this instance
   std::deque<std::int64_t> recent;
@@ -244,6 +248,7 @@ struct AppState {
   std::int64_t next_frame = 0;
   std::optional<std::int64_t> stall_began;  // a stalled frame's vsync; the stall ends at next_frame
   std::uint32_t forced_skip = 0;        // control channel: next frame stalls this much
+  std::int64_t game_frozen_at = 0;      // control channel: the game loop froze here (0: running)
   std::int64_t next_crash = -1;
   std::int64_t restart_at = -1;
   std::uint32_t view_root = 0;
@@ -394,6 +399,9 @@ class Device {
   void flood(std::size_t lines);
   bool crash_app(std::string_view pkg);
   bool force_skip(std::string_view pkg, std::uint32_t frames);
+  // The whole app stops for `seconds` (a lock, a long GC): its main thread
+  // stalls that long from its next vsync and its game loop, if any, from now.
+  bool freeze(std::string_view pkg, double seconds);
   void restart_zygote();
   void set_refresh_hz(double hz);
   double refresh_hz() const { return refresh_hz_; }
@@ -499,7 +507,9 @@ class Device {
     std::int64_t last_latch = 0;  // when the layer's previous buffer was latched (0: none)
     SimDisplayFrame* display = nullptr;
   };
-  Presented queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present);
+  // `busy_since`: when the app began the stall this frame ends (0: none).
+  Presented queue_present(AppState& a, bool game, std::int64_t desired, std::int64_t ready, std::int64_t present,
+                          std::int64_t busy_since);
   // The display frame presenting near `present`, made (and its SurfaceFlinger miss drawn) on first use.
   SimDisplayFrame& display_frame(std::int64_t present);
   void prune_display_frames(std::map<std::int64_t, SimDisplayFrame>::const_iterator keep);

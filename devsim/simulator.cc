@@ -278,7 +278,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   in >> cmd;
   if (cmd.empty()) return reply("ERR empty command");
   if (cmd == "help") {
-    return reply("OK commands: devices truth log logd-write repeat skip unplug replug kick hang unhang garbage corrupt cut "
+    return reply("OK commands: devices truth log logd-write repeat skip freeze unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
                  "screen idle thermal install model foreground fail perfetto "
                  "shutdown quit (see docs/devsim.md)");
@@ -378,6 +378,11 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     const auto n = static_cast<std::uint32_t>(num(1, 0));
     if (n == 0) return reply("ERR usage: skip DEV PKG N");
     fn = [=](SimDevice& d) { return d.model().force_skip(pkg, n) ? std::string() : "unknown package " + pkg; };
+  } else if (cmd == "freeze") {
+    const std::string pkg = arg(0);
+    const double secs = num(1, 0);
+    if (!(secs > 0 && secs <= 3600)) return reply("ERR usage: freeze DEV PKG SECONDS (0 < SECONDS <= 3600)");
+    fn = [=](SimDevice& d) { return d.model().freeze(pkg, secs) ? std::string() : "unknown package " + pkg; };
   } else if (cmd == "unplug") {
     const double secs = num(0, 0);
     fn = [=](SimDevice& d) { d.unplug(secs); return std::string(); };

@@ -432,7 +432,8 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
     f.sample(F::android_layer_freezes_total, labels, count(t.freezes()));
     f.sample(F::android_layer_slow_frames_total, labels, count(t.slow_frames()));
     f.sample(F::android_layer_slow_frames_refresh_total, labels, count(t.slow_frames_refresh()));
-    f.sample(F::android_layer_frozen_frames_total, labels, count(t.frozen_frames()));
+    f.sample(F::android_layer_frozen_frames_total, labels, count(t.frozen_frames()),
+             exemplar_of(d, ExemplarCounter::layer_frozen_frames, l.package, stable));
     f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
     if (l.refresh_period_ns) {
       f.sample(F::android_layer_refresh_period_seconds, labels, static_cast<double>(*l.refresh_period_ns) / 1e9);

@@ -34,6 +34,7 @@ std::string_view spike_rule_name(SpikeRule rule) {
     case SpikeRule::sm: return "sm";
     case SpikeRule::fps: return "fps";
     case SpikeRule::big_jank: return "big_jank";
+    case SpikeRule::frozen: return "frozen";
   }
   return "?";
 }
@@ -49,7 +50,7 @@ std::vector<Spike> SpikeDetector::examine(const DeviceMetrics& device, std::int6
   std::vector<Spike> out;
   lines(device, now_ns, out);
   if (limits_.sm_below > 0) sm(device, now_ns, out);
-  if (limits_.fps_below > 0 || limits_.big_jank_count > 0) layers(device, now_ns, out);
+  if (limits_.fps_below > 0 || limits_.big_jank_count > 0 || limits_.frozen_frames > 0) layers(device, now_ns, out);
   return out;
 }
 
@@ -94,6 +95,7 @@ void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std
   const auto present = [&](const std::string& l) { return device.layers.contains(l); };
   forget_gone(fps_, present);
   forget_gone(big_jank_, present);
+  forget_gone(frozen_, present);
   for (const auto& [key, layer] : device.layers) {
     const auto& p = layer.presents;
     if (limits_.fps_below > 0) {
@@ -120,6 +122,17 @@ void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std
       if (h.size() >= 2 && burst >= limits_.big_jank_count) {
         out.push_back({SpikeRule::big_jank, {ExemplarCounter::layer_big_jank, layer.package, key}, burst, now_ns});
         h.erase(h.begin(), h.end() - 1);
+      }
+    }
+    if (limits_.frozen_frames > 0) {
+      // The first sight is a baseline; a count that went down, a new one.
+      const std::uint64_t now_frozen = p.frozen_frames();
+      const auto [it, first] = frozen_.try_emplace(key, now_frozen);
+      const std::uint64_t before = it->second;
+      it->second = now_frozen;
+      if (!first && now_frozen >= before && now_frozen - before >= limits_.frozen_frames) {
+        out.push_back({SpikeRule::frozen, {ExemplarCounter::layer_frozen_frames, layer.package, key},
+                       static_cast<double>(now_frozen - before), now_ns});
       }
     }
   }

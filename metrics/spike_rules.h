@@ -15,7 +15,7 @@
 
 namespace jank::metrics {
 
-enum class SpikeRule : std::uint8_t { skip, davey, sm, fps, big_jank };
+enum class SpikeRule : std::uint8_t { skip, davey, sm, fps, big_jank, frozen };
 std::string_view spike_rule_name(SpikeRule rule);
 
 // Thresholds; 0 turns a rule off.
@@ -28,12 +28,13 @@ struct SpikeRuleLimits {
   std::int64_t fps_active_ns = 5'000'000'000;
   std::uint32_t big_jank_count = 0;
   std::int64_t big_jank_window_ns = 10'000'000'000;
+  std::uint32_t frozen_frames = 0;  // a layer's frozen frames (> 700 ms) since the previous examination
 };
 
 struct Spike {
   SpikeRule rule = SpikeRule::skip;
   ExemplarKey series;        // the counter series the trace's exemplar goes on
-  double value = 0;          // frames, ms, SM, FPS or BigJank frames
+  double value = 0;          // frames, ms, SM, FPS, BigJank or frozen frames
   std::int64_t host_ns = 0;  // when it was seen
 };
 
@@ -66,6 +67,7 @@ class SpikeDetector {
   std::map<std::string, History, std::less<>> sm_;        // by package
   std::map<std::string, History, std::less<>> fps_;       // by layer
   std::map<std::string, History, std::less<>> big_jank_;  // by layer
+  std::map<std::string, std::uint64_t, std::less<>> frozen_;  // by layer: frozen frames seen
 };
 
 }  // namespace jank::metrics

@@ -20,6 +20,7 @@ enum class ExemplarCounter : std::uint8_t {
   davey_frames,            // android_hwui_davey_frames_total{serial,package}
   layer_frames_presented,  // android_layer_frames_presented_total{serial,package,layer,kind}
   layer_big_jank,          // android_layer_perfdog_big_jank_total{serial,package,layer,kind}
+  layer_frozen_frames,     // android_layer_frozen_frames_total{serial,package,layer,kind}
 };
 
 // The series an exemplar belongs to: `package` is the key of
@@ -34,7 +35,7 @@ struct ExemplarKey {
 
 struct TraceExemplar {
   std::string trace_id;     // [A-Za-z0-9._-]+ (docs/traces.md)
-  double value = 0;         // what fired: skip frames, Davey ms, SM, FPS, BigJank count
+  double value = 0;         // what fired: skip frames, Davey ms, SM, FPS, BigJank or frozen frames
   std::int64_t time_ns = 0; // host wall time of the trigger
 };
 

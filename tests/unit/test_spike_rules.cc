@@ -162,6 +162,41 @@ TEST_CASE("a BigJank burst fires when the window holds the rule's count", "[trac
   CHECK(spikes[0].series.package == "com.game");
 }
 
+TEST_CASE("one freeze the app reported fires the frozen-frame rule once; a rest of the same length does not",
+          "[traces][rules]") {
+  Store store;
+  store.set_host_time(kT0);
+  DeviceMetrics& d = store.device("s1");
+  d.refresh_hz = 60;
+  SpikeDetector rules({.frozen_frames = 1});
+  const auto layer = app_layer();
+  store.record_layer_latency(d, layer, frames(1000, std::vector<double>(30, 16.7)));
+  CHECK(rules.examine(d, kT0).empty());  // the baseline
+  // A 2 s gap nobody reported: a rest, no spike.
+  store.record_layer_latency(d, layer, frames(1501, {16.7, 2000, 16.7}));
+  CHECK(rules.examine(d, kT0 + kSec).empty());
+  // The app logs a 118-frame skip (1.97 s), then the 2 s gap shows: a freeze.
+  store.record_skip(d, "com.game", 0, false, 118);
+  const auto anchor = d.layers.begin()->second.presents.last_present();
+  REQUIRE(anchor);
+  jank::parsers::SfLatency next;
+  next.refresh_period_ns = 16'666'667;
+  std::int64_t at = *anchor;
+  for (const double g : {0.0, 16.7, 16.7, 16.7, 2000.0, 16.7}) {
+    at += static_cast<std::int64_t>(g * static_cast<double>(kMs));
+    next.rows.push_back({at - 2 * kMs, at, at - 4 * kMs});
+  }
+  store.record_layer_latency(d, layer, next);
+  const auto spikes = rules.examine(d, kT0 + 2 * kSec);
+  REQUIRE(spikes.size() == 1);
+  CHECK(spikes[0].rule == SpikeRule::frozen);
+  CHECK(spikes[0].value == 1);
+  CHECK(spikes[0].series.counter == ExemplarCounter::layer_frozen_frames);
+  CHECK(spikes[0].series.layer == d.layers.begin()->first);
+  CHECK(d.layers.begin()->second.presents.freezes() == 1);
+  CHECK(rules.examine(d, kT0 + 3 * kSec).empty());  // fired once
+}
+
 TEST_CASE("a layer presenting at 20 FPS over the rule's active time fires the FPS rule", "[traces][rules]") {
   Store store;
   DeviceMetrics& d = store.device("s1");
