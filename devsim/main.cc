@@ -32,6 +32,7 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --windows PKG:TITLE[,…] further windows of an app (a dialog, a second activity), drawing in turn
   --refresh HZ[,HZ…]     display refresh rate, cycled over devices (default 60)
   --stall-prob P         probability that a frame's main thread stalls (default 0.012)
+  --hitch-prob P         probability that a game frame comes 3 to 10 periods late (default 0.02)
   --sf-miss-prob P       probability that SurfaceFlinger misses a composition (default 0.002)
   --drop-prob P          probability that a frame queued behind another is dropped (default 0)
   --skip-bands SPEC      stall lengths: LO-HI:WEIGHT,… (default 1-9:0.55,10-44:0.33,45-120:0.12)
@@ -135,6 +136,7 @@ int main(int argc, char** argv) {
       o.refresh_hz.clear();
       for (const auto& x : l) o.refresh_hz.push_back(std::strtod(x.c_str(), nullptr));
     } else if (a == "--stall-prob") o.stall_prob = num();
+    else if (a == "--hitch-prob") o.hitch_prob = num();
     else if (a == "--sf-miss-prob") o.sf_miss_prob = num();
     else if (a == "--drop-prob") o.drop_prob = num();
     else if (a == "--skip-bands") {

@@ -756,9 +756,9 @@ namespace {
 // jank (two or more periods beyond the expected count).
 void judge(LayerTruth& t, std::int64_t ft, std::int64_t period_ns) {
   // Android vitals: rendered in more than 16 ms (a frame on time shows one
-  // period of gap), frozen over 700 ms; slow at the panel's rate: a vsync missed.
+  // period of gap), frozen over 700 ms; slow at the panel's rate: a vsync
+  // missed beyond the layer's cadence (below).
   if (ft - period_ns > 16 * kMs) ++t.slow;
-  if (ft >= period_ns + period_ns / 2) ++t.slow_refresh;
   if (ft > 700 * kMs) ++t.frozen;
   const double f = static_cast<double>(ft);
   double mean = 0;
@@ -772,6 +772,7 @@ void judge(LayerTruth& t, std::int64_t ft, std::int64_t period_ns) {
   const double period = static_cast<double>(period_ns);
   const double expected = t.recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
   if (std::round(f / period) >= expected + 2) ++t.refresh_jank;
+  if (std::round(f / period) >= expected + 1) ++t.slow_refresh;
   t.active_ns += ft;
   t.recent.push_back(ft);
   if (t.recent.size() > 3) t.recent.pop_front();

@@ -200,7 +200,11 @@ void Simulator::start() {
       return a;
     };
     for (const auto& p : opts_.packages) app(p);
-    for (const auto& [package, fps] : opts_.games) app(package).game_fps = fps;
+    for (const auto& [package, fps] : opts_.games) {
+      AppConfig& g = app(package);
+      g.game_fps = fps;
+      g.hitch_prob = opts_.hitch_prob;
+    }
     c.sdk = opts_.sdk[static_cast<std::size_t>(i) % opts_.sdk.size()];
     c.release = release_of(c.sdk);
     TransportOptions t;

@@ -28,6 +28,7 @@ struct SimOptions {
   // Further windows: {package, title}, in the order given.
   std::vector<std::pair<std::string, std::string>> windows;
   double stall_prob = 0.012;
+  double hitch_prob = 0.02;     // per game frame: the next comes 3 to 10 periods late
   double sf_miss_prob = 0.002;  // SurfaceFlinger misses a composition
   double drop_prob = 0;         // a frame queued behind another is dropped
   std::vector<SkipBand> bands = {{1, 9, 0.55}, {10, 44, 0.33}, {45, 120, 0.12}};

@@ -366,7 +366,8 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "period over 16 ms.",
      "serial,package,layer,kind"},
     {F::android_layer_slow_frames_refresh_total, "android_layer_slow_frames_refresh_total", counter, "frames",
-     "Slow frames at the panel's own rate: present gaps of two or more refresh periods (a vsync missed).",
+     "Slow frames at the panel's rate: present gaps a refresh period or more beyond the layer's cadence (the mean "
+     "of the previous three, in periods).",
      "serial,package,layer,kind"},
     {F::android_layer_frozen_frames_total, "android_layer_frozen_frames_total", counter, "frames",
      "Android vitals frozen frames of the layer: present gaps over 700 ms within active time (freezes included).",

@@ -72,7 +72,7 @@ void PresentTracker::present(std::int64_t at_ns, std::optional<std::int64_t> per
   if (last_present_) {
     const std::int64_t frame_ns = at_ns - *last_present_;
     const std::int64_t period = period_ns.value_or(0);
-    const bool is_frame = frame_ns <= options_.idle_gap_ns || (frozen && frozen(frame_ns, period));
+    const bool is_frame = frame_ns <= options_.idle_gap_ns || (frozen && frozen(frame_ns, period, host_ns));
     if (is_frame) {
       if (frame_ns > options_.idle_gap_ns) ++freezes_;
       judge(frame_ns, period_ns, recent_);
@@ -93,7 +93,7 @@ bool PresentTracker::confirm_freeze(const FreezeCheck& frozen, std::int64_t host
     std::erase_if(rests_, [&](const Rest& r) { return r.host_ns != 0 && host_ns - r.host_ns > kRestKeepNs; });
   }
   for (auto it = rests_.rbegin(); it != rests_.rend(); ++it) {
-    if (!frozen(it->gap_ns, it->period_ns)) continue;
+    if (!frozen(it->gap_ns, it->period_ns, it->host_ns)) continue;
     ++freezes_;
     // Judged as it would have been then. With no present since, the stretch
     // goes on from it; frames since were judged as a new stretch and stay so.
@@ -127,8 +127,8 @@ void PresentTracker::judge(std::int64_t frame_ns, std::optional<std::int64_t> pe
     const double period = static_cast<double>(*period_ns);
     const double expected = recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
     if (std::round(ft / period) >= expected + 2) ++refresh_jank_;
+    if (std::round(ft / period) >= expected + 1) ++slow_refresh_;
     if (frame_ns - *period_ns > kVitalsSlowNs) ++slow_;
-    if (std::round(ft / period) >= 2) ++slow_refresh_;
   }
   recent.push_back(frame_ns);
   if (recent.size() > 3) recent.pop_front();

@@ -32,8 +32,9 @@
 //     PerfDog's fixed 83 ms floor misses a 50 ms hitch at 120 Hz; this does not.
 //   - Android vitals: frozen when FT > 700 ms; slow when the frame took more
 //     than 16 ms to render, which on presents is FT − one period > 16 ms (a
-//     frame on time shows one period); slow at the panel's rate when FT is
-//     two or more periods (rounded): it missed at least one vsync.
+//     frame on time shows one period); slow at the panel's rate when FT in
+//     periods (rounded) ≥ the expected count + 1: a vsync missed beyond the
+//     layer's own cadence (a 60 fps game on a 120 Hz panel is not slow).
 // The first three frames of a stretch have no history: counted and timed,
 // judged by the refresh rule only against one period.
 //
@@ -67,8 +68,9 @@ struct ActiveSpan {
 };
 
 // Was the app busy through a gap of `gap_ns` (the layer's refresh period
-// `period_ns`, 0 when unknown)? True makes the gap a freeze.
-using FreezeCheck = std::function<bool(std::int64_t gap_ns, std::int64_t period_ns)>;
+// `period_ns`, 0 when unknown) that a poll saw at host time `seen_ns` (0:
+// unknown)? True makes the gap a freeze.
+using FreezeCheck = std::function<bool(std::int64_t gap_ns, std::int64_t period_ns, std::int64_t seen_ns)>;
 
 class PresentTracker {
  public:

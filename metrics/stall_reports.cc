@@ -18,16 +18,23 @@ void StallReports::age(std::int64_t host_now_ns) {
 void StallReports::add(std::int64_t duration_ns, std::int64_t host_ns) {
   if (duration_ns < kShortestNs) return;
   age(host_ns);
+  const std::int64_t slack = slack_ns(0);
+  for (const Report& r : reports_) {
+    const bool same_length = r.duration_ns >= duration_ns - slack && r.duration_ns <= duration_ns + slack;
+    if (same_length && (host_ns == 0 || r.host_ns == 0 || host_ns - r.host_ns <= kSameStallNs)) return;
+  }
   reports_.push_back({duration_ns, host_ns, {}});
   if (reports_.size() > kMax) reports_.pop_front();
 }
 
-bool StallReports::explain(std::int64_t gap_ns, std::int64_t period_ns, std::string_view layer,
+bool StallReports::explain(std::int64_t gap_ns, std::int64_t period_ns, std::string_view layer, std::int64_t seen_ns,
                            std::int64_t host_now_ns) {
   age(host_now_ns);
   const std::int64_t slack = slack_ns(period_ns);
   for (Report& r : reports_) {
     if (r.duration_ns < gap_ns - slack || r.duration_ns > gap_ns + slack) continue;
+    // Seen before the stall began: an earlier gap of the same length.
+    if (seen_ns != 0 && r.host_ns != 0 && seen_ns < r.host_ns - r.duration_ns - kReportLagNs) continue;
     if (std::find(r.taken_by.begin(), r.taken_by.end(), layer) != r.taken_by.end()) continue;
     r.taken_by.emplace_back(layer);
     return true;

@@ -16,7 +16,10 @@
 // when it covers all of it but that slack, and explains one gap per layer.
 //
 // Times are host time (never the device's clock): a report is matched to a
-// gap by its length, and only within kKeepNs of when it arrived.
+// gap by its length, only within kKeepNs of when it arrived, and only to a
+// gap seen after the stall began (a rest the layer took before the stall is
+// not it). Sources report the same stall separately: a report of the same
+// length within kSameStallNs of an earlier one is that one.
 #pragma once
 
 #include <cstdint>
@@ -41,14 +44,19 @@ class StallReports {
   // Shorter stalls cannot explain a gap longer than the idle gap (1.2 s)
   // within the largest slack.
   static constexpr std::int64_t kShortestNs = 900'000'000;
+  static constexpr std::int64_t kSameStallNs = 15'000'000'000;
+  // Host time between a stall's end and its report (the log's latency).
+  static constexpr std::int64_t kReportLagNs = 1'000'000'000;
 
   // `host_ns` 0: no host time (replay): reports never age out.
   void add(std::int64_t duration_ns, std::int64_t host_ns);
 
   // True when a report explains a gap of `gap_ns` on `layer` (its refresh
-  // period `period_ns`, 0 when unknown); that report is then taken by the
-  // layer and explains none of its other gaps.
-  bool explain(std::int64_t gap_ns, std::int64_t period_ns, std::string_view layer, std::int64_t host_now_ns);
+  // period `period_ns`, 0 when unknown) that a poll saw at host time
+  // `seen_ns`; that report is then taken by the layer and explains none of
+  // its other gaps.
+  bool explain(std::int64_t gap_ns, std::int64_t period_ns, std::string_view layer, std::int64_t seen_ns,
+               std::int64_t host_now_ns);
 
   std::size_t size() const { return reports_.size(); }
 

@@ -220,8 +220,8 @@ FreezeCheck Store::freeze_check(DeviceMetrics& device, PackageMetrics& pkg, cons
                                 const std::string& key) const {
   const bool game = layer.kind == parsers::LayerKind::surface_view;
   const std::int64_t now = host_now_ns_;
-  return [&device, &pkg, game, &key, now](std::int64_t gap_ns, std::int64_t period_ns) {
-    if (pkg.stalls.explain(gap_ns, period_ns, key, now)) return true;
+  return [&device, &pkg, game, &key, now](std::int64_t gap_ns, std::int64_t period_ns, std::int64_t seen_ns) {
+    if (pkg.stalls.explain(gap_ns, period_ns, key, seen_ns, now)) return true;
     if (!game || gap_ns >= kUnreportedFreezeLimitNs) return false;
     // A dark panel in the meantime (as far as host time tells) is a rest.
     const bool dark = device.screen_not_on_ns != 0 && now != 0 && now - device.screen_not_on_ns <= gap_ns + 5'000'000'000;

@@ -64,7 +64,7 @@ struct TraceRig {
     std::ofstream(conf()) << "checkpoint_interval_seconds: 1\n"
                              "gfxinfo:\n  poll_interval_seconds: 2\n"
                              "traces:\n  enabled: true\n  stop_delay_ms: 300\n  check_interval_seconds: 1\n"
-                             "  rules:\n    skip_frames: 50\n    big_jank_count: 0\n"
+                             "  rules:\n    skip_frames: 50\n    big_jank_count: 0\n    frozen_frames: 0\n"
                           << traces_yaml;
     start();
   }
