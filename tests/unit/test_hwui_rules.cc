@@ -86,7 +86,8 @@ struct RefJankTracker {
     if (legacy) ++janky_legacy;
     // finishFrame: the deadline rule with the frame's own interval.
     const std::int64_t interval = f.interval;
-    const bool stuffed = static_cast<double>(next_frame_start_unstuffed - f.intended) > interval * 0.1;
+    const bool stuffed =
+        static_cast<double>(next_frame_start_unstuffed - f.intended) > static_cast<double>(interval) * 0.1;
     if (stuffed) {
       ++triple_buffered;
       f.deadline = release == Release::android12_13 ? f.deadline + interval
