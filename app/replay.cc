@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "metrics/store.h"
 #include "parsers/input_kind.h"
 #include "parsers/logcat_stream.h"
+#include "parsers/sf_latency.h"
 #include "parsers/text_input.h"
 
 namespace jank::app {
@@ -37,6 +39,7 @@ struct Options {
   unsigned threads = 0;  // 0: one per core
   std::string serial = "replay";
   double refresh_hz = 60;
+  bool refresh_given = false;  // --refresh-rate was given
   std::int64_t window_seconds = 60;
   int year = 0;
   std::string layer;  // for --latency captures that do not name theirs
@@ -77,6 +80,7 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
     } else if (a == "--refresh-rate") {
       if (!value(v) || !parse_number(v, o.refresh_hz) || !(o.refresh_hz > 0 && o.refresh_hz <= 1000))
         return "--refresh-rate needs a rate in Hz between 0 and 1000";
+      o.refresh_given = true;
     } else if (a == "--window-seconds") {
       if (!value(v) || !parse_number(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
         return "--window-seconds needs a whole number of seconds from 1 to 86400";
@@ -277,6 +281,48 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
   return record_dump(kind, name, parsers::decode_to_utf8(all), store, device, layer_name, err);
 }
 
+// The refresh rate that judges frames by the interval (framestats rows
+// without FrameInterval, the gfxinfo refresh-aware slow frames), decided
+// before any input is recorded so that no result depends on the order of the
+// inputs: --refresh-rate when given, else the period the SurfaceFlinger
+// --latency inputs print most often (the shorter on a tie), else the default.
+// Standard input is read once, in the main pass: a period only it holds is
+// not used here.
+double judging_refresh_hz(const Options& o) {
+  if (o.refresh_given) return o.refresh_hz;
+  std::map<std::int64_t, std::uint64_t> periods;
+  for (const std::string& name : o.files) {
+    if (name == "-") continue;
+    std::FILE* f = std::fopen(name.c_str(), "rb");
+    if (f == nullptr) continue;  // reported by the main pass
+    Input in(f, true);
+    std::string text;
+    while (text.size() <= kMaxDumpBytes) {
+      const long n = in.read(text, kChunkBytes);
+      if (n <= 0) break;
+      if (text.size() >= kProbeBytes && parsers::detect_input_kind(parsers::decode_to_utf8(text.substr(0, kProbeBytes))) !=
+                                             parsers::InputKind::sf_latency) {
+        break;
+      }
+    }
+    const std::string decoded = parsers::decode_to_utf8(text);
+    if (parsers::detect_input_kind(decoded.substr(0, kProbeBytes)) != parsers::InputKind::sf_latency) continue;
+    for (const auto& section : parsers::split_sf_latency_capture(decoded)) {
+      const auto table = parsers::parse_sf_latency(section.text);
+      if (table.refresh_period_ns && *table.refresh_period_ns > 0) ++periods[*table.refresh_period_ns];
+    }
+  }
+  std::int64_t best = 0;
+  std::uint64_t best_count = 0;
+  for (const auto& [period, count] : periods) {  // ascending: a tie keeps the shorter period
+    if (count > best_count) {
+      best = period;
+      best_count = count;
+    }
+  }
+  return best > 0 ? 1e9 / static_cast<double>(best) : o.refresh_hz;
+}
+
 }  // namespace
 
 void print_replay_help(std::ostream& out) {
@@ -296,7 +342,11 @@ void print_replay_help(std::ostream& out) {
          "\n"
          "Options:\n"
          "  --serial NAME          serial label of the device (default: replay)\n"
-         "  --refresh-rate HZ      refresh rate when no input measures it (default: 60)\n"
+         "  --refresh-rate HZ      refresh rate when no input measures it (default: 60);\n"
+         "                         framestats rows without FrameInterval and gfxinfo's\n"
+         "                         refresh-aware slow frames are judged by it, else by the\n"
+         "                         period the --latency inputs print most often, decided\n"
+         "                         before any input is read (never by input order)\n"
          "  --window-seconds S     window of the SM and worst-skip gauges, ending at the\n"
          "                         newest timestamp of the input (default: 60)\n"
          "  --year YYYY            year for timestamps printed without one (default: this year)\n"
@@ -338,6 +388,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   }
   metrics::StoreOptions store_options;
   store_options.default_refresh_hz = o.refresh_hz;
+  store_options.judge_refresh_hz = judging_refresh_hz(o);
   store_options.window_seconds = o.window_seconds;
   metrics::Store store(store_options);
   metrics::DeviceMetrics& device = store.device(o.serial);

@@ -250,6 +250,17 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "gfxinfo \"Number <cause>\" counters.", "serial,package,cause"},
     {F::android_gfxinfo_frame_duration_seconds, "android_gfxinfo_frame_duration_seconds", histogram, "seconds",
      "Frame durations from the gfxinfo HISTOGRAM (sum estimated from bin labels).", "serial,package"},
+    {F::android_gfxinfo_slow_frames_total, "android_gfxinfo_slow_frames_total", counter, "frames",
+     "Android vitals slow frames: rendered in more than 16 ms (HISTOGRAM buckets 17ms and up; HWUI truncates "
+     "to whole ms).",
+     "serial,package"},
+    {F::android_gfxinfo_slow_frames_refresh_total, "android_gfxinfo_slow_frames_refresh_total", counter, "frames",
+     "HISTOGRAM frames longer than one refresh interval of the device: buckets from floor(interval in ms) + 1 "
+     "(60 Hz: 17ms, the vitals number; 90 Hz: 12ms; 120 Hz: 9ms).",
+     "serial,package"},
+    {F::android_gfxinfo_frozen_frames_total, "android_gfxinfo_frozen_frames_total", counter, "frames",
+     "Android vitals frozen frames: rendered in more than 700 ms (HISTOGRAM buckets 700ms and up).",
+     "serial,package"},
     {F::android_gfxinfo_gpu_frame_duration_seconds, "android_gfxinfo_gpu_frame_duration_seconds", histogram,
      "seconds", "GPU frame durations from the gfxinfo GPU HISTOGRAM (sum estimated from bin labels).",
      "serial,package"},
@@ -262,7 +273,15 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
     {F::android_framestats_frames_total, "android_framestats_frames_total", counter, "frames",
      "Frames timed from framestats rows (Flags=0, de-duplicated).", "serial,package"},
     {F::android_framestats_janky_frames_total, "android_framestats_janky_frames_total", counter, "frames",
-     "Framestats frames longer than one refresh interval (FrameCompleted - IntendedVsync).", "serial,package"},
+     "Framestats frames HWUI calls janky (gfxinfo \"Janky frames\"): Android 12+ GpuCompleted >= FrameDeadline "
+     "(JankTracker::finishFrame); before 12 IntendedVsync to FrameCompleted over the refresh interval.",
+     "serial,package"},
+    {F::android_framestats_janky_frames_legacy_total, "android_framestats_janky_frames_legacy_total", counter,
+     "frames",
+     "Framestats frames by HWUI's legacy rule (gfxinfo \"Janky frames (legacy)\"): IntendedVsync to "
+     "SwapBuffersCompleted (before 12: FrameCompleted) over the row's FrameInterval (JankTracker::"
+     "calculateLegacyJank).",
+     "serial,package"},
     {F::android_framestats_flagged_frames_total, "android_framestats_flagged_frames_total", counter, "frames",
      "Framestats rows with Flags != 0 (not timed).", "serial,package"},
     {F::android_framestats_invalid_frames_total, "android_framestats_invalid_frames_total", counter, "frames",
@@ -277,7 +296,7 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "Framestats frames of each of the app's windows (its gfxinfo window sections; each frame once).",
      "serial,package,window"},
     {F::android_gfxinfo_window_janky_frames_total, "android_gfxinfo_window_janky_frames_total", counter, "frames",
-     "Of those, frames longer than one refresh interval (FrameCompleted - IntendedVsync).", "serial,package,window"},
+     "Of those, frames HWUI calls janky (as android_framestats_janky_frames_total).", "serial,package,window"},
     {F::android_gfxinfo_window_frame_duration_seconds, "android_gfxinfo_window_frame_duration_seconds", histogram,
      "seconds", "FrameCompleted - IntendedVsync of each frame of the window.", "serial,package,window"},
     {F::jank_exporter_gfxinfo_windows_overflowed_total, "jank_exporter_gfxinfo_windows_overflowed_total", counter,

@@ -690,6 +690,11 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                  Extra{"cause", metrics::jank_cause_name(static_cast<metrics::JankCause>(c))}, count(g.causes()[c]));
       }
       f.histogram(F::android_gfxinfo_frame_duration_seconds, pkg, g.frame_duration());
+      if (g.has_histogram()) {
+        f.sample(F::android_gfxinfo_slow_frames_total, pkg, count(g.slow_frames()));
+        f.sample(F::android_gfxinfo_slow_frames_refresh_total, pkg, count(g.slow_frames_refresh()));
+        f.sample(F::android_gfxinfo_frozen_frames_total, pkg, count(g.frozen_frames()));
+      }
       if (g.has_gpu_histogram()) f.histogram(F::android_gfxinfo_gpu_frame_duration_seconds, pkg, g.gpu_duration());
       f.sample(F::android_gfxinfo_baseline_resets_total, pkg, count(g.baseline_resets()));
       if (g.percentiles()) add_percentiles(f, F::android_gfxinfo_reported_frame_duration_seconds, pkg, *g.percentiles());
@@ -701,6 +706,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       const auto& s = p.framestats;
       f.sample(F::android_framestats_frames_total, pkg, count(s.frames()));
       f.sample(F::android_framestats_janky_frames_total, pkg, count(s.janky_frames()));
+      f.sample(F::android_framestats_janky_frames_legacy_total, pkg, count(s.janky_frames_legacy()));
       f.sample(F::android_framestats_flagged_frames_total, pkg, count(s.flagged_frames()));
       f.sample(F::android_framestats_invalid_frames_total, pkg, count(s.invalid_frames()));
       f.sample(F::android_framestats_window_overflows_total, pkg, count(s.overflows()));

@@ -17,7 +17,53 @@ constexpr std::int64_t kAfterReset = std::numeric_limits<std::int64_t>::min() + 
 struct Columns {
   std::optional<std::size_t> flags, intended, completed, input, animation, traversals, draw, sync_queued,
       sync, issue;
+  // Android 12+: the deadline rule's inputs and the legacy rule's end.
+  std::optional<std::size_t> deadline, gpu_completed, swap_completed, interval, start_time;
 };
+
+// An interval is a few ms; a CLOCK_MONOTONIC timestamp of a running device is
+// far above a second. Tells the two apart where the header mislabels them.
+constexpr std::int64_t kMaxIntervalNs = 1'000'000'000;
+
+bool is_interval(std::int64_t v) { return v > 0 && v < kMaxIntervalNs; }
+
+// The row's own frame interval, or `fallback`. Android 12/13 label the data
+// order FrameDeadline, FrameStartTime, FrameInterval as
+// "FrameDeadline,FrameInterval,FrameStartTime" (docs/metrics.md): the column
+// named FrameInterval then holds a timestamp and the one named FrameStartTime
+// the interval, so whichever of the two holds an interval is taken.
+std::int64_t row_interval(const Columns& c, const std::vector<std::int64_t>& row, std::int64_t fallback) {
+  if (c.interval && is_interval(row[*c.interval])) return row[*c.interval];
+  if (c.interval && c.start_time && is_interval(row[*c.start_time])) return row[*c.start_time];
+  return fallback;
+}
+
+// HWUI's "Janky frames (legacy)" verdict, JankTracker::calculateLegacyJank
+// (frameworks/base libs/hwui/JankTracker.cpp, Miku-UI/platform_frameworks_base
+// @5144fe5 lines 102-168): IntendedVsync → SwapBuffersCompleted longer than the
+// interval (line 136); a duration ≤ 0 is not judged (line 124). On Android ≤ 11
+// (no SwapBuffersCompleted column) finishFrame made the same test up to
+// FrameCompleted (Ankits-lab/frameworks_base@150a924, an Android 11 tree, lines
+// 111 and 136) and it was the only "Janky frames". HWUI also forgives time
+// blocked in dequeueBuffer up to its vsync offsets (lines 105-122); those
+// offsets are the device's, not in the row, so nothing is forgiven here.
+bool legacy_janky(const Columns& c, const std::vector<std::int64_t>& row, std::int64_t interval) {
+  const std::int64_t end = c.swap_completed ? row[*c.swap_completed] : row[*c.completed];
+  const std::int64_t total = end - row[*c.intended];
+  return total > 0 && interval > 0 && total > interval;
+}
+
+// HWUI's "Janky frames" verdict from Android 12, JankTracker::finishFrame (same
+// file, lines 170-230): the GPU finished at or after the frame's deadline
+// (line 210). When the frame was triple-buffered HWUI moves the deadline
+// (lines 196-207: to the unstuffed next-frame start + WorkloadTarget; Android
+// 12/13 add one FrameInterval) and writes it back into the frame (line 206),
+// the very FrameInfo of the ring that framestats prints (JankTracker.h:
+// startFrame returns &mFrames.next()). The printed FrameDeadline therefore
+// already holds the moved deadline and is compared as printed.
+bool deadline_janky(const Columns& c, const std::vector<std::int64_t>& row) {
+  return row[*c.gpu_completed] >= row[*c.deadline];
+}
 
 }  // namespace
 
@@ -40,6 +86,8 @@ void FramestatsTracker::save(StateWriter& w) const {
   w.u64(frames_).u64(janky_).u64(flagged_).u64(invalid_).u64(overflows_).u64(unusable_);
   frame_duration_.save(w);
   for (const auto& h : stages_) h.save(w);
+  // A record of its own: files written before the legacy rule read on without it.
+  w.tag("fs_legacy").u64(janky_legacy_);
 }
 
 bool FramestatsTracker::load(StateReader& r) {
@@ -57,6 +105,15 @@ bool FramestatsTracker::load(StateReader& r) {
   unusable_ = r.u64();
   frame_duration_.load(r);
   for (auto& h : stages_) h.load(r);
+  janky_legacy_ = 0;
+  if (r.peek("fs_legacy")) {
+    r.expect("fs_legacy");
+    janky_legacy_ = r.u64();
+    if (janky_legacy_ > frames_) {
+      janky_legacy_ = 0;
+      r.reject();
+    }
+  }
   return !r.fail();
 }
 
@@ -84,6 +141,12 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
   c.sync_queued = table.column("SyncQueued");
   c.sync = table.column("SyncStart");
   c.issue = table.column("IssueDrawCommandsStart");
+  c.deadline = table.column("FrameDeadline");
+  c.gpu_completed = table.column("GpuCompleted");
+  c.swap_completed = table.column("SwapBuffersCompleted");
+  c.interval = table.column("FrameInterval");
+  c.start_time = table.column("FrameStartTime");
+  const bool deadline_rule = c.deadline && c.gpu_completed;
   const auto token_column = table.column("FrameTimelineVsyncId");
   if (!c.flags || !c.intended || !c.completed) {
     if (!table.rows.empty()) ++unusable_;
@@ -122,10 +185,13 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     }
     const std::int64_t duration = completed - intended;
     ++frames_;
-    const bool janky = frame_interval_ns > 0 && duration > frame_interval_ns;
+    const std::int64_t interval = row_interval(c, row, frame_interval_ns);
+    const bool janky_legacy = legacy_janky(c, row, interval);
+    const bool janky = deadline_rule ? deadline_janky(c, row) : janky_legacy;
     if (janky) ++janky_;
+    if (janky_legacy) ++janky_legacy_;
     frame_duration_.observe(static_cast<double>(duration) / 1e9);
-    if (counted != nullptr) counted->push_back({duration, janky});
+    if (counted != nullptr) counted->push_back({duration, janky, janky_legacy});
 
     TimedFrame frame;
     if (token_column) frame.token = row[*token_column];

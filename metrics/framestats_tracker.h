@@ -29,18 +29,27 @@ struct TimedFrame {
   std::array<std::optional<double>, kFrameStages> stage_seconds;
 };
 
-// A frame this poll counted (in frames()): its FrameCompleted − IntendedVsync
-// and whether that was over the frame interval (janky_frames()).
+// A frame this poll counted (in frames()): its FrameCompleted − IntendedVsync,
+// HWUI's "Janky frames" verdict (janky_frames()) and its "(legacy)" one
+// (janky_frames_legacy()); see FramestatsTracker::apply.
 struct CountedFrame {
   std::int64_t duration_ns = 0;
   bool janky = false;
+  bool janky_legacy = false;
 };
 
 class FramestatsTracker {
  public:
   FramestatsTracker();
 
-  // `frame_interval_ns` (1/refresh rate) decides which frames are janky.
+  // Each new Flags=0 row is judged by HWUI's own rules (libs/hwui/JankTracker.cpp):
+  //  - janky (dumpsys "Janky frames"): from Android 12, GpuCompleted ≥ FrameDeadline
+  //    as printed (HWUI writes its triple-buffering deadline back into the row);
+  //    before 12, the legacy rule below on FrameCompleted.
+  //  - janky_legacy ("Janky frames (legacy)"): IntendedVsync → SwapBuffersCompleted
+  //    (Android ≤ 11: → FrameCompleted) longer than the frame interval.
+  // The interval is the row's FrameInterval; `frame_interval_ns` (1/refresh
+  // rate) only serves rows that have none (Android ≤ 11).
   // The frames timed for the first time are appended to `timed` when given,
   // and those counted to `counted`.
   void apply(std::string_view window, const parsers::FramestatsTable& table, std::int64_t frame_interval_ns,
@@ -52,7 +61,8 @@ class FramestatsTracker {
   void note_reset();
 
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
-  std::uint64_t janky_frames() const { return janky_; }       // of those, longer than one frame interval
+  std::uint64_t janky_frames() const { return janky_; }       // of those, HWUI's "Janky frames"
+  std::uint64_t janky_frames_legacy() const { return janky_legacy_; }  // of those, "Janky frames (legacy)"
   std::uint64_t flagged_frames() const { return flagged_; }   // new rows with Flags ≠ 0 (not timed)
   std::uint64_t invalid_frames() const { return invalid_; }   // Flags=0 rows with impossible timestamps
   std::uint64_t overflows() const { return overflows_; }      // polls that did not overlap the previous one
@@ -66,7 +76,7 @@ class FramestatsTracker {
 
  private:
   std::map<std::string, std::int64_t, std::less<>> newest_;  // window → newest IntendedVsync counted
-  std::uint64_t frames_ = 0, janky_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;
+  std::uint64_t frames_ = 0, janky_ = 0, janky_legacy_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;
   Histogram frame_duration_;
   std::array<Histogram, kFrameStages> stages_;
 };

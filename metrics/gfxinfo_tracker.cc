@@ -1,5 +1,6 @@
 #include "metrics/gfxinfo_tracker.h"
 
+#include <algorithm>
 #include <map>
 
 #include "metrics/state_io.h"
@@ -76,6 +77,26 @@ void add_bins(Histogram& h, const std::vector<HistogramBin>& now, const std::vec
   }
 }
 
+struct VitalsCounts {
+  std::uint64_t slow = 0, slow_refresh = 0, frozen = 0;
+};
+
+// The frames of the HISTOGRAM new since `before` (whole on a new baseline),
+// by vitals class; same per-label subtraction as add_bins.
+VitalsCounts vitals_of(const std::vector<HistogramBin>& now, const std::vector<HistogramBin>& before,
+                       bool same_baseline, std::uint32_t refresh_min_ms) {
+  auto prev = same_baseline ? by_label(before) : std::map<std::uint32_t, std::uint64_t>{};
+  VitalsCounts v;
+  for (const auto& bin : now) {
+    std::uint64_t n = bin.count;
+    if (auto it = prev.find(bin.label_ms); it != prev.end()) n -= it->second;
+    if (bin.label_ms >= kSlowFrameMinMs) v.slow += n;
+    if (bin.label_ms >= refresh_min_ms) v.slow_refresh += n;
+    if (bin.label_ms >= kFrozenFrameMinMs) v.frozen += n;
+  }
+  return v;
+}
+
 std::optional<ReportedPercentiles> percentiles_of(const std::optional<std::uint32_t>& p50,
                                                   const std::optional<std::uint32_t>& p90,
                                                   const std::optional<std::uint32_t>& p95,
@@ -91,6 +112,12 @@ std::optional<ReportedPercentiles> percentiles_of(const std::optional<std::uint3
 }
 
 }  // namespace
+
+std::uint32_t slow_frame_min_ms(std::int64_t frame_interval_ns) {
+  if (frame_interval_ns <= 0) return kSlowFrameMinMs;
+  const std::int64_t whole_ms = frame_interval_ns / 1'000'000 + 1;
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(whole_ms, 6, kFrozenFrameMinMs));
+}
 
 std::string_view jank_cause_name(JankCause cause) {
   switch (cause) {
@@ -190,6 +217,8 @@ void GfxinfoTracker::save(StateWriter& w) const {
   gpu_duration_.save(w);
   save_percentiles(w, percentiles_);
   save_percentiles(w, gpu_percentiles_);
+  // A record of its own: files written before vitals were counted read on without it.
+  w.tag("vitals").boolean(has_histogram_).u64(slow_).u64(slow_refresh_).u64(frozen_);
 }
 
 bool GfxinfoTracker::load(StateReader& r) {
@@ -214,6 +243,22 @@ bool GfxinfoTracker::load(StateReader& r) {
   gpu_duration_.load(r);
   load_percentiles(r, percentiles_);
   load_percentiles(r, gpu_percentiles_);
+  slow_ = slow_refresh_ = frozen_ = 0;
+  has_histogram_ = false;
+  if (r.peek("vitals")) {
+    r.expect("vitals");
+    has_histogram_ = r.boolean();
+    const std::uint64_t before = r.rejected();
+    const std::uint64_t slow = r.u64(), slow_refresh = r.u64(), frozen = r.u64();
+    // A frozen frame is a slow one; anything else is damage: restart from 0.
+    if (r.rejected() == before && frozen <= slow && frozen <= slow_refresh) {
+      slow_ = slow;
+      slow_refresh_ = slow_refresh;
+      frozen_ = frozen;
+    } else if (r.rejected() == before) {
+      r.reject();
+    }
+  }
   return !r.fail();
 }
 
@@ -235,7 +280,7 @@ bool GfxinfoTracker::continues_baseline(const GfxStats& s) const {
   return !histogram_fell(s.histogram, p.histogram) && !histogram_fell(s.gpu_histogram, p.gpu_histogram);
 }
 
-void GfxinfoTracker::apply(const GfxStats& s) {
+void GfxinfoTracker::apply(const GfxStats& s, std::int64_t frame_interval_ns) {
   const bool same = continues_baseline(s);
   if (previous_ && !same) ++resets_;
   ++dumps_;
@@ -251,6 +296,11 @@ void GfxinfoTracker::apply(const GfxStats& s) {
     causes_[c] += delta(cause_value(s, cause), cause_value(p, cause), same);
   }
   add_bins(frame_duration_, s.histogram, p.histogram, same, false);
+  if (!s.histogram.empty()) has_histogram_ = true;
+  const VitalsCounts v = vitals_of(s.histogram, p.histogram, same, slow_frame_min_ms(frame_interval_ns));
+  slow_ += v.slow;
+  slow_refresh_ += v.slow_refresh;
+  frozen_ += v.frozen;
   if (!s.gpu_histogram.empty()) has_gpu_histogram_ = true;
   add_bins(gpu_duration_, s.gpu_histogram, p.gpu_histogram, same, true);
   if (s.total_frames.value_or(0) > 0) {

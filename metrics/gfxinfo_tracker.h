@@ -32,11 +32,25 @@ struct ReportedPercentiles {
   bool has_p50 = false;  // Android 6 prints no 50th percentile
 };
 
+// Android vitals' frame classes counted from the HISTOGRAM (docs/metrics.md).
+// HWUI files a frame under its duration truncated to whole milliseconds; a
+// frame counts when its bucket's label is at least the threshold's whole
+// millisecond, which is exact where the label is the smallest whole
+// millisecond the bucket holds: labels 6 to 32 and the 50 ms buckets.
+inline constexpr std::uint32_t kSlowFrameMinMs = 17;     // vitals: rendered in more than 16 ms
+inline constexpr std::uint32_t kFrozenFrameMinMs = 700;  // vitals: more than 700 ms (50 ms buckets from 150)
+// The smallest whole millisecond of a frame longer than `frame_interval_ns`
+// at the histogram's resolution: floor(interval in ms) + 1, at least 6 (the
+// "5ms" bucket holds 0-5 ms, so nothing below 6 can be told apart).
+std::uint32_t slow_frame_min_ms(std::int64_t frame_interval_ns);
+
 class GfxinfoTracker {
  public:
   GfxinfoTracker();
 
-  void apply(const parsers::GfxStats& stats);
+  // `frame_interval_ns`: the device's refresh interval now, for
+  // slow_frames_refresh() (frames new in this dump are judged by it).
+  void apply(const parsers::GfxStats& stats, std::int64_t frame_interval_ns = 16'666'667);
   // The device's counters were zeroed right after the last dump applied (a
   // `gfxinfo reset` of ours): the next dump is counted whole, as a new
   // baseline that is no baseline reset. Without this, a release that prints
@@ -51,6 +65,11 @@ class GfxinfoTracker {
   const std::array<std::uint64_t, kJankCauses>& causes() const { return causes_; }
   const std::array<bool, kJankCauses>& causes_seen() const { return causes_seen_; }
   const Histogram& frame_duration() const { return frame_duration_; }
+  // HISTOGRAM frames over 16 ms, over one refresh interval, over 700 ms.
+  std::uint64_t slow_frames() const { return slow_; }
+  std::uint64_t slow_frames_refresh() const { return slow_refresh_; }
+  std::uint64_t frozen_frames() const { return frozen_; }
+  bool has_histogram() const { return has_histogram_; }  // a dump printed a HISTOGRAM (Android 7+)
   const Histogram& gpu_duration() const { return gpu_duration_; }
   bool has_gpu_histogram() const { return has_gpu_histogram_; }
   std::uint64_t baseline_resets() const { return resets_; }
@@ -68,7 +87,8 @@ class GfxinfoTracker {
 
   std::optional<parsers::GfxStats> previous_;
   std::uint64_t frames_rendered_ = 0, janky_ = 0, janky_legacy_ = 0, resets_ = 0, dumps_ = 0;
-  bool has_legacy_ = false, has_gpu_histogram_ = false;
+  std::uint64_t slow_ = 0, slow_refresh_ = 0, frozen_ = 0;
+  bool has_legacy_ = false, has_gpu_histogram_ = false, has_histogram_ = false;
   std::array<std::uint64_t, kJankCauses> causes_{};
   std::array<bool, kJankCauses> causes_seen_{};
   Histogram frame_duration_;

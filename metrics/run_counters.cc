@@ -104,6 +104,7 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
     if (p.has_framestats) {
       put(c, "framestats_frames", name, p.framestats.frames());
       put(c, "framestats_janky_frames", name, p.framestats.janky_frames());
+      put(c, "framestats_janky_frames_legacy", name, p.framestats.janky_frames_legacy());
     }
     if (p.has_frametimeline) {
       put(c, "ft_frames", name, p.frametimeline.frames);

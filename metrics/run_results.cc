@@ -9,9 +9,10 @@
 namespace jank::metrics {
 namespace {
 
-constexpr std::array<std::string_view, 23> kNames = {
+constexpr std::array<std::string_view, 24> kNames = {
     "frames",        "janky_frames",      "janky_percent",     "frame_time_p50_ms", "frame_time_p90_ms",
     "frame_time_p95_ms", "frame_time_p99_ms", "max_frame_ms",   "framestats_frames", "framestats_janky_frames",
+    "framestats_janky_frames_legacy",
     "skipped_frames", "skip_events",      "max_skipped_frames", "sm",               "davey_frames",
     "sf_frames",     "active_seconds",    "fps",               "jank",              "big_jank",
     "stutter_percent", "ft_frames",       "ft_janky_frames"};
@@ -70,6 +71,7 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   const auto fs_frames = c.total("framestats_frames");
   m["framestats_frames"] = as_double(fs_frames);
   m["framestats_janky_frames"] = as_double(c.total("framestats_janky_frames"));
+  m["framestats_janky_frames_legacy"] = as_double(c.total("framestats_janky_frames_legacy"));
   if (fs_frames && *fs_frames > 0) m["max_frame_ms"] = static_cast<double>(d.max_frame_ns) / 1e6;
 
   const auto skipped = c.total("skipped_frames");

@@ -448,8 +448,8 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     for (const auto& row : window.profile_rows) pkg.hwui_profile.add(row);
   };
   auto has_data = [](const parsers::GfxWindow& w) { return w.framestats.has_value() || w.has_profile_table; };
-  const std::int64_t interval_ns =
-      device.refresh_hz > 0 ? static_cast<std::int64_t>(1e9 / device.refresh_hz) : 16'666'667;
+  const double judge_hz = options_.judge_refresh_hz > 0 ? options_.judge_refresh_hz : device.refresh_hz;
+  const std::int64_t interval_ns = judge_hz > 0 ? static_cast<std::int64_t>(1e9 / judge_hz) : 16'666'667;
   std::vector<TimedFrame> timed;
   std::vector<CountedFrame> counted;
   auto apply_framestats = [&](const std::string& name, PackageMetrics& pkg, std::string_view window,
@@ -474,7 +474,7 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     if (!has_frames_data) continue;  // all-process dumps list many processes with nothing to count
     PackageMetrics& pkg = package(device, name);
     if (process.stats) {
-      pkg.gfxinfo.apply(*process.stats);
+      pkg.gfxinfo.apply(*process.stats, interval_ns);
       pkg.has_gfxinfo = true;
     }
     if (process.framestats) {
@@ -496,7 +496,7 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     const std::string name(kUnknownPackage);
     PackageMetrics& pkg = package(device, name);
     if (dump.orphan_stats) {
-      pkg.gfxinfo.apply(*dump.orphan_stats);
+      pkg.gfxinfo.apply(*dump.orphan_stats, interval_ns);
       pkg.has_gfxinfo = true;
     }
     for (const auto& table : dump.orphan_framestats) {

@@ -44,6 +44,11 @@ namespace jank::metrics {
 
 struct StoreOptions {
   double default_refresh_hz = 60;
+  // The refresh rate that judges frames by the interval (framestats rows
+  // without FrameInterval, the gfxinfo refresh-aware slow frames). 0: the
+  // device's rate when the dump is recorded (live). Replay fixes it before
+  // any input so that no input's result depends on those before it.
+  double judge_refresh_hz = 0;
   std::int64_t window_seconds = 60;
   std::size_t max_packages_per_device = 200;
   std::size_t max_thermal_sensors_per_device = 32;
