@@ -21,6 +21,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
 #include "parsers/input_kind.h"
+#include "parsers/logcat_line.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/sf_latency.h"
 #include "parsers/text_input.h"
@@ -231,6 +232,28 @@ bool replay_mapped(Input& in, unsigned threads, const parsers::LogPatternSet* pa
   return true;
 }
 
+// The first timestamp of a logcat capture (in its first 64 KiB): where the
+// span SM divides by begins. Lines without a time (a buffer divider, a tool's
+// banner) are passed over.
+std::optional<std::int64_t> first_wall_time(std::string_view text, const parsers::ParseOptions& options) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = parsers::strip_tool_prefix(line);
+    std::optional<parsers::LogLine> parsed;
+    if (!line.empty() && line.front() == '[') {
+      for (const auto layout : {parsers::LogLayout::long_header, parsers::LogLayout::logcatapp}) {
+        if (!parsed) parsed = parsers::parse_log_line(line, layout, options);
+      }
+    }
+    if (!parsed) parsed = parsers::detect_log_line(line, options);
+    if (parsed && parsed->time.base == parsers::TimeBase::wall) return parsed->time.ns;
+  }
+  return std::nullopt;
+}
+
 // Runs one input through the pipeline. Returns an error message or "".
 std::string replay_one(const std::string& name, Input& in, const Options& o, metrics::Store& store,
                        metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
@@ -267,6 +290,9 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     }
     stream.finish();
     device.lines += stream.counts();
+    if (const auto first = first_wall_time(head_text, stream_options.parse)) {
+      store.note_time(device, *first);
+    }
     if (stream.last_time().base == parsers::TimeBase::wall) store.note_time(device, stream.last_time().ns);
     return "";
   }
@@ -348,7 +374,9 @@ void print_replay_help(std::ostream& out) {
          "                         period the --latency inputs print most often, decided\n"
          "                         before any input is read (never by input order)\n"
          "  --window-seconds S     window of the SM and worst-skip gauges, ending at the\n"
-         "                         newest timestamp of the input (default: 60)\n"
+         "                         newest timestamp of the input (default: 60); SM\n"
+         "                         divides by the part of it the input covers, from its\n"
+         "                         oldest timestamp on (android_choreographer_sm_span_seconds)\n"
          "  --year YYYY            year for timestamps printed without one (default: this year)\n"
          "  --layer NAME           layer of --latency captures that do not name it; a\n"
          "                         command line (... --latency NAME) kept in a capture\n"
@@ -407,6 +435,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     }
   }
   exporters::StoreCollector collector(store, exporters::input_time_now());
+  collector.set_window_span(exporters::input_span());
   out << collector.Text().str();
   return kExitOk;
 }

@@ -58,12 +58,12 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
   row.sdk = parse_int(info(d, "sdk"));
   row.foreground = d.live.foreground;
   row.refresh_hz = d.refresh_hz;
-  row.status = metrics::live_status(d);
+  row.status = metrics::live_status(d, now_ns, window_seconds);
   if (!d.live.state_reason.empty() &&
       (d.live.state == metrics::DeviceState::stalled || d.live.state == metrics::DeviceState::unsupported)) {
     row.status_reason = d.live.state_reason;
   }
-  row.sm = metrics::device_sm(d, now_ns, window_seconds);
+  row.sm = metrics::device_sm(d, now_ns, static_cast<double>(window_seconds));
   row.window = d.history.window(window_seconds * 1000);
   row.thermal_status = metrics::thermal_status(d, now_ns);
   row.trace_armed = d.live.trace.armed;

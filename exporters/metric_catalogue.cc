@@ -136,6 +136,10 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "1 when the refresh rate is the configured default rather than read from the device.", "serial"},
     {F::android_choreographer_device_sm, "android_choreographer_device_sm", gauge, "",
      "Smoothness of the whole device: refresh rate minus skipped frames per second over the window.", "serial"},
+    {F::android_choreographer_sm_span_seconds, "android_choreographer_sm_span_seconds", gauge, "seconds",
+     "Replay only: the seconds SM divides by, the part of the window the input covers (its oldest to its newest "
+     "timestamp).",
+     "serial"},
     {F::jank_exporter_logcat_lines_total, "jank_exporter_logcat_lines_total", counter, "lines",
      "Logcat lines received, by outcome (received = parsed + unmatched + discarded).", "serial,result"},
     {F::jank_exporter_logcat_discarded_lines_total, "jank_exporter_logcat_discarded_lines_total", counter, "lines",

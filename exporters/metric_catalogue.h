@@ -73,6 +73,7 @@ enum class Family : std::uint16_t {
   android_display_refresh_rate_hertz,
   android_display_refresh_rate_fallback,
   android_choreographer_device_sm,
+  android_choreographer_sm_span_seconds,
   jank_exporter_logcat_lines_total,
   jank_exporter_logcat_discarded_lines_total,
   jank_exporter_logcat_duplicate_lines_total,

@@ -594,12 +594,23 @@ void collect_thermal(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   }
 }
 
-void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, std::int64_t window_s) {
+// SM's window: its length, and the seconds of it SM divides by (the whole
+// window, or in replay the part the input covers, then exported).
+struct SmWindow {
+  std::int64_t window_s = 0;
+  double seconds = 0;
+  bool span_exported = false;
+};
+
+void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, const SmWindow& sm_window) {
+  const std::int64_t window_s = sm_window.window_s;
+  const double sm_seconds = sm_window.seconds;
   const LabelSet dev({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
-  if (const auto sm = metrics::device_sm(d, now, window_s)) f.sample(F::android_choreographer_device_sm, dev, *sm);
+  if (sm_window.span_exported) f.sample(F::android_choreographer_sm_span_seconds, dev, sm_seconds);
+  if (const auto sm = metrics::device_sm(d, now, sm_seconds)) f.sample(F::android_choreographer_device_sm, dev, *sm);
 
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "unmatched"}, count(d.lines.unmatched));
@@ -660,8 +671,8 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                exemplar_of(d, metrics::ExemplarCounter::skipped_frames, name));
       f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
       f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
-      if (!metrics::screen_dark(d) && !app_idle(layers, p, now, window_s)) {
-        f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), window_s));
+      if (!metrics::screen_dark(d) && !app_idle(layers, p, now, window_s) && sm_seconds > 0) {
+        f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), sm_seconds));
       }
       f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
     }
@@ -748,6 +759,14 @@ WindowNow input_time_now() {
   return [](const metrics::DeviceMetrics& d) { return d.latest_time_ns; };
 }
 
+WindowSpan input_span() {
+  return [](const metrics::DeviceMetrics& d, std::int64_t window_seconds) {
+    if (!d.has_time) return 0.0;
+    const double span = static_cast<double>(d.latest_time_ns - d.earliest_time_ns) / 1e9;
+    return std::clamp(span, 0.0, static_cast<double>(window_seconds));
+  };
+}
+
 StoreCollector::StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex,
                                const metrics::DaemonMetrics* daemon, const metrics::RunBook* runs)
     : store_(store), now_(std::move(now)), mutex_(mutex), daemon_(daemon), runs_(runs) {}
@@ -773,7 +792,7 @@ Exposition StoreCollector::Text(std::string_view serial, ExpositionFormat format
   const auto it = store_.devices().find(serial);
   if (it != store_.devices().end()) {
     TextSink sink(exposition.families, format);
-    collect_device(sink, *it->second, now_(*it->second), store_.options().window_seconds);
+    collect_one(sink, *it->second);
   }
   finish_exposition(exposition, format);
   return exposition;
@@ -788,9 +807,18 @@ void StoreCollector::collect(SeriesSink& sink) const {
 void StoreCollector::collect_unlocked(SeriesSink& sink) const {
   if (daemon_ != nullptr) collect_daemon(sink, *daemon_);
   if (runs_ != nullptr) collect_runs(sink, *runs_);
-  for (const auto& [serial, device] : store_.devices()) {
-    collect_device(sink, *device, now_(*device), store_.options().window_seconds);
+  for (const auto& [serial, device] : store_.devices()) collect_one(sink, *device);
+}
+
+void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics& device) const {
+  SmWindow w;
+  w.window_s = store_.options().window_seconds;
+  w.seconds = static_cast<double>(w.window_s);
+  if (span_) {
+    w.seconds = span_(device, w.window_s);
+    w.span_exported = true;
   }
+  collect_device(sink, device, now_(device), w);
 }
 
 std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(

@@ -30,6 +30,14 @@ using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
 // The newest timestamp of the device's input: right for replays.
 WindowNow input_time_now();
 
+// The seconds SM divides by, given the window's length. Without one, the
+// whole window (the daemon: it follows the device throughout).
+using WindowSpan = std::function<double(const metrics::DeviceMetrics&, std::int64_t window_seconds)>;
+
+// Replays: the part of the window the input covers, from its oldest to its
+// newest timestamp (docs/metrics.md, "Replay's window"), at most the window.
+WindowSpan input_span();
+
 // Receives every series in collection order. Families come out in the order
 // of their first series; families without series are not printed.
 class SeriesSink {
@@ -72,6 +80,10 @@ class StoreCollector final : public prometheus::Collectable {
   StoreCollector(const metrics::Store& store, WindowNow now, std::mutex* mutex = nullptr,
                  const metrics::DaemonMetrics* daemon = nullptr, const metrics::RunBook* runs = nullptr);
 
+  // SM over `span` instead of the whole window, with the span exported
+  // (android_choreographer_sm_span_seconds): for replays.
+  void set_window_span(WindowSpan span) { span_ = std::move(span); }
+
   std::vector<prometheus::MetricFamily> Collect() const override;
   // The exposition text, written straight from the store: no intermediate
   // metric objects, so a large scrape costs a fraction of the time and
@@ -87,9 +99,11 @@ class StoreCollector final : public prometheus::Collectable {
 
  private:
   void collect_unlocked(SeriesSink& sink) const;
+  void collect_one(SeriesSink& sink, const metrics::DeviceMetrics& device) const;
 
   const metrics::Store& store_;
   WindowNow now_;
+  WindowSpan span_;
   std::mutex* mutex_;
   const metrics::DaemonMetrics* daemon_;
   const metrics::RunBook* runs_;  // the open runs' series (the daemon's; null in replays)

@@ -43,7 +43,8 @@ Json series_json(const metrics::Run& run, const metrics::RunDevice& d) {
     sm.push_back(span > 0 ? Json(rounded(std::clamp(d.refresh_hz - static_cast<double>(step.skipped_frames) / span,
                                                     0.0, d.refresh_hz)))
                           : Json());
-    fps.push_back(step.has_sf && active_s > 0 ? Json(rounded(static_cast<double>(step.sf_frames) / active_s)) : Json());
+    const bool fps_known = step.has_sf && !step.intervals_unknown && active_s > 0;
+    fps.push_back(fps_known ? Json(rounded(static_cast<double>(step.sf_intervals) / active_s)) : Json());
   }
   s["t"] = t;
   s["frames"] = frames;

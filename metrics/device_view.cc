@@ -39,9 +39,9 @@ std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
   return "idle";
 }
 
-std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
-  if (screen_dark(d)) return std::nullopt;
-  return smoothness(d.refresh_hz, d.window.frames(now_ns), window_seconds);
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds) {
+  if (screen_dark(d) || seconds <= 0) return std::nullopt;
+  return smoothness(d.refresh_hz, d.window.frames(now_ns), seconds);
 }
 
 bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns) {
@@ -54,12 +54,26 @@ std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns) {
   return thermal_current(d, now_ns) ? d.thermal.status : std::nullopt;
 }
 
-LiveStatus live_status(const DeviceMetrics& d) {
+namespace {
+
+// An app skipped frames, or a layer presented, within the window.
+bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+  if (d.window.frames(now_ns) > 0) return true;
+  const std::int64_t window_ns = window_seconds * 1'000'000'000;
+  return std::any_of(d.layers.begin(), d.layers.end(), [&](const auto& entry) {
+    const LayerMetrics& l = entry.second;
+    return l.presenting || (l.last_presented_ns != 0 && now_ns - l.last_presented_ns < window_ns);
+  });
+}
+
+}  // namespace
+
+LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
   switch (d.live.state) {
     case DeviceState::following: {
       const auto activity = activity_state(d);
       if (activity == "off") return LiveStatus::off;
-      if (activity == "idle") return LiveStatus::idle;
+      if (activity == "idle" && !drew_within(d, now_ns, window_seconds)) return LiveStatus::idle;
       return LiveStatus::following;
     }
     case DeviceState::starting: return LiveStatus::starting;
@@ -95,7 +109,7 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64
   t.big_jank = sums.big_jank.value_or(0);
   r.has_layers = sums.big_jank.has_value();
   for (const auto& [name, l] : d.layers) {
-    t.presented_frames += l.presents.frames();
+    t.frame_intervals += l.presents.frame_time().count();
     t.active_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(l.presents.active_ns(), 0));
   }
   const auto& bucket = live_frame_time_bucket();
@@ -113,9 +127,9 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64
       r.jank_causes_seen = static_cast<std::uint8_t>(r.jank_causes_seen | (1u << c));
     }
   }
-  r.sm = device_sm(d, now_ns, window_seconds);
+  r.sm = device_sm(d, now_ns, static_cast<double>(window_seconds));
   r.refresh_hz = d.refresh_hz;
-  r.status = live_status(d);
+  r.status = live_status(d, now_ns, window_seconds);
   r.thermal_status = thermal_status(d, now_ns);
   return r;
 }

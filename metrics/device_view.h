@@ -20,8 +20,9 @@ bool screen_dark(const DeviceMetrics& d);
 // "active", "idle" or "off"; nullopt until the panel's state or a layer is known.
 std::optional<std::string_view> activity_state(const DeviceMetrics& d);
 
-// android_choreographer_device_sm at host time `now_ns`: none while the screen is dark.
-std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
+// android_choreographer_device_sm at `now_ns` over the `seconds` the window's
+// skips were counted in: none while the screen is dark, nor over no time.
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds);
 
 // Whether the newest thermal reading is exported at `now_ns`: not once the
 // device went away, nor past its freshness (a device that stopped answering).
@@ -29,9 +30,11 @@ bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns);
 // android_thermal_status at `now_ns`.
 std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns);
 
-// The live view's status: the device state, and while it is counted, what
-// its screen and layers show.
-LiveStatus live_status(const DeviceMetrics& d);
+// The live view's status at host time `now_ns`: the device state, and while
+// it is counted, what its screen and layers show. Never idle while an app
+// skipped frames or a layer presented within the window the row's SM and
+// FPS are over (`window_seconds`): the row would contradict itself.
+LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
 
 // The sums of the device's counter series as /metrics exports them.
 struct DeviceTotals {

@@ -51,8 +51,8 @@ std::optional<int> LiveSample::thermal() const {
 }
 
 std::optional<double> LiveSample::fps() const {
-  if (presented_frames == 0 || active_ms == 0) return std::nullopt;
-  return presented_frames * 1000.0 / active_ms;
+  if (frame_intervals == 0 || active_ms == 0) return std::nullopt;
+  return frame_intervals * 1000.0 / active_ms;
 }
 
 std::optional<double> LiveSample::jank_percent() const {
@@ -98,7 +98,7 @@ void LiveHistory::record(std::int64_t now_ns, const LiveReading& r) {
     s.skipped_frames = saturate<std::uint32_t>(grew(a.skipped_frames, b.skipped_frames));
     s.davey_frames = saturate<std::uint16_t>(grew(a.davey_frames, b.davey_frames));
     if (r.has_layers) {
-      s.presented_frames = saturate<std::uint32_t>(grew(a.presented_frames, b.presented_frames));
+      s.frame_intervals = saturate<std::uint32_t>(grew(a.frame_intervals, b.frame_intervals));
       s.active_ms = saturate<std::uint32_t>(grew(a.active_ns, b.active_ns) / 1'000'000);
       s.big_jank = saturate<std::uint16_t>(grew(a.big_jank, b.big_jank));
     }
@@ -129,7 +129,7 @@ LiveWindow LiveHistory::window(std::int64_t window_ms) const {
   LiveWindow w;
   if (count_ == 0) return w;
   const std::int64_t from = newest()->t_ms - window_ms;
-  std::uint64_t span = 0, skipped = 0, davey = 0, big_jank = 0, presented = 0, active = 0, rendered = 0, janky = 0;
+  std::uint64_t span = 0, skipped = 0, davey = 0, big_jank = 0, intervals = 0, active = 0, rendered = 0, janky = 0;
   bool layers = false;
   for (std::size_t i = count_; i-- > 0;) {
     const LiveSample& s = at(i);
@@ -138,13 +138,13 @@ LiveWindow LiveHistory::window(std::int64_t window_ms) const {
     skipped += s.skipped_frames;
     davey += s.davey_frames;
     big_jank += s.big_jank;
-    presented += s.presented_frames;
+    intervals += s.frame_intervals;
     active += s.active_ms;
     rendered += s.rendered_frames;
     janky += s.janky_frames;
     layers = layers || s.has_layers();
   }
-  if (presented > 0 && active > 0) w.fps = static_cast<double>(presented) * 1000.0 / static_cast<double>(active);
+  if (intervals > 0 && active > 0) w.fps = static_cast<double>(intervals) * 1000.0 / static_cast<double>(active);
   if (rendered > 0) w.jank_percent = static_cast<double>(janky) * 100.0 / static_cast<double>(rendered);
   if (span > 0) {
     const auto per_minute = [span](std::uint64_t n) { return static_cast<double>(n) * 60'000.0 / static_cast<double>(span); };

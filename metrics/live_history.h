@@ -46,7 +46,7 @@ struct LiveTotals {
   std::uint64_t skipped_frames = 0;    // android_choreographer_skipped_frames_total
   std::uint64_t davey_frames = 0;      // android_hwui_davey_frames_total
   std::uint64_t big_jank = 0;          // android_layer_perfdog_big_jank_total
-  std::uint64_t presented_frames = 0;  // android_layer_frames_presented_total
+  std::uint64_t frame_intervals = 0;   // android_layer_frame_time_seconds_count: FPS's numerator
   std::uint64_t active_ns = 0;         // android_layer_active_seconds_total, in ns
   std::uint64_t rendered_frames = 0;   // android_gfxinfo_frames_rendered_total
   std::uint64_t janky_frames = 0;      // android_gfxinfo_janky_frames_total
@@ -57,7 +57,7 @@ struct LiveTotals {
 // What the sampler reads from a device at a sample.
 struct LiveReading {
   LiveTotals totals;
-  bool has_layers = false;   // SurfaceFlinger layers are followed (else presented and BigJank are null)
+  bool has_layers = false;   // SurfaceFlinger layers are followed (else FPS and BigJank are null)
   bool has_gfxinfo = false;  // an app's gfxinfo was read (else rendered and janky are null)
   std::uint8_t jank_causes_seen = 0;  // bit c: cause c was printed by a dump
   std::optional<double> sm;  // android_choreographer_device_sm (none while the screen is dark)
@@ -70,7 +70,7 @@ struct LiveReading {
 struct LiveSample {
   std::int64_t t_ms = 0;               // host wall time of the sample
   std::uint32_t skipped_frames = 0;    // what the interval added (saturating, as every count here)
-  std::uint32_t presented_frames = 0;
+  std::uint32_t frame_intervals = 0;  // present-to-present intervals within active time
   std::uint32_t active_ms = 0;         // the layers' active time: FPS's denominator
   std::uint32_t rendered_frames = 0;
   float sm = std::numeric_limits<float>::quiet_NaN();  // NaN: none
@@ -96,7 +96,7 @@ struct LiveSample {
 
 // Rates over the newest samples (docs/live-view.md): null when unknown.
 struct LiveWindow {
-  std::optional<double> fps;           // presented frames / active seconds
+  std::optional<double> fps;           // frame intervals / active seconds
   std::optional<double> jank_percent;  // janky / rendered × 100
   std::optional<double> skipped_per_minute, davey_per_minute;
   std::optional<double> big_jank_per_minute;  // null unless a sample in it had layers

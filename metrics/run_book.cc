@@ -36,6 +36,7 @@ void step_add(RunStep& step, const AppCounters& growth) {
     step.sf_frames += *v;
     step.has_sf = true;
   }
+  step.sf_intervals += growth.total("sf_intervals").value_or(0);
   step.active_ns += growth.total("active_ns").value_or(0);
 }
 
@@ -51,6 +52,8 @@ void merge_pairs(std::vector<RunStep>& steps) {
       s.janky_frames += t.janky_frames;
       s.skipped_frames += t.skipped_frames;
       s.sf_frames += t.sf_frames;
+      s.sf_intervals += t.sf_intervals;
+      s.intervals_unknown = s.intervals_unknown || t.intervals_unknown;
       s.active_ns += t.active_ns;
       s.has_frames = s.has_frames || t.has_frames;
       s.has_sf = s.has_sf || t.has_sf;
@@ -63,6 +66,7 @@ void merge_pairs(std::vector<RunStep>& steps) {
 void save_step(StateWriter& w, const RunStep& s) {
   w.i64(s.end_ns).i64(s.span_ns).u64(s.frames).u64(s.janky_frames).u64(s.skipped_frames).u64(s.sf_frames);
   w.u64(s.active_ns).boolean(s.has_frames).boolean(s.has_sf);
+  if (!s.intervals_unknown) w.tag("iv").u64(s.sf_intervals);  // absent from files written before
 }
 
 RunStep load_step(StateReader& r) {
@@ -76,6 +80,12 @@ RunStep load_step(StateReader& r) {
   s.active_ns = r.u64();
   s.has_frames = r.boolean();
   s.has_sf = r.boolean();
+  if (r.peek("iv")) {
+    r.expect("iv");
+    s.sf_intervals = r.u64();
+  } else {
+    s.intervals_unknown = s.has_sf;
+  }
   return s;
 }
 

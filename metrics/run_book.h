@@ -49,8 +49,10 @@ struct RunStep {
   std::int64_t end_ns = 0;   // host time the step ended
   std::int64_t span_ns = 0;  // how long it was
   std::uint64_t frames = 0, janky_frames = 0, skipped_frames = 0, sf_frames = 0;
+  std::uint64_t sf_intervals = 0;  // present-to-present intervals within active time: FPS's numerator
   std::uint64_t active_ns = 0;
   bool has_frames = false, has_sf = false;  // whether the sources existed (else the arrays hold null)
+  bool intervals_unknown = false;  // a step kept from before intervals were counted: no FPS
 };
 
 struct VersionSeen {

@@ -119,6 +119,8 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
     if (base_package(l.package) != package) continue;
     const std::string source = "layer:" + stable;
     put(c, "sf_frames", source, l.presents.frames());
+    // FPS's numerator: intervals within active time (a stretch's first frame adds none).
+    put(c, "sf_intervals", source, l.presents.frame_time().count());
     put(c, "active_ns", source, static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.presents.active_ns())));
     put(c, "jank", source, l.presents.jank());
     put(c, "big_jank", source, l.presents.big_jank());

@@ -92,8 +92,12 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   if (sf) {
     const double active = static_cast<double>(c.total("active_ns").value_or(0)) / 1e9;
     m["active_seconds"] = active;
+    // Frame intervals over the time they span: counting presents would add
+    // one frame per active stretch. Runs kept from before the intervals
+    // were counted have no FPS rather than a biased one.
+    const auto intervals = c.total("sf_intervals");
+    if (intervals && active > 0) m["fps"] = static_cast<double>(*intervals) / active;
     if (active > 0) {
-      m["fps"] = static_cast<double>(*sf) / active;
       m["stutter_percent"] = 100.0 * static_cast<double>(c.total("jank_ns").value_or(0)) / 1e9 / active;
     }
     m["jank"] = as_double(c.total("jank"));

@@ -67,9 +67,9 @@ bool SkipWindow::load(StateReader& r) {
   return !r.fail();
 }
 
-double smoothness(double refresh_hz, std::uint64_t skipped_in_window, std::int64_t window_seconds) {
-  if (window_seconds <= 0 || refresh_hz <= 0) return 0;
-  double sm = refresh_hz - static_cast<double>(skipped_in_window) / static_cast<double>(window_seconds);
+double smoothness(double refresh_hz, std::uint64_t skipped_in_window, double seconds) {
+  if (seconds <= 0 || refresh_hz <= 0) return 0;
+  double sm = refresh_hz - static_cast<double>(skipped_in_window) / seconds;
   return std::clamp(sm, 0.0, refresh_hz);
 }
 

@@ -33,7 +33,9 @@ class SkipWindow {
   std::deque<Second> seconds_;  // ascending by second
 };
 
-// SM = refresh − skipped_in_window / window_seconds, clamped to [0, refresh].
-double smoothness(double refresh_hz, std::uint64_t skipped_in_window, std::int64_t window_seconds);
+// SM = refresh − skipped_in_window / seconds, clamped to [0, refresh];
+// `seconds` is the time the skips were counted over (the window, or the
+// part of it a replayed input covers).
+double smoothness(double refresh_hz, std::uint64_t skipped_in_window, double seconds);
 
 }  // namespace jank::metrics

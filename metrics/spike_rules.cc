@@ -100,7 +100,8 @@ void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std
     const auto& p = layer.presents;
     if (limits_.fps_below > 0) {
       auto& h = fps_[key];
-      append(h, Sample{now_ns, static_cast<double>(p.frames()), static_cast<double>(p.active_ns())});
+      // Frame intervals, not presents: a burst's first frame adds no active time.
+      append(h, Sample{now_ns, static_cast<double>(p.frame_time().count()), static_cast<double>(p.active_ns())});
       // The newest sample with at least the rule's active time after it.
       const double need = static_cast<double>(limits_.fps_active_ns);
       while (h.size() > 1 && h.back().b - h[1].b >= need) h.pop_front();

@@ -53,7 +53,7 @@ class SpikeDetector {
  private:
   struct Sample {
     std::int64_t at_ns;
-    double a;  // skipped frames; frames presented; BigJank frames
+    double a;  // skipped frames; frame intervals (fps); BigJank frames
     double b;  // active ns (fps)
   };
   using History = std::deque<Sample>;

@@ -205,6 +205,7 @@ LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppL
   poll.overflow = l.presents.overflows() > overflows;
   l.presenting = poll.frames > 0;
   if (poll.frames > 0) {
+    l.last_presented_ns = host_now_ns_;
     PackageMetrics& pkg = package(device, layer.package);
     if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
     if (!spans.empty()) pkg.last_active_ns = host_now_ns_;
@@ -360,6 +361,7 @@ std::string Store::package_label(const DeviceMetrics& device, std::int32_t pid, 
 
 void Store::note_time(DeviceMetrics& device, std::int64_t time_ns) {
   if (!device.has_time || time_ns > device.latest_time_ns) device.latest_time_ns = time_ns;
+  if (!device.has_time || time_ns < device.earliest_time_ns) device.earliest_time_ns = time_ns;
   device.has_time = true;
 }
 
@@ -832,6 +834,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     d->package_overflow_events = r.u64();
     d->gfxinfo_dumps = r.u64();
     d->latest_time_ns = r.i64();
+    d->earliest_time_ns = d->latest_time_ns;
     d->has_time = r.boolean();
     if (r.rejected() != before) {
       l = {};

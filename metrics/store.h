@@ -131,6 +131,7 @@ struct LayerMetrics {
   PresentTracker presents;
   std::optional<std::int64_t> refresh_period_ns;  // as the newest poll printed it
   bool presenting = false;                        // the newest poll brought frames
+  std::int64_t last_presented_ns = 0;             // host time a poll last brought frames (0: never, or replay)
   std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
 };
 
@@ -170,8 +171,10 @@ struct DeviceMetrics {
   SkipWindow window;                // device-wide skipped frames
   std::uint64_t package_overflow_events = 0;
   std::uint64_t gfxinfo_dumps = 0;
-  // Newest timestamp seen in this device's input (wall clock ns, or 0).
+  // Newest and oldest timestamps seen in this device's input (wall clock
+  // ns, or 0): a replay's SM divides by the span between them.
   std::int64_t latest_time_ns = 0;
+  std::int64_t earliest_time_ns = 0;  // not checkpointed: the daemon's windows are on host time
   bool has_time = false;
 
   std::map<std::string, PackageMetrics, std::less<>> packages;

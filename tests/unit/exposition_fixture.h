@@ -4,6 +4,7 @@
 // decimals), so that prometheus-cpp's serializer needs no normalisation.
 #pragma once
 
+#include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
@@ -167,6 +168,12 @@ inline void fill_runs(metrics::Store& store, metrics::RunBook& runs) {
   runs.advance(2'000'000'000, store);
   store.record_skip(d, "p", 1'000'000'000, true, 57);
   runs.advance(3'000'000'000, store);
+}
+
+// SM over the whole window, with the span exported as replay does: every
+// family served, the SM figures those of the daemon.
+inline exporters::WindowSpan whole_window() {
+  return [](const metrics::DeviceMetrics&, std::int64_t window_seconds) { return static_cast<double>(window_seconds); };
 }
 
 }  // namespace jank::test

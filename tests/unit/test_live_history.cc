@@ -33,12 +33,12 @@ LiveReading reading(std::uint64_t skipped, std::uint64_t davey = 0) {
   return r;
 }
 
-// Layers presenting `presented` frames over `active_s` seconds in total, gfxinfo `rendered` with `janky`.
-LiveReading drawing(std::uint64_t skipped, std::uint64_t presented, double active_s, std::uint64_t rendered,
+// Layers with `intervals` frame intervals over `active_s` seconds in total, gfxinfo `rendered` with `janky`.
+LiveReading drawing(std::uint64_t skipped, std::uint64_t intervals, double active_s, std::uint64_t rendered,
                     std::uint64_t janky, std::uint64_t big_jank = 0) {
   LiveReading r = reading(skipped);
   r.has_layers = true;
-  r.totals.presented_frames = presented;
+  r.totals.frame_intervals = intervals;
   r.totals.active_ns = static_cast<std::uint64_t>(active_s * 1e9);
   r.totals.big_jank = big_jank;
   r.has_gfxinfo = true;
@@ -117,7 +117,7 @@ TEST_CASE("live history: a sample's gauges and its FPS and jank % over its own i
   r.status = metrics::LiveStatus::idle;
   h.record(kT0 + 5 * kSec, r);
   const auto& s = h.at(1);
-  CHECK(s.presented_frames == 290);
+  CHECK(s.frame_intervals == 290);
   CHECK(s.active_ms == 5000);
   CHECK(s.rendered_frames == 300);
   CHECK(s.janky_frames == 15);
@@ -143,7 +143,7 @@ TEST_CASE("live history: a sample's gauges and its FPS and jank % over its own i
   h.record(kT0 + 15 * kSec, reading(0));
   CHECK_FALSE(h.at(3).has_layers());
   CHECK_FALSE(h.at(3).has_gfxinfo());
-  CHECK(h.at(3).presented_frames == 0);
+  CHECK(h.at(3).frame_intervals == 0);
 }
 
 TEST_CASE("live history: the window's FPS and jank % and per-minute counts", "[live][history]") {
@@ -269,7 +269,10 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   store.record_layer_latency(d, *parsers::classify_layer("a/a.Main#7"), latency);
   r = metrics::live_reading(d, kT0, 60);
   CHECK(r.has_layers);
-  CHECK(r.totals.presented_frames == d.layers.begin()->second.presents.frames());
+  // Three presents are two frame intervals: FPS counts intervals, not presents.
+  CHECK(d.layers.begin()->second.presents.frames() == 3);
+  CHECK(r.totals.frame_intervals == 2);
+  CHECK(r.totals.active_ns == 33'333'334);
   CHECK(metrics::device_totals(d).big_jank == std::optional<std::uint64_t>(0));
   CHECK(r.status == (d.layers.begin()->second.presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
 
@@ -279,7 +282,45 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK_FALSE(r.sm.has_value());  // a dark screen has no SM
 
   d.live.state = metrics::DeviceState::stalled;
-  CHECK(metrics::live_status(d) == metrics::LiveStatus::stalled);
+  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::stalled);
   d.live.state = metrics::DeviceState::disconnected;
-  CHECK(metrics::live_status(d) == metrics::LiveStatus::disconnected);
+  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::disconnected);
+}
+
+TEST_CASE("live status: never idle while an app skipped frames or a layer presented within the window",
+          "[live][history][status]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  d.live.live = true;
+  d.live.up = true;
+  d.live.state = metrics::DeviceState::following;
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
+  const auto layer = *parsers::classify_layer("a/a.Main#7");
+  parsers::SfLatency latency;
+  latency.refresh_period_ns = 16'666'667;
+  for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
+  store.set_host_time(kT0);
+  store.record_layer_latency(d, layer, latency);
+  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::following);
+
+  // The next poll brings nothing: the layer rests, so the panel's activity is idle,
+  // but it presented 10 s ago, within the 60 s window.
+  store.set_host_time(kT0 + 10 * kSec);
+  store.record_layer_latency(d, layer, latency);
+  REQUIRE(metrics::activity_state(d) == std::optional<std::string_view>("idle"));
+  CHECK(metrics::live_status(d, kT0 + 10 * kSec, 60) == metrics::LiveStatus::following);
+  CHECK(metrics::live_reading(d, kT0 + 10 * kSec, 60).status == metrics::LiveStatus::following);
+  // The window's last instant still holds it; past the window the screen is idle.
+  CHECK(metrics::live_status(d, kT0 + 60 * kSec - 1, 60) == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0 + 60 * kSec, 60) == metrics::LiveStatus::idle);
+
+  // An app that skips frames draws, whatever its layers show: 40 s after the
+  // skip it is still in the window, 61 s after it is not.
+  store.record_skip(d, "b", kT0 + 100 * kSec, true, 5);
+  CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0 + 161 * kSec, 60) == metrics::LiveStatus::idle);
+
+  // A dark screen stays off, skips or not.
+  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
+  CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::off);
 }

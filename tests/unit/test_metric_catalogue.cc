@@ -39,7 +39,9 @@ std::string every_feature_exposition() {
   metrics::RunBook runs;
   test::fill_every_feature(store, daemon);
   test::fill_runs(store, runs);
-  return exporters::StoreCollector(store, exporters::input_time_now(), nullptr, &daemon, &runs).Text().str();
+  exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
+  collector.set_window_span(test::whole_window());  // serves the replay-only span family too
+  return collector.Text().str();
 }
 
 std::string read_doc() {
@@ -159,6 +161,7 @@ TEST_CASE("Text() equals prometheus-cpp's TextSerializer of the same series byte
   auto& odd = store.device("odd\"serial\\\n\xff");
   store.record_skip(odd, "com.\xc3\xa9t\xc3\xa9", 2'000'000'000, true, 60);  // SM 60 - 60/60 = 59
   exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
+  collector.set_window_span(test::whole_window());
   const auto families = collector.Collect();
   REQUIRE(families.size() == exporters::kFamilyCount);
   const std::string oracle = prometheus::TextSerializer().Serialize(families);

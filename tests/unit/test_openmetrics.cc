@@ -235,6 +235,7 @@ TEST_CASE("OpenMetrics serves every family with the samples of the 0.0.4 text", 
   d.trace_exemplars[{ExemplarCounter::layer_big_jank, "p", layer}] = {"t-big", 3, at};
   d.trace_exemplars[{ExemplarCounter::davey_frames, "gone", ""}] = {"t-gone", 1, at};  // no such series
   exporters::StoreCollector c(store, exporters::input_time_now(), nullptr, &daemon, &runs);
+  c.set_window_span(test::whole_window());  // serves the replay-only span family too
   const std::string text = openmetrics(c);
   const std::string classic = c.Text().str();
 

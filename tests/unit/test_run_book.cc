@@ -3,10 +3,14 @@
 // keeps across a checkpoint.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
 #include "metrics/state_io.h"
+#include "parsers/sf_latency.h"
+#include "parsers/sf_layers.h"
 
 using namespace jank;
 using metrics::RunState;
@@ -247,4 +251,61 @@ TEST_CASE("a version change during a run is recorded and flagged in its results"
   const std::string json = exporters::run_json(*book.find("r"), 5 * kSecond, exporters::RunDetail::summary);
   CHECK_THAT(json, Catch::Contains("\"version_changed\": true"));
   CHECK_THAT(json, Catch::Contains("\"at_seconds\": 2.0"));
+}
+
+TEST_CASE("a run's FPS is frame intervals over active time, in its results and its series", "[runs][fps]") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  const auto layer = *parsers::classify_layer("com.a/com.a.Main#7");
+  // Bursts of 0.5 s at 60 Hz (30 periods: 31 presents, 30 intervals), a 2 s rest before each.
+  std::int64_t next = kSecond;
+  auto burst = [&] {
+    parsers::SfLatency latency;
+    latency.refresh_period_ns = 16'666'667;
+    for (int i = 0; i <= 30; ++i) {
+      const std::int64_t at = next + i * 16'666'667LL;
+      latency.rows.push_back({at, at, at});
+    }
+    next += 30 * 16'666'667LL + 2 * kSecond;
+    store.record_layer_latency(d, layer, latency);
+  };
+  burst();  // before the run: its baseline
+  metrics::RunBook book;
+  book.start(spec("r", "com.a", {"s1"}), kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  book.advance(3 * kSecond, store);
+  REQUIRE(book.find("r")->state == RunState::running);
+  for (int b = 0; b < 3; ++b) burst();
+  book.advance(9 * kSecond, store);
+  int status = 0;
+  std::string error;
+  REQUIRE(book.stop("r", 10 * kSecond, status, error));
+  d.live.gfxinfo_round_begun_ns = 10 * kSecond + 1;
+  book.advance(11 * kSecond, store);
+  const metrics::Run& run = *book.find("r");
+  REQUIRE(run.state == RunState::finished);
+  const auto results = metrics::run_results(run, device_of(run, "s1"), 11 * kSecond);
+  // 93 presents, 90 intervals in 3 × 0.5 s: 60, where presents read 62.
+  CHECK(results.metrics.at("sf_frames") == 93);
+  CHECK(*results.metrics.at("active_seconds") == Approx(1.5).epsilon(1e-6));
+  CHECK(*results.metrics.at("fps") == Approx(60).epsilon(1e-6));
+  const std::string json = exporters::run_json(run, 11 * kSecond, exporters::RunDetail::full);
+  const auto series = nlohmann::json::parse(json)["devices"][0]["series"];
+  CHECK(series["sf_frames"][0] == 93);
+  CHECK(series["fps"][0] == 60.0);
+
+  // A step saved by a version without the interval count has no FPS, not the old figure.
+  std::string text = book.save();
+  for (std::size_t at; (at = text.find(" iv ")) != std::string::npos;) {
+    const std::size_t end = text.find(' ', at + 4);
+    text.erase(at, end - at);
+  }
+  metrics::Store other;
+  following(other, "s1");
+  metrics::RunBook old;
+  REQUIRE(old.load(text, error, other));
+  const std::string old_json = exporters::run_json(*old.find("r"), 11 * kSecond, exporters::RunDetail::full);
+  const auto old_series = nlohmann::json::parse(old_json)["devices"][0]["series"];
+  CHECK(old_series["sf_frames"][0] == 93);
+  CHECK(old_series["fps"][0].is_null());
 }
