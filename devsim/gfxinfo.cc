@@ -201,8 +201,11 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
                   f.vsync_id, f.intended, t, t + 300'000, t + 310'000, t + x.own / 3, x.draw,
                   f.intended + f.interval, f.interval, t + 200'000, x.sync_queued, x.sync, x.issue, x.swap,
                   x.done);
-          appendf(s, ",20000,250000,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",\n",
-                  std::max(x.done, x.swap + f.gpu), x.done - 100'000, x.done + f.interval, x.swap);
+          // The GPU's fence is what completes the frame: HWUI takes
+          // FrameCompleted as the later of GpuCompleted and
+          // SwapBuffersCompleted (CanvasContext::onSurfaceStatsAvailable).
+          appendf(s, ",20000,250000,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",\n", x.done,
+                  x.done - 100'000, x.done + f.interval, x.swap);
         }
         s += "---PROFILEDATA---\n";
       }

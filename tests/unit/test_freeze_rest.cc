@@ -155,7 +155,7 @@ std::vector<Step> steady(int n, std::int64_t period_ns) { return std::vector<Ste
 
 }  // namespace
 
-TEST_CASE("freezes of 1.5, 3 and 6 s are three BigJank and three frozen frames; a 10 s rest is none",
+TEST_CASE("freezes of 1.5, 3 and 6 s are three BigJank and three frozen frames and a 10 s rest is none",
           "[metrics][present][freeze]") {
   for (const std::int64_t period : {16'666'667LL, 8'333'333LL}) {
     for (const bool late : {false, true}) {

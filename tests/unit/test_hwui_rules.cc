@@ -237,7 +237,7 @@ TEST_CASE("the deadline rule is not the old FrameCompleted rule", "[unit][frames
   CHECK(trap.janky_frames_legacy() == 1);  // 9 ms > 8.33 ms, not > 100 ms
 }
 
-TEST_CASE("framestats legacy janky survives a checkpoint; older files read on", "[unit][framestats][hwui_rules]") {
+TEST_CASE("framestats legacy janky survives a checkpoint and older files read on", "[unit][framestats][hwui_rules]") {
   std::mt19937_64 rng(7);
   auto frames = generate(rng, 120, 100);
   RefJankTracker ref{Release::android14_plus, 8'333'333};

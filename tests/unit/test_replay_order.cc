@@ -61,7 +61,7 @@ std::string janky_line(const std::string& exposition) {
 
 }  // namespace
 
-TEST_CASE("replay: inputs in either order give the same exposition; rows without FrameInterval are judged by the "
+TEST_CASE("replay: inputs in either order give the same exposition, rows without FrameInterval are judged by the "
           "rate decided first",
           "[unit][replay][hwui_rules]") {
   const std::string gfx = temp_file(android11_dump());

@@ -162,7 +162,7 @@ TEST_CASE("a BigJank burst fires when the window holds the rule's count", "[trac
   CHECK(spikes[0].series.package == "com.game");
 }
 
-TEST_CASE("one freeze the app reported fires the frozen-frame rule once; a rest of the same length does not",
+TEST_CASE("one freeze the app reported fires the frozen-frame rule once and a rest of the same length does not",
           "[traces][rules]") {
   Store store;
   store.set_host_time(kT0);
