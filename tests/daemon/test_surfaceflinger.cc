@@ -3,10 +3,12 @@
 // adb server; what it exports per layer equals the simulator's truth.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "tests/daemon/exporter_process.h"
 
@@ -81,7 +83,11 @@ TEST_CASE("frames presented and Jank and refresh jank and active time per layer 
   DevSim sim({"--devices", "2", "--packages", kFeed, "--games", kGame + ":60", "--refresh", "60,120", "--sdk",
               "33,35", "--stall-prob", "0.03", "--log-rate", "5"});
   // Attached while paused: every layer's table holds what it presented so far.
+  // The pause is a gap in every layer; it lasts over 10 s so that the game's
+  // SurfaceView, which reports no stall of its own, takes it for the rest it
+  // is (docs/metrics.md, "SurfaceFlinger frames").
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+  const auto paused_at = std::chrono::steady_clock::now();
   for (const auto& d : sim.devices()) adb.emulator(d.port);
   for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
   TempDir state, conf_dir;
@@ -116,6 +122,7 @@ TEST_CASE("frames presented and Jank and refresh jank and active time per layer 
   }
 
   // Then every frame once: run until each game layer presented 600 more.
+  std::this_thread::sleep_until(paused_at + 10500ms);
   REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
   REQUIRE(wait_until([&] {
     const Json t = sim.truth();

@@ -220,7 +220,7 @@ TEST_CASE("freezes and rests at random, at 60, 90 and 120 Hz, match the referenc
     for (int round = 0; round < 20; ++round) {
       std::vector<Step> steps;
       std::uniform_real_distribution<double> u(0, 1);
-      // Freeze lengths 0.4 s apart: two stalls of one length (±0.3 s) within
+      // Freeze lengths 0.4 s apart: two stalls of one length (±0.1 s) within
       // 15 s are taken for one reported twice (metrics/stall_reports.h).
       std::vector<double> lengths;
       for (int k = 0; k < 20; ++k) lengths.push_back(1300 + 400 * k);
