@@ -290,6 +290,10 @@ constexpr std::array<FamilySpec, kFamilyCount> kCatalogue = {{
      "Framestats rows with Flags != 0 (not timed).", "serial,package"},
     {F::android_framestats_invalid_frames_total, "android_framestats_invalid_frames_total", counter, "frames",
      "Framestats Flags=0 rows with impossible timestamps (not timed).", "serial,package"},
+    {F::android_framestats_interval_fallbacks_total, "android_framestats_interval_fallbacks_total", counter, "frames",
+     "Frames whose row has FrameInterval/FrameStartTime columns without an interval in either (neither under 1 s): "
+     "judged by the device's refresh interval instead.",
+     "serial,package"},
     {F::android_framestats_window_overflows_total, "android_framestats_window_overflows_total", counter, "",
      "Polls whose ~120-frame window did not overlap the previous poll (frames missed).", "serial,package"},
     {F::android_framestats_frame_duration_seconds, "android_framestats_frame_duration_seconds", histogram, "seconds",

@@ -129,6 +129,7 @@ enum class Family : std::uint16_t {
   android_framestats_janky_frames_legacy_total,
   android_framestats_flagged_frames_total,
   android_framestats_invalid_frames_total,
+  android_framestats_interval_fallbacks_total,
   android_framestats_window_overflows_total,
   android_framestats_frame_duration_seconds,
   android_framestats_stage_duration_seconds,

@@ -720,6 +720,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_framestats_janky_frames_legacy_total, pkg, count(s.janky_frames_legacy()));
       f.sample(F::android_framestats_flagged_frames_total, pkg, count(s.flagged_frames()));
       f.sample(F::android_framestats_invalid_frames_total, pkg, count(s.invalid_frames()));
+      f.sample(F::android_framestats_interval_fallbacks_total, pkg, count(s.interval_fallbacks()));
       f.sample(F::android_framestats_window_overflows_total, pkg, count(s.overflows()));
       f.histogram(F::android_framestats_frame_duration_seconds, pkg, s.frame_duration());
       for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {

@@ -88,6 +88,7 @@ void FramestatsTracker::save(StateWriter& w) const {
   for (const auto& h : stages_) h.save(w);
   // A record of its own: files written before the legacy rule read on without it.
   w.tag("fs_legacy").u64(janky_legacy_);
+  w.tag("fs_interval_fallbacks").u64(interval_fallbacks_);
 }
 
 bool FramestatsTracker::load(StateReader& r) {
@@ -111,6 +112,15 @@ bool FramestatsTracker::load(StateReader& r) {
     janky_legacy_ = r.u64();
     if (janky_legacy_ > frames_) {
       janky_legacy_ = 0;
+      r.reject();
+    }
+  }
+  interval_fallbacks_ = 0;
+  if (r.peek("fs_interval_fallbacks")) {
+    r.expect("fs_interval_fallbacks");
+    interval_fallbacks_ = r.u64();
+    if (interval_fallbacks_ > frames_) {
+      interval_fallbacks_ = 0;
       r.reject();
     }
   }
@@ -186,6 +196,12 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     const std::int64_t duration = completed - intended;
     ++frames_;
     const std::int64_t interval = row_interval(c, row, frame_interval_ns);
+    // A row that has the interval columns but no interval in them is judged
+    // by the device's rate instead, and counted so.
+    if (c.interval && !is_interval(row[*c.interval]) &&
+        !(c.start_time && is_interval(row[*c.start_time]))) {
+      ++interval_fallbacks_;
+    }
     const bool janky_legacy = legacy_janky(c, row, interval);
     const bool janky = deadline_rule ? deadline_janky(c, row) : janky_legacy;
     if (janky) ++janky_;

@@ -63,6 +63,9 @@ class FramestatsTracker {
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
   std::uint64_t janky_frames() const { return janky_; }       // of those, HWUI's "Janky frames"
   std::uint64_t janky_frames_legacy() const { return janky_legacy_; }  // of those, "Janky frames (legacy)"
+  // Of those, rows with the interval columns but no interval in them: judged
+  // by the caller's interval.
+  std::uint64_t interval_fallbacks() const { return interval_fallbacks_; }
   std::uint64_t flagged_frames() const { return flagged_; }   // new rows with Flags ≠ 0 (not timed)
   std::uint64_t invalid_frames() const { return invalid_; }   // Flags=0 rows with impossible timestamps
   std::uint64_t overflows() const { return overflows_; }      // polls that did not overlap the previous one
@@ -76,6 +79,7 @@ class FramestatsTracker {
 
  private:
   std::map<std::string, std::int64_t, std::less<>> newest_;  // window → newest IntendedVsync counted
+  std::uint64_t interval_fallbacks_ = 0;
   std::uint64_t frames_ = 0, janky_ = 0, janky_legacy_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;
   Histogram frame_duration_;
   std::array<Histogram, kFrameStages> stages_;

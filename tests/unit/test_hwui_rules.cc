@@ -237,6 +237,35 @@ TEST_CASE("the deadline rule is not the old FrameCompleted rule", "[unit][frames
   CHECK(trap.janky_frames_legacy() == 1);  // 9 ms > 8.33 ms, not > 100 ms
 }
 
+TEST_CASE("a row whose interval columns hold no interval is judged by the device's and counted so",
+          "[unit][framestats][hwui_rules]") {
+  Frame f;
+  f.intended = 1'000'000'000'000;
+  f.vsync = f.intended;
+  f.interval = 0;  // garbage in both interval candidates
+  f.start_time = f.intended;
+  f.deadline = f.intended + 8'333'333;
+  f.issue = f.intended + 4 * kMs;
+  f.completed = f.gpu_completed = f.intended + 12 * kMs;
+  f.swap_completed = f.intended + 10 * kMs;
+  FramestatsTracker t;
+  t.apply("w", print({f}, Release::android14_plus), 8'333'333);
+  CHECK(t.frames() == 1);
+  CHECK(t.interval_fallbacks() == 1);
+  CHECK(t.janky_frames_legacy() == 1);  // 10 ms over the device's 8.33 ms
+  // A row with its own interval is no fallback.
+  f.intended += 100 * kMs;
+  f.vsync = f.start_time = f.intended;
+  f.interval = 8'333'333;
+  f.deadline = f.intended + f.interval;
+  f.issue = f.intended + 4 * kMs;
+  f.completed = f.gpu_completed = f.intended + 12 * kMs;
+  f.swap_completed = f.intended + 10 * kMs;
+  t.apply("w", print({f}, Release::android14_plus), 8'333'333);
+  CHECK(t.frames() == 2);
+  CHECK(t.interval_fallbacks() == 1);
+}
+
 TEST_CASE("framestats legacy janky survives a checkpoint and older files read on", "[unit][framestats][hwui_rules]") {
   std::mt19937_64 rng(7);
   auto frames = generate(rng, 120, 100);
