@@ -78,7 +78,7 @@ Reference reference(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("--latency captures: PerfDog, vitals and FPS of the layer equal the reference on the text",
+TEST_CASE("SurfaceFlinger latency captures: PerfDog, vitals and FPS of the layer equal the reference on the text",
           "[corpus][surfaceflinger][present]") {
   const fs::path dir = fs::path(JANK_CORPUS_DIR) / "surfaceflinger";
   if (!fs::exists(dir)) {
