@@ -81,7 +81,7 @@ void PresentTracker::present(std::int64_t at_ns, std::optional<std::int64_t> per
       // The layer rested: a new stretch starts here. Kept a while in case
       // the app's report of a stall that long comes after this poll.
       rests_.push_back({at_ns, frame_ns, period, host_ns, std::move(recent_)});
-      if (rests_.size() > kMaxRests) rests_.pop_front();
+      if (rests_.size() > kMaxRests) rests_.erase(rests_.begin());
       recent_.clear();
     }
   }

@@ -124,7 +124,7 @@ class PresentTracker {
   PresentOptions options_;
   std::optional<std::int64_t> last_present_;
   std::deque<std::int64_t> recent_;  // the stretch's last three frame times
-  std::deque<Rest> rests_;           // recent rests a late report may still explain
+  std::vector<Rest> rests_;          // recent rests a late report may still explain (empty: no allocation)
   std::uint64_t frames_ = 0, overflows_ = 0, jank_ = 0, big_jank_ = 0, refresh_jank_ = 0;
   std::uint64_t freezes_ = 0, slow_ = 0, slow_refresh_ = 0, frozen_ = 0;
   std::int64_t jank_ns_ = 0, active_ns_ = 0;

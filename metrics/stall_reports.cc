@@ -24,7 +24,7 @@ void StallReports::add(std::int64_t duration_ns, std::int64_t host_ns) {
     if (same_length && (host_ns == 0 || r.host_ns == 0 || host_ns - r.host_ns <= kSameStallNs)) return;
   }
   reports_.push_back({duration_ns, host_ns, {}});
-  if (reports_.size() > kMax) reports_.pop_front();
+  if (reports_.size() > kMax) reports_.erase(reports_.begin());
 }
 
 bool StallReports::explain(std::int64_t gap_ns, std::int64_t period_ns, std::string_view layer, std::int64_t seen_ns,

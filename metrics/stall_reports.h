@@ -23,7 +23,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +71,7 @@ class StallReports {
   };
   void age(std::int64_t host_now_ns);
 
-  std::deque<Report> reports_;
+  std::vector<Report> reports_;  // a vector: empty costs nothing, and it stays tiny
 };
 
 }  // namespace jank::metrics
