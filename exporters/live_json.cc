@@ -101,7 +101,9 @@ Json row_json(const LiveDeviceRow& r) {
   j["sampled_at"] = r.sampled_at_ms ? Json(seconds_of_ms(*r.sampled_at_ms)) : Json();
   j["totals"] = {{"skipped_frames", r.totals.skipped_frames},
                  {"davey_frames", r.totals.davey_frames},
-                 {"big_jank", or_null(r.totals.big_jank)}};
+                 {"big_jank", or_null(r.totals.big_jank)},
+                 {"frozen_frames", or_null(r.totals.frozen_frames)},
+                 {"layer_frozen_frames", or_null(r.totals.layer_frozen_frames)}};
   return j;
 }
 

@@ -47,7 +47,8 @@ constexpr std::array<Column, 12> kColumns = {{
 }};
 
 // The totals a row carries for scripts and tests (data-total-*), as /metrics has them.
-constexpr std::array<std::string_view, 3> kTotals = {"skipped_frames", "davey_frames", "big_jank"};
+constexpr std::array<std::string_view, 5> kTotals = {"skipped_frames", "davey_frames", "big_jank", "frozen_frames",
+                                                     "layer_frozen_frames"};
 
 // android_thermal_status's values (docs/metrics.md).
 constexpr std::array<std::string_view, 7> kThermalNames = {"none",     "light",     "moderate", "severe",
@@ -169,6 +170,12 @@ void cell(std::string& out, const Column& c, const json& device) {
   if (c.key == "skipped_per_minute") {
     if (const auto total = number_of(device.value("totals", json::object()), "skipped_frames")) {
       title += (title.empty() ? "" : "; ") + format_exact(*total) + " skipped frames in all";
+    }
+  }
+  // Davey lines are frames of 700 ms or more: beside them, vitals' frozen frames (HWUI's histogram).
+  if (c.key == "davey_per_minute") {
+    if (const auto total = number_of(device.value("totals", json::object()), "frozen_frames")) {
+      title += (title.empty() ? "" : "; ") + format_exact(*total) + " frozen frames in all";
     }
   }
   const auto share = c.key == "sm" ? sm_share(device) : std::nullopt;

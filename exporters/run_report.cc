@@ -35,10 +35,16 @@ struct MetricInfo {
   bool trim;
 };
 
-constexpr std::array<MetricInfo, 19> kMetrics = {{
+constexpr std::array<MetricInfo, 25> kMetrics = {{
     {"frames", "Frames", "", 0, false},
     {"janky_frames", "Janky frames", "", 0, false},
     {"janky_percent", "Janky", "%", 2, false},
+    {"slow_frames", "Slow frames", "", 0, false},
+    {"slow_percent", "Slow", "%", 2, false},
+    {"frozen_frames", "Frozen frames", "", 0, false},
+    {"frozen_percent", "Frozen", "%", 3, false},
+    {"sf_slow_frames", "Slow frames (SurfaceFlinger)", "", 0, false},
+    {"sf_frozen_frames", "Frozen frames (SurfaceFlinger)", "", 0, false},
     {"frame_time_p50_ms", "Frame time p50", "ms", 1, true},
     {"frame_time_p90_ms", "Frame time p90", "ms", 1, true},
     {"frame_time_p95_ms", "Frame time p95", "ms", 1, true},
@@ -140,11 +146,13 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
   out += "<section id=\"runs\"><h2>Runs</h2><div class=\"table-wrap\"><table class=\"runs\"><thead><tr>"
          "<th>Run</th><th>Name</th><th>App</th><th>Version</th><th>Device</th>"
          "<th class=\"num\">Duration<br><small>s</small></th><th class=\"num\">Frames</th>"
-         "<th class=\"num\">Janky<br><small>%</small></th><th class=\"num\">p90<br><small>ms</small></th>"
+         "<th class=\"num\">Janky<br><small>%</small></th><th class=\"num\">Slow<br><small>%</small></th>"
+         "<th class=\"num\">p90<br><small>ms</small></th>"
          "<th class=\"num\">p95<br><small>ms</small></th><th class=\"num\">p99<br><small>ms</small></th>"
          "<th class=\"num\">SM<br><small>frames/s</small></th><th class=\"num\">FPS<br><small>frames/s</small></th>"
          "<th class=\"num\">Skipped<br><small>frames</small></th><th class=\"num\">Max skip<br><small>frames</small></th>"
-         "<th class=\"num\">Davey</th><th class=\"num\">Jank / big jank</th></tr></thead>\n";
+         "<th class=\"num\">Davey</th><th class=\"num\">Frozen<br><small>frames</small></th>"
+         "<th class=\"num\">Jank / big jank</th></tr></thead>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Run& r = runs[i];
     const std::size_t rows = std::max<std::size_t>(r.devices.size(), 1);
@@ -164,16 +172,16 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
         out += "</td><td" + span + " class=\"app\">" + breakable(r.package) + "</td>";
       }
       if (!d) {
-        out += "<td class=\"missing\" colspan=\"14\">no device in this run</td></tr>";
+        out += "<td class=\"missing\" colspan=\"16\">no device in this run</td></tr>";
         continue;
       }
       const std::string sc = scope(r, d);
       out += "<td>" + html_escape(version_text(*d)) + "</td><td class=\"device\">" + html_escape(d->serial);
       if (!d->model.empty()) out += " <small>" + html_escape(d->model) + "</small>";
       out += "</td>";
-      for (std::string_view key : {"duration_seconds", "frames", "janky_percent", "frame_time_p90_ms", "frame_time_p95_ms",
-                                   "frame_time_p99_ms", "sm", "fps", "skipped_frames", "max_skipped_frames",
-                                   "davey_frames"}) {
+      for (std::string_view key : {"duration_seconds", "frames", "janky_percent", "slow_percent", "frame_time_p90_ms",
+                                   "frame_time_p95_ms", "frame_time_p99_ms", "sm", "fps", "skipped_frames",
+                                   "max_skipped_frames", "davey_frames", "frozen_frames"}) {
         number(out, "td", "num", sc, key, metric_of(r, *d, key));
       }
       out += "<td class=\"num\">";

@@ -92,10 +92,15 @@ DeviceTotals device_totals(const DeviceMetrics& d) {
     // Only the series /metrics writes (a package without skips has no skip series).
     if (p.skip_events > 0) t.skipped_frames += p.skipped_frames;
     t.davey_frames += p.davey_frames;
+    if (p.has_gfxinfo && p.gfxinfo.has_histogram()) t.frozen_frames = t.frozen_frames.value_or(0) + p.gfxinfo.frozen_frames();
   }
   if (!d.layers.empty()) {
     t.big_jank = 0;
-    for (const auto& [name, l] : d.layers) *t.big_jank += l.presents.big_jank();
+    t.layer_frozen_frames = 0;
+    for (const auto& [name, l] : d.layers) {
+      *t.big_jank += l.presents.big_jank();
+      *t.layer_frozen_frames += l.presents.frozen_frames();
+    }
   }
   return t;
 }

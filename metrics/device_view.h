@@ -41,6 +41,11 @@ struct DeviceTotals {
   std::uint64_t skipped_frames = 0;     // android_choreographer_skipped_frames_total
   std::uint64_t davey_frames = 0;       // android_hwui_davey_frames_total
   std::optional<std::uint64_t> big_jank;  // android_layer_perfdog_big_jank_total; none without layers
+  // Android vitals' frozen frames (over 700 ms): android_gfxinfo_frozen_frames_total,
+  // none until an app's gfxinfo printed a HISTOGRAM; android_layer_frozen_frames_total,
+  // none without layers (games' SurfaceViews have no gfxinfo).
+  std::optional<std::uint64_t> frozen_frames;
+  std::optional<std::uint64_t> layer_frozen_frames;
 };
 DeviceTotals device_totals(const DeviceMetrics& d);
 

@@ -100,6 +100,11 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
         put(c, "cause:" + std::string(jank_cause_name(static_cast<JankCause>(i))), name, p.gfxinfo.causes()[i]);
       }
       put_buckets(c, kRunFrameDuration, name, p.gfxinfo.frame_duration());
+      // Android vitals' counts need the HISTOGRAM (Android 7+): none rather than 0 without it.
+      if (p.gfxinfo.has_histogram()) {
+        put(c, "slow_frames", name, p.gfxinfo.slow_frames());
+        put(c, "frozen_frames", name, p.gfxinfo.frozen_frames());
+      }
     }
     if (p.has_framestats) {
       put(c, "framestats_frames", name, p.framestats.frames());
@@ -124,6 +129,8 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
     put(c, "active_ns", source, static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.presents.active_ns())));
     put(c, "jank", source, l.presents.jank());
     put(c, "big_jank", source, l.presents.big_jank());
+    put(c, "sf_slow_frames", source, l.presents.slow_frames());
+    put(c, "sf_frozen_frames", source, l.presents.frozen_frames());
     put(c, "jank_ns", source, static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.presents.jank_ns())));
   }
   return c;

@@ -9,13 +9,14 @@
 namespace jank::metrics {
 namespace {
 
-constexpr std::array<std::string_view, 24> kNames = {
-    "frames",        "janky_frames",      "janky_percent",     "frame_time_p50_ms", "frame_time_p90_ms",
+constexpr std::array<std::string_view, 30> kNames = {
+    "frames",        "janky_frames",      "janky_percent",     "slow_frames",       "slow_percent",
+    "frozen_frames", "frozen_percent",    "frame_time_p50_ms", "frame_time_p90_ms",
     "frame_time_p95_ms", "frame_time_p99_ms", "max_frame_ms",   "framestats_frames", "framestats_janky_frames",
     "framestats_janky_frames_legacy",
     "skipped_frames", "skip_events",      "max_skipped_frames", "sm",               "davey_frames",
     "sf_frames",     "active_seconds",    "fps",               "jank",              "big_jank",
-    "stutter_percent", "ft_frames",       "ft_janky_frames"};
+    "stutter_percent", "sf_slow_frames",  "sf_frozen_frames",  "ft_frames",         "ft_janky_frames"};
 
 std::optional<double> as_double(std::optional<std::uint64_t> v) {
   if (!v) return std::nullopt;
@@ -59,6 +60,12 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   m["frames"] = as_double(frames);
   m["janky_frames"] = as_double(janky);
   if (frames && janky && *frames > 0) m["janky_percent"] = 100.0 * static_cast<double>(*janky) / static_cast<double>(*frames);
+  // Android vitals: shares of the run's frames, as the Play Console reports them.
+  for (const auto& [count, percent] : {std::pair{"slow_frames", "slow_percent"}, std::pair{"frozen_frames", "frozen_percent"}}) {
+    const auto n = c.total(count);
+    m[count] = as_double(n);
+    if (frames && n && *frames > 0) m[percent] = 100.0 * static_cast<double>(*n) / static_cast<double>(*frames);
+  }
   const auto durations = c.total_buckets(kRunFrameDuration);
   const auto frame_bounds = buckets::frame_duration_seconds();
   if (durations.size() == frame_bounds.size() + 1) {
@@ -102,6 +109,8 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
     }
     m["jank"] = as_double(c.total("jank"));
     m["big_jank"] = as_double(c.total("big_jank"));
+    m["sf_slow_frames"] = as_double(c.total("sf_slow_frames"));
+    m["sf_frozen_frames"] = as_double(c.total("sf_frozen_frames"));
   }
   m["ft_frames"] = as_double(c.total("ft_frames"));
   m["ft_janky_frames"] = as_double(c.total("ft_janky_frames"));

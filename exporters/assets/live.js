@@ -36,7 +36,7 @@
     {key: 'big_jank_per_minute', kind: 'number', decimals: 1},
     {key: 'thermal_status', kind: 'thermal', decimals: 0}
   ];
-  var TOTALS = ['skipped_frames', 'davey_frames', 'big_jank'];
+  var TOTALS = ['skipped_frames', 'davey_frames', 'big_jank', 'frozen_frames', 'layer_frozen_frames'];
   var THERMAL = ['none', 'light', 'moderate', 'severe', 'critical', 'emergency', 'shutdown'];
 
   function num(v) { return typeof v === 'number' && isFinite(v) ? v : null; }
@@ -124,6 +124,9 @@
     var title = thresholdNote(col.key, mark);
     if (col.key === 'skipped_per_minute' && dev.totals && num(dev.totals.skipped_frames) !== null) {
       title += (title ? '; ' : '') + String(dev.totals.skipped_frames) + ' skipped frames in all';
+    }
+    if (col.key === 'davey_per_minute' && dev.totals && num(dev.totals.frozen_frames) !== null) {
+      title += (title ? '; ' : '') + String(dev.totals.frozen_frames) + ' frozen frames in all';
     }
     // SM sorts as a share of the refresh rate, as the server orders it.
     var hz = num(dev.refresh_hz);

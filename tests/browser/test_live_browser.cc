@@ -51,7 +51,9 @@ json device(const std::string& serial, json sm, double hz, const std::string& st
           {"fps", 58.9}, {"jank_percent", 3.1}, {"skipped_per_minute", 150}, {"davey_per_minute", 2},
           {"big_jank_per_minute", 0}, {"thermal_status", 0}, {"trace_armed", false}, {"open_runs", 0},
           {"sampled_at", 1764061000.0},
-          {"totals", {{"skipped_frames", 12345}, {"davey_frames", 17}, {"big_jank", 3}}}};
+          {"totals",
+           {{"skipped_frames", 12345}, {"davey_frames", 17}, {"big_jank", 3}, {"frozen_frames", 2},
+            {"layer_frozen_frames", nullptr}}}};
 }
 
 json document(std::vector<json> devices) {
@@ -292,6 +294,16 @@ TEST_CASE("live page in Chromium refreshes the table from /api/devices without a
   CHECK(cell(dom, "sim-hot", "jank_percent")->get("class") == "num t-bad");
   CHECK(cell(dom, "sim-hot", "thermal_status")->text == "4 critical");
   CHECK(cell(dom, "sim-hot", "refresh_hz")->text == "120");
+  // The totals and the Davey cell's note of live.js are the server's too.
+  bool row_seen = false;
+  for (const auto& t : find_tags(dom.tags, {{"data-serial", "sim-a"}})) {
+    if (t.name != "tr") continue;
+    row_seen = true;
+    CHECK(t.get("data-total-frozen-frames") == "2");
+    CHECK(t.get("data-total-layer-frozen-frames") == "null");
+  }
+  CHECK(row_seen);
+  CHECK(cell(dom, "sim-a", "davey_per_minute")->get("title").find("2 frozen frames in all") != std::string::npos);
   const auto links = find_tags(dom.tags, {{"href", "/devices/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"}});
   CHECK(links.size() == 1);  // encodeURIComponent leaves ( ) as they are
   no_markup_from_data(dom);

@@ -139,7 +139,7 @@ std::string family(const std::string& key) { return key.substr(0, key.find('{'))
 
 // What /metrics says of one device, on the series the page is compared with.
 struct Observed {
-  std::optional<double> sm, refresh, big_jank;
+  std::optional<double> sm, refresh, big_jank, frozen, layer_frozen;
   double skipped = 0, davey = 0;
   std::string state, activity;  // jank_exporter_device_state, android_device_activity_state
   bool operator==(const Observed&) const = default;
@@ -165,6 +165,10 @@ std::map<std::string, Observed> observe(const std::string& scrape) {
       out[serial].davey += value;
     } else if (f == "android_layer_perfdog_big_jank_total") {
       out[serial].big_jank = out[serial].big_jank.value_or(0) + value;
+    } else if (f == "android_gfxinfo_frozen_frames_total") {
+      out[serial].frozen = out[serial].frozen.value_or(0) + value;
+    } else if (f == "android_layer_frozen_frames_total") {
+      out[serial].layer_frozen = out[serial].layer_frozen.value_or(0) + value;
     }
   }
   return out;
@@ -173,7 +177,8 @@ std::map<std::string, Observed> observe(const std::string& scrape) {
 std::string describe(const Observed& o) {
   auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string("absent"); };
   return "sm " + opt(o.sm) + ", refresh " + opt(o.refresh) + ", state " + o.state + ", activity " + o.activity +
-         ", skipped " + std::to_string(o.skipped) + ", davey " + std::to_string(o.davey) + ", big jank " + opt(o.big_jank);
+         ", skipped " + std::to_string(o.skipped) + ", davey " + std::to_string(o.davey) + ", big jank " + opt(o.big_jank) +
+         ", frozen " + opt(o.frozen) + ", layer frozen " + opt(o.layer_frozen);
 }
 
 const Tag* cell(const std::vector<Tag>& tags, const std::string& serial, const std::string& metric) {
@@ -229,6 +234,8 @@ void compare_row(const std::vector<Tag>& tags, const Tag& row, const Observed& o
   CHECK(total(row, "skipped-frames") == std::optional<double>(o.skipped));
   CHECK(total(row, "davey-frames") == std::optional<double>(o.davey));
   CHECK(total(row, "big-jank") == o.big_jank);
+  CHECK(total(row, "frozen-frames") == o.frozen);
+  CHECK(total(row, "layer-frozen-frames") == o.layer_frozen);
 }
 
 bool not_blank(const std::string& png, std::uint32_t width, std::uint32_t height) {
@@ -442,7 +449,7 @@ TEST_CASE("live page without JavaScript lists the rows of /api/devices", "[brows
       REQUIRE(c);
       CHECK(c->get("data-value") == (f[k].is_null() ? std::string() : f[k].get<std::string>()));
     }
-    for (const char* k : {"skipped_frames", "davey_frames", "big_jank"}) {
+    for (const char* k : {"skipped_frames", "davey_frames", "big_jank", "frozen_frames", "layer_frozen_frames"}) {
       std::string name = k;
       std::replace(name.begin(), name.end(), '_', '-');
       const auto v = total(row, name);

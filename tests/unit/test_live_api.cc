@@ -137,7 +137,9 @@ TEST_CASE("GET /api/devices: every device sorted by serial with its row", "[live
   CHECK(d["trace_armed"] == false);
   CHECK(d["open_runs"] == 1);
   CHECK(d["sampled_at"].get<double>() == 1764061000.125);
-  CHECK(d["totals"] == Json::parse(R"({"skipped_frames": 30, "davey_frames": 1, "big_jank": null})"));
+  // The example dump's 800 ms frame is frozen; no layers: no layer count.
+  CHECK(d["totals"] == Json::parse(R"({"skipped_frames": 30, "davey_frames": 1, "big_jank": null,
+                                       "frozen_frames": 1, "layer_frozen_frames": null})"));
 
   // A device that told nothing: nulls, never zeros.
   const Json& bare = j["devices"][0];
@@ -167,6 +169,10 @@ TEST_CASE("GET /api/devices: totals and sm and refresh and thermal status and in
     CHECK(d["totals"]["skipped_frames"].get<double>() == (std::isnan(skipped) ? 0 : skipped));
     const double davey = metrics_sum(text, "android_hwui_davey_frames_total", serial);
     CHECK(d["totals"]["davey_frames"].get<double>() == (std::isnan(davey) ? 0 : davey));
+    // Frozen frames: null where /metrics has no series, else their sum.
+    const double frozen = metrics_sum(text, "android_gfxinfo_frozen_frames_total", serial);
+    CHECK(d["totals"]["frozen_frames"].is_null() == std::isnan(frozen));
+    if (!std::isnan(frozen)) CHECK(d["totals"]["frozen_frames"].get<double>() == frozen);
     CHECK(d["sm"].get<double>() == metrics_sum(text, "android_choreographer_device_sm", serial));
     CHECK(d["refresh_hz"].get<double>() == metrics_sum(text, "android_display_refresh_rate_hertz", serial));
     const double thermal = metrics_sum(text, "android_thermal_status", serial);

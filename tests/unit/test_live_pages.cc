@@ -45,7 +45,9 @@ json device(const std::string& serial, json sm, double refresh = 60) {
           {"trace_armed", false},
           {"open_runs", 0},
           {"sampled_at", 1764061000.0},
-          {"totals", {{"skipped_frames", 12345}, {"davey_frames", 17}, {"big_jank", 3}}}};
+          {"totals",
+           {{"skipped_frames", 12345}, {"davey_frames", 17}, {"big_jank", 3}, {"frozen_frames", 2},
+            {"layer_frozen_frames", nullptr}}}};
 }
 
 json document(std::vector<json> devices) {
@@ -164,6 +166,11 @@ TEST_CASE("live page shows null as a dash, never 0") {
   CHECK(rows[0].get("data-total-big-jank") == "null");
   CHECK(rows[0].get("data-total-skipped-frames") == "12345");
   CHECK(rows[0].get("data-total-davey-frames") == "17");
+  CHECK(rows[0].get("data-total-frozen-frames") == "2");
+  CHECK(rows[0].get("data-total-layer-frozen-frames") == "null");
+  const Tag* davey = cell(tags, "sim0", "davey_per_minute");
+  REQUIRE(davey);
+  CHECK(davey->get("title").find("2 frozen frames in all") != std::string::npos);
   // A value of 0 is a value.
   const Tag* big = cell(tags, "sim0", "big_jank_per_minute");
   REQUIRE(big);

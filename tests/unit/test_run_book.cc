@@ -309,3 +309,74 @@ TEST_CASE("a run's FPS is frame intervals over active time, in its results and i
   CHECK(old_series["sf_frames"][0] == 93);
   CHECK(old_series["fps"][0].is_null());
 }
+
+TEST_CASE("a run counts the app's slow and frozen frames over the run, from HWUI and from its layers", "[runs][vitals]") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  auto dump = [](std::uint64_t total, const std::string& histogram) {
+    return parsers::parse_gfxinfo(
+        "Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 1\n\n** Graphics info for pid 42 [com.a] **\n\n"
+        "Stats since: 1000ns\nTotal frames rendered: " +
+        std::to_string(total) + "\nJanky frames: 0 (0.00%)\nHISTOGRAM: " + histogram + "\n");
+  };
+  const auto layer = *parsers::classify_layer("com.a/com.a.Main#7");
+  std::int64_t next = kSecond;
+  // 20 frames at 60 Hz, then a gap of `gap_ns` (0: none) and 10 more.
+  auto present = [&](std::int64_t gap_ns) {
+    parsers::SfLatency latency;
+    latency.refresh_period_ns = 16'666'667;
+    for (int i = 0; i < 30; ++i) {
+      if (i == 20) next += gap_ns;
+      latency.rows.push_back({next, next, next});
+      next += 16'666'667;
+    }
+    store.record_layer_latency(d, layer, latency);
+  };
+  // Before the run: 6 slow frames of which 1 frozen; the layer presents steadily.
+  store.record_gfxinfo(d, dump(56, "5ms=50 17ms=5 700ms=1"));
+  present(0);
+  metrics::RunBook book;
+  book.start(spec("r", "com.a", {"s1"}), kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  book.advance(3 * kSecond, store);
+  REQUIRE(book.find("r")->state == RunState::running);
+  // During it: 42 more frames, 12 more slow (17, 19, 700 and 1000 ms), 2 more frozen;
+  // the layer stalls once for 0.8 s (a frame over 700 ms: slow and frozen).
+  store.record_gfxinfo(d, dump(98, "5ms=80 17ms=12 19ms=3 700ms=2 1000ms=1"));
+  present(800'000'000);
+  book.advance(9 * kSecond, store);
+  int status = 0;
+  std::string error;
+  REQUIRE(book.stop("r", 10 * kSecond, status, error));
+  d.live.gfxinfo_round_begun_ns = 10 * kSecond + 1;
+  book.advance(11 * kSecond, store);
+  const metrics::Run& run = *book.find("r");
+  REQUIRE(run.state == RunState::finished);
+  const auto results = metrics::run_results(run, device_of(run, "s1"), 11 * kSecond);
+  CHECK(results.metrics.at("frames") == 42);
+  CHECK(results.metrics.at("slow_frames") == 12);
+  CHECK(results.metrics.at("frozen_frames") == 2);
+  CHECK(*results.metrics.at("slow_percent") == Approx(100.0 * 12 / 42));
+  CHECK(*results.metrics.at("frozen_percent") == Approx(100.0 * 2 / 42));
+  CHECK(results.metrics.at("sf_slow_frames") == 1);
+  CHECK(results.metrics.at("sf_frozen_frames") == 1);
+  const auto json = nlohmann::json::parse(exporters::run_json(run, 11 * kSecond, exporters::RunDetail::summary));
+  CHECK(json["devices"][0]["metrics"]["frozen_frames"] == 2);
+  CHECK(json["devices"][0]["metrics"]["sf_frozen_frames"] == 1);
+}
+
+TEST_CASE("a run of an app whose gfxinfo prints no HISTOGRAM has no vitals counts rather than 0", "[runs][vitals]") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  store.record_gfxinfo(d, gfx_dump("com.a", 100, 5));
+  metrics::RunBook book;
+  book.start(spec("r", "com.a", {"s1"}), kSecond, store);
+  d.live.gfxinfo_round_begun_ns = 2 * kSecond;
+  book.advance(3 * kSecond, store);
+  store.record_gfxinfo(d, gfx_dump("com.a", 160, 9));
+  book.advance(4 * kSecond, store);
+  const auto results = metrics::run_results(*book.find("r"), device_of(*book.find("r"), "s1"), 4 * kSecond);
+  CHECK(results.metrics.at("frames") == 60);
+  CHECK(!results.metrics.at("slow_frames").has_value());
+  CHECK(!results.metrics.at("frozen_percent").has_value());
+}

@@ -36,6 +36,7 @@ json device(const std::string& serial, double sm) {
            {{"frames", 3600},
             {"janky_frames", 120},
             {"janky_percent", 3.333},
+            {"slow_percent", 12.5},
             {"frame_time_p90_ms", 13},
             {"frame_time_p95_ms", 17},
             {"frame_time_p99_ms", 32},
@@ -43,6 +44,7 @@ json device(const std::string& serial, double sm) {
             {"max_skipped_frames", 60},
             {"sm", sm},
             {"davey_frames", 2},
+            {"frozen_frames", 4},
             {"fps", 59.97},
             {"jank", 3},
             {"big_jank", 1}}},
@@ -148,6 +150,8 @@ TEST_CASE("run report table values equal the input", "[report]") {
   CHECK(cell("emulator-5554", "sm") == "55.9");
   CHECK(cell("emulator-5556", "sm") == "47.5");
   CHECK(cell("emulator-5554", "janky_percent") == "3.33");
+  CHECK(cell("emulator-5554", "slow_percent") == "12.50");
+  CHECK(cell("emulator-5554", "frozen_frames") == "4");
   CHECK(cell("emulator-5554", "frame_time_p99_ms") == "32");
   CHECK(cell("emulator-5554", "frames") == "3600");
   CHECK(cell("emulator-5554", "duration_seconds") == "60.3");
