@@ -24,6 +24,15 @@ void put_buckets(AppCounters& c, std::string_view histogram, std::string_view so
   c.buckets[std::move(key)] = h.counts();
 }
 
+// Counts every snapshot of their source holds (a layer's, a framestats
+// window's), added by later releases of the exporter: absent from a baseline
+// that has the source, they were not counted yet, and the run counts them
+// from the next snapshot on, never their whole lifetime.
+bool always_with_source(std::string_view metric) {
+  return metric == "sf_intervals" || metric == "sf_slow_frames" || metric == "sf_frozen_frames" ||
+         metric == "framestats_janky_frames_legacy";
+}
+
 constexpr std::size_t kMaxKeys = 4096;     // a package has a handful of processes and layers
 constexpr std::size_t kMaxBuckets = 256;   // the widest layout has ~30
 
@@ -139,9 +148,13 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
 std::uint64_t add_growth(AppCounters& sum, const AppCounters& before, const AppCounters& now) {
   std::set<std::string_view> restarted;  // sources, not keys: one restart drops all of a source's values
   auto source_of = [](std::string_view key) { return key.substr(key.rfind('@') + 1); };
+  std::set<std::string_view> sources_before;
+  for (const auto& [key, v] : before.values) sources_before.insert(source_of(key));
   for (const auto& [key, v] : now.values) {
     std::uint64_t growth = v;
-    if (const auto it = before.values.find(key); it != before.values.end()) {
+    if (const auto it = before.values.find(key); it == before.values.end()) {
+      if (always_with_source(metric_of(key)) && sources_before.contains(source_of(key))) growth = 0;
+    } else {
       if (v >= it->second) {
         growth = v - it->second;
       } else {

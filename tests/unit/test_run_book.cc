@@ -380,3 +380,29 @@ TEST_CASE("a run of an app whose gfxinfo prints no HISTOGRAM has no vitals count
   CHECK(!results.metrics.at("slow_frames").has_value());
   CHECK(!results.metrics.at("frozen_percent").has_value());
 }
+
+TEST_CASE("a count a baseline from an older exporter lacks is counted from the next step, not over its lifetime") {
+  metrics::AppCounters before, now, sum;
+  // The baseline knew the layer but not its frame intervals or vitals.
+  before.values["sf_frames@layer:L"] = 1000;
+  now.values["sf_frames@layer:L"] = 1060;
+  now.values["sf_intervals@layer:L"] = 5000;
+  now.values["sf_frozen_frames@layer:L"] = 7;
+  // A layer that appeared during the run counts from 0, as before.
+  now.values["sf_intervals@layer:M"] = 40;
+  // A cause first seen during the run went from none to 3.
+  before.values["skipped_frames@com.a"] = 10;
+  now.values["skipped_frames@com.a"] = 10;
+  now.values["cause:slow_ui_thread@com.a"] = 3;
+  metrics::add_growth(sum, before, now);
+  CHECK(sum.values.at("sf_frames@layer:L") == 60);
+  CHECK(sum.values.at("sf_intervals@layer:L") == 0);
+  CHECK(sum.values.at("sf_frozen_frames@layer:L") == 0);
+  CHECK(sum.values.at("sf_intervals@layer:M") == 40);
+  CHECK(sum.values.at("cause:slow_ui_thread@com.a") == 3);
+  // The step after: growth as usual.
+  metrics::AppCounters later = now, sum2;
+  later.values["sf_intervals@layer:L"] = 5059;
+  metrics::add_growth(sum2, now, later);
+  CHECK(sum2.values.at("sf_intervals@layer:L") == 59);
+}
