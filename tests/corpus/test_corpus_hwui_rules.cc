@@ -17,18 +17,13 @@
 #include <vector>
 
 #include "app/replay.h"
-#include "parsers/text_input.h"
+#include "tests/corpus/corpus_text.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return jank::parsers::decode_to_utf8(ss.str());
-}
+using jank::corpus_test::read_text;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -13,24 +13,11 @@
 #include <thread>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/sim_layers.h"
 
 using namespace jank::daemon_test;
 
 namespace {
-
-const std::string kFeed = "com.example.feed";
-const std::string kGame = "com.example.game";
-
-struct LayerId {
-  std::string package, layer, kind;
-  auto operator<=>(const LayerId&) const = default;
-};
-
-const std::vector<LayerId> kLayers = {
-    {kFeed, kFeed + "/" + kFeed + ".MainActivity", "app_window"},
-    {kGame, kGame + "/" + kGame + ".MainActivity", "app_window"},
-    {kGame, "SurfaceView[" + kGame + "/" + kGame + ".MainActivity](BLAST)", "surface_view"},
-};
 
 // Exported family → the simulator truth's field for the same count.
 const std::vector<std::pair<std::string, std::string>> kCounts = {
@@ -38,11 +25,6 @@ const std::vector<std::pair<std::string, std::string>> kCounts = {
     {"android_layer_perfdog_big_jank_total", "big_jank"},  {"android_layer_freezes_total", "freezes"},
     {"android_layer_frozen_frames_total", "frozen"},       {"android_layer_slow_frames_total", "slow"},
     {"android_layer_slow_frames_refresh_total", "slow_refresh"}};
-
-std::string layer_series(const std::string& family, const std::string& serial, const LayerId& l) {
-  return family + "{serial=\"" + serial + "\",package=\"" + l.package + "\",layer=\"" + l.layer + "\",kind=\"" +
-         l.kind + "\"}";
-}
 
 // One layer's counts by truth field name.
 using Counts = std::map<std::string, double>;

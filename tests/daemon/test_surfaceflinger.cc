@@ -11,29 +11,11 @@
 #include <thread>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/sim_layers.h"
 
 using namespace jank::daemon_test;
 
 namespace {
-
-const std::string kFeed = "com.example.feed";
-const std::string kGame = "com.example.game";
-
-struct LayerId {
-  std::string package, layer, kind;
-  auto operator<=>(const LayerId&) const = default;
-};
-
-const std::vector<LayerId> kLayers = {
-    {kFeed, kFeed + "/" + kFeed + ".MainActivity", "app_window"},
-    {kGame, kGame + "/" + kGame + ".MainActivity", "app_window"},
-    {kGame, "SurfaceView[" + kGame + "/" + kGame + ".MainActivity](BLAST)", "surface_view"},
-};
-
-std::string layer_series(const std::string& family, const std::string& serial, const LayerId& l) {
-  return family + "{serial=\"" + serial + "\",package=\"" + l.package + "\",layer=\"" + l.layer + "\",kind=\"" +
-         l.kind + "\"}";
-}
 
 // One layer's numbers, from the exporter (seconds) or the truth (ns → s).
 struct Counts {
