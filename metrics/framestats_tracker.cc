@@ -106,24 +106,18 @@ bool FramestatsTracker::load(StateReader& r) {
   unusable_ = r.u64();
   frame_duration_.load(r);
   for (auto& h : stages_) h.load(r);
-  janky_legacy_ = 0;
-  if (r.peek("fs_legacy")) {
-    r.expect("fs_legacy");
-    janky_legacy_ = r.u64();
-    if (janky_legacy_ > frames_) {
-      janky_legacy_ = 0;
-      r.reject();
-    }
-  }
-  interval_fallbacks_ = 0;
-  if (r.peek("fs_interval_fallbacks")) {
-    r.expect("fs_interval_fallbacks");
-    interval_fallbacks_ = r.u64();
-    if (interval_fallbacks_ > frames_) {
-      interval_fallbacks_ = 0;
-      r.reject();
-    }
-  }
+  // Records of their own, absent from older files; a count over the frames
+  // cannot be true and is rejected.
+  auto optional_count = [&](std::string_view tag) -> std::uint64_t {
+    if (!r.peek(tag)) return 0;
+    r.expect(tag);
+    const std::uint64_t count = r.u64();
+    if (count <= frames_) return count;
+    r.reject();
+    return 0;
+  };
+  janky_legacy_ = optional_count("fs_legacy");
+  interval_fallbacks_ = optional_count("fs_interval_fallbacks");
   return !r.fail();
 }
 
