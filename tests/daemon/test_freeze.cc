@@ -102,7 +102,8 @@ struct FreezeRig {
 
 }  // namespace
 
-TEST_CASE("a game frozen 1.5, 3 and 6 s shows three BigJank and three frozen frames, rests and static UI none") {
+TEST_CASE("a game frozen for 1.5 s then 3 s then 6 s shows three BigJank and three frozen frames and rests and static UI none",
+          "[serial]") {
   FreezeRig rig({"--devices", "2", "--packages", kFeed, "--games", kGame + ":60", "--refresh", "60,120", "--sdk",
                  "33,35", "--stall-prob", "0", "--hitch-prob", "0", "--log-rate", "2"},
                 "  frametimeline: false\n");
