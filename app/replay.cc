@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/replay_dumps.h"
+#include "app/replay_input.h"
 #include "config/config.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
@@ -106,30 +107,6 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
   if (!help && o.files.empty()) return "no input: give one or more FILEs, or - for standard input";
   return "";
 }
-
-class Input {
- public:
-  Input(std::FILE* f, bool owned) : f_(f), owned_(owned) {}
-  ~Input() {
-    if (owned_ && f_ != nullptr) std::fclose(f_);
-  }
-  Input(const Input&) = delete;
-  Input& operator=(const Input&) = delete;
-  std::FILE* file() const { return f_; }
-  // Appends up to n bytes; returns bytes read, 0 at EOF; -1 on error.
-  long read(std::string& buf, std::size_t n) {
-    const std::size_t old = buf.size();
-    buf.resize(old + n);
-    std::size_t got = std::fread(buf.data() + old, 1, n, f_);
-    buf.resize(old + got);
-    if (got == 0 && std::ferror(f_)) return -1;
-    return static_cast<long>(got);
-  }
-
- private:
-  std::FILE* f_;
-  bool owned_;
-};
 
 // Files at least this big are scanned on several threads.
 constexpr std::size_t kParallelMinBytes = 1u << 20;
@@ -232,28 +209,6 @@ bool replay_mapped(Input& in, unsigned threads, const parsers::LogPatternSet* pa
   return true;
 }
 
-// The first timestamp of a logcat capture (in its first 64 KiB): where the
-// span SM divides by begins. Lines without a time (a buffer divider, a tool's
-// banner) are passed over.
-std::optional<std::int64_t> first_wall_time(std::string_view text, const parsers::ParseOptions& options) {
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    line = parsers::strip_tool_prefix(line);
-    std::optional<parsers::LogLine> parsed;
-    if (!line.empty() && line.front() == '[') {
-      for (const auto layout : {parsers::LogLayout::long_header, parsers::LogLayout::logcatapp}) {
-        if (!parsed) parsed = parsers::parse_log_line(line, layout, options);
-      }
-    }
-    if (!parsed) parsed = parsers::detect_log_line(line, options);
-    if (parsed && parsed->time.base == parsers::TimeBase::wall) return parsed->time.ns;
-  }
-  return std::nullopt;
-}
-
 // Runs one input through the pipeline. Returns an error message or "".
 std::string replay_one(const std::string& name, Input& in, const Options& o, metrics::Store& store,
                        metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
@@ -290,7 +245,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
     }
     stream.finish();
     device.lines += stream.counts();
-    if (const auto first = first_wall_time(head_text, stream_options.parse)) {
+    if (const auto first = parsers::first_wall_time(head_text, stream_options.parse)) {
       store.note_time(device, *first);
     }
     if (stream.last_time().base == parsers::TimeBase::wall) store.note_time(device, stream.last_time().ns);
@@ -333,20 +288,10 @@ double judging_refresh_hz(const Options& o) {
     }
     const std::string decoded = parsers::decode_to_utf8(text);
     if (parsers::detect_input_kind(decoded.substr(0, kProbeBytes)) != parsers::InputKind::sf_latency) continue;
-    for (const auto& section : parsers::split_sf_latency_capture(decoded)) {
-      const auto table = parsers::parse_sf_latency(section.text);
-      if (table.refresh_period_ns && *table.refresh_period_ns > 0) ++periods[*table.refresh_period_ns];
-    }
+    parsers::count_printed_periods(decoded, periods);
   }
-  std::int64_t best = 0;
-  std::uint64_t best_count = 0;
-  for (const auto& [period, count] : periods) {  // ascending: a tie keeps the shorter period
-    if (count > best_count) {
-      best = period;
-      best_count = count;
-    }
-  }
-  return best > 0 ? 1e9 / static_cast<double>(best) : o.refresh_hz;
+  const auto best = parsers::most_printed_period(periods);
+  return best ? 1e9 / static_cast<double>(*best) : o.refresh_hz;
 }
 
 }  // namespace

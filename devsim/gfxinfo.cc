@@ -203,7 +203,8 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
                   x.done);
           // The GPU's fence is what completes the frame: HWUI takes
           // FrameCompleted as the later of GpuCompleted and
-          // SwapBuffersCompleted (CanvasContext::onSurfaceStatsAvailable).
+          // SwapBuffersCompleted (frameworks/base libs/hwui/renderthread/
+          // CanvasContext.cpp, CanvasContext::onSurfaceStatsAvailable).
           appendf(s, ",20000,250000,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",\n", x.done,
                   x.done - 100'000, x.done + f.interval, x.swap);
         }

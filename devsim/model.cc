@@ -1252,6 +1252,10 @@ bool Device::force_skip(std::string_view pkg, std::uint32_t frames) {
   return false;
 }
 
+// A freeze blocks the main thread for its whole length (Choreographer.java
+// doFrame logs one skip when it runs again; FrameInfo keeps the intended
+// vsync, so framestats and Davey show the whole stall) and the game loop
+// (SurfaceView's producer queues no buffer, so FrameTracker adds no row).
 bool Device::freeze(std::string_view pkg, double seconds) {
   advance();
   for (auto& a : apps_) {

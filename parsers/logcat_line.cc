@@ -686,4 +686,23 @@ std::optional<std::string_view> buffer_separator(std::string_view line) {
   return rest;
 }
 
+std::optional<std::int64_t> first_wall_time(std::string_view text, const ParseOptions& options) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = strip_tool_prefix(line);
+    std::optional<LogLine> parsed;
+    if (!line.empty() && line.front() == '[') {
+      for (const auto layout : {LogLayout::long_header, LogLayout::logcatapp}) {
+        if (!parsed) parsed = parse_log_line(line, layout, options);
+      }
+    }
+    if (!parsed) parsed = detect_log_line(line, options);
+    if (parsed && parsed->time.base == TimeBase::wall) return parsed->time.ns;
+  }
+  return std::nullopt;
+}
+
 }  // namespace jank::parsers

@@ -71,6 +71,11 @@ std::optional<LogLine> detect_log_line(std::string_view line, const ParseOptions
 // "[ +652 ms] " or "[        ] ". Returns the line without it (unchanged when absent).
 std::string_view strip_tool_prefix(std::string_view line);
 
+// The first wall-clock timestamp of a logcat capture, in any layout (lines
+// without a time, such as buffer dividers or a tool's banner, are passed
+// over); nullopt when no line has one.
+std::optional<std::int64_t> first_wall_time(std::string_view text, const ParseOptions& options = {});
+
 // "--------- beginning of main" / "--------- switch to system": returns the buffer name.
 std::optional<std::string_view> buffer_separator(std::string_view line);
 

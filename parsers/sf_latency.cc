@@ -101,4 +101,23 @@ SfLatency parse_sf_latency(std::string_view text) {
   return out;
 }
 
+void count_printed_periods(std::string_view capture, std::map<std::int64_t, std::uint64_t>& counts) {
+  for (const auto& section : split_sf_latency_capture(capture)) {
+    const auto table = parse_sf_latency(section.text);
+    if (table.refresh_period_ns && *table.refresh_period_ns > 0) ++counts[*table.refresh_period_ns];
+  }
+}
+
+std::optional<std::int64_t> most_printed_period(const std::map<std::int64_t, std::uint64_t>& counts) {
+  std::optional<std::int64_t> best;
+  std::uint64_t best_count = 0;
+  for (const auto& [period, count] : counts) {  // ascending: a tie keeps the shorter period
+    if (count > best_count) {
+      best = period;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
 }  // namespace jank::parsers

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,11 @@ struct SfLatencySection {
 // what follows, quotes removed) and at period lines (a lone integer) that
 // follow rows or another period line. Lines before the first output stay in it.
 std::vector<SfLatencySection> split_sf_latency_capture(std::string_view text);
+
+// Counts how often each refresh period is printed by the outputs of a
+// capture, into `counts` (several captures may add to one map).
+void count_printed_periods(std::string_view capture, std::map<std::int64_t, std::uint64_t>& counts);
+// The period printed most often; the shorter on a tie; nullopt for none.
+std::optional<std::int64_t> most_printed_period(const std::map<std::int64_t, std::uint64_t>& counts);
 
 }  // namespace jank::parsers
