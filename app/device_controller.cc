@@ -36,7 +36,6 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       surface_timer_(io),
       display_timer_(io),
       liveness_timer_(io),
-      thermal_timer_(io),
       trace_timer_(io) {}
 
 DeviceController::~DeviceController() { stop(); }
@@ -81,14 +80,14 @@ void DeviceController::end_streams() {
   surface_timer_.cancel();
   display_timer_.cancel();
   liveness_timer_.cancel();
-  thermal_timer_.cancel();
+  for (auto& t : source_timers_) t.cancel();
   trace_timer_.cancel();
   traces_.reset();
   probes_.reset();
   log_.reset();
   gfxinfo_.reset();
   surface_.reset();
-  thermal_.reset();
+  source_pollers_.clear();
 }
 
 void DeviceController::begin_session() {
@@ -215,10 +214,14 @@ void DeviceController::follow() {
     surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_);
     surface_->start(std::chrono::milliseconds(2500));
   }
-  if (config_->thermal_enabled) {
-    thermal_ = std::make_unique<ThermalPoller>(
-        PollerContext{config_, serial_, shared_, runner(), timer(thermal_timer_), clock_.wall_ns, release()});
-    thermal_->start(std::chrono::milliseconds(3000));
+  const auto sources = command_sources();
+  while (source_timers_.size() < sources.size()) source_timers_.emplace_back(restart_timer_.get_executor());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (!sources[i]->enabled(*config_)) continue;
+    source_pollers_.push_back(std::make_unique<CommandPoller>(
+        PollerContext{config_, serial_, shared_, runner(), timer(source_timers_[i]), clock_.wall_ns, release()},
+        *sources[i]));
+    source_pollers_.back()->start();
   }
   start_traces();
   schedule_liveness();

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <random>
 #include <string>
@@ -18,13 +19,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "app/command_poller.h"
 #include "app/device_probes.h"
 #include "app/gfxinfo_poller.h"
 #include "app/host_clock.h"
 #include "app/log_session.h"
 #include "app/shared_state.h"
 #include "app/surface_poller.h"
-#include "app/thermal_poller.h"
 #include "app/trace_recorder.h"
 #include "config/config.h"
 #include "ingest/adaptive_deadline.h"
@@ -115,12 +116,12 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   boost::asio::steady_timer surface_timer_;
   boost::asio::steady_timer display_timer_;
   boost::asio::steady_timer liveness_timer_;
-  boost::asio::steady_timer thermal_timer_;
+  std::deque<boost::asio::steady_timer> source_timers_;  // one per command source
   boost::asio::steady_timer trace_timer_;
 
   std::unique_ptr<GfxinfoPoller> gfxinfo_;  // one per session
   std::unique_ptr<SurfacePoller> surface_;  // one per session, when surfaceflinger.enabled
-  std::unique_ptr<ThermalPoller> thermal_;  // one per session, when thermal.enabled
+  std::vector<std::unique_ptr<CommandPoller>> source_pollers_;  // per session, the enabled command sources
   std::unique_ptr<TraceRecorder> traces_;   // one per session, when traces.enabled covers the device
 };
 

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/sources/thermal.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
@@ -57,7 +58,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
       store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
       return "";
     case parsers::InputKind::thermal:
-      store.record_thermal(device, parsers::parse_thermalservice(text));
+      metrics::record_thermal(store, device, parsers::parse_thermalservice(text));
       return "";
     case parsers::InputKind::power_state:
       store.record_power_state(device, parsers::parse_power_state(text));

@@ -1,19 +1,12 @@
-// dumpsys thermalservice for one device session: the thermal status and
-// temperatures every thermal.poll_interval_seconds, one command at a time.
-// A device without the service (Android 9 and older) or that refuses it is
-// asked again only every kUnsupportedRetry: its answer will not change soon.
+// The thermal source's session part: dumpsys thermalservice every
+// thermal.poll_interval_seconds (run by app/command_poller.h). A device
+// without the service (Android 9 and older) or that refuses it is asked
+// again only every CommandPoller::kUnsupportedRetry.
 #pragma once
 
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <string>
 #include <string_view>
 
-#include "app/session_io.h"
-#include "app/shared_state.h"
-#include "config/config.h"
+#include "app/command_poller.h"
 #include "parsers/thermal.h"
 
 namespace jank::app {
@@ -23,17 +16,6 @@ namespace jank::app {
 // (Permission Denial) or "unsupported" (no such service, or not its dump).
 std::string_view thermal_poll_result(const ingest::ShellResult& r, const parsers::ThermalDump& dump);
 
-class ThermalPoller {
- public:
-  static constexpr std::chrono::minutes kUnsupportedRetry{30};
-
-  explicit ThermalPoller(PollerContext context);
-  void start(std::chrono::milliseconds first);
-
- private:
-  void poll();
-
-  PollerContext ctx_;
-};
+const CommandSource& thermal_command_source();
 
 }  // namespace jank::app

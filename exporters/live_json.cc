@@ -10,6 +10,7 @@
 #include "exporters/live_pages.h"
 
 #include "metrics/gfxinfo_tracker.h"
+#include "metrics/sources/thermal.h"
 #include "metrics/trace_files.h"
 
 namespace jank::exporters {

@@ -1,6 +1,8 @@
 // Every metric family the exporter serves, declared once: name, type, unit,
-// help and label names. The text writer, the prometheus-cpp view of the same
-// series and the documentation test all read it from here.
+// help and label names; those of the source modules are declared by each
+// module and listed here after the exporter's own. The text writer, the
+// prometheus-cpp view of the same series and the documentation test all read
+// it from here.
 #pragma once
 
 #include <cstddef>
@@ -8,10 +10,13 @@
 #include <span>
 #include <string_view>
 
+#include "metrics/series.h"
+
 namespace jank::exporters {
 
-enum class FamilyType : std::uint8_t { counter, gauge, histogram };
-std::string_view family_type_name(FamilyType type);
+using metrics::FamilySpec;
+using metrics::FamilyType;
+using metrics::family_type_name;
 
 // One enumerator per family, in catalogue order.
 enum class Family : std::uint16_t {
@@ -83,12 +88,6 @@ enum class Family : std::uint16_t {
   jank_exporter_package_overflow_events_total,
   jank_exporter_log_pattern_overflow_total,
   jank_exporter_log_pattern_discards_total,
-  // Thermal state (dumpsys thermalservice).
-  android_thermal_status,
-  android_thermal_temperature_celsius,
-  jank_exporter_thermal_polls_total,
-  jank_exporter_thermal_lines_total,
-  jank_exporter_thermal_readings_dropped_total,
   android_display_power_state,
   android_device_activity_state,
   android_device_active_seconds_total,
@@ -174,17 +173,11 @@ enum class Family : std::uint16_t {
 };
 inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_layer_refresh_period_seconds) + 1;
 
-struct FamilySpec {
-  Family id;
-  std::string_view name;
-  FamilyType type;
-  std::string_view unit;    // base unit named in the family name ("seconds", "frames"), or ""
-  std::string_view help;
-  std::string_view labels;  // label names in series order, comma-separated ("" for none)
-};
-
 const FamilySpec& family(Family id);
-// Every family, in enumerator order.
+// Every family the exporter serves: the ones above in enumerator order, then
+// each registered source module's (metrics/source.h).
 std::span<const FamilySpec> catalogue();
+// A declared family's place in catalogue().
+std::size_t family_index(const FamilySpec& spec);
 
 }  // namespace jank::exporters

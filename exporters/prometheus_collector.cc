@@ -15,6 +15,7 @@
 #include "exporters/label_repair.h"
 #include "exporters/openmetrics.h"
 #include "metrics/device_view.h"
+#include "metrics/source.h"
 #include "metrics/trace_files.h"
 
 namespace jank::exporters {
@@ -40,16 +41,17 @@ class FamilySink final : public SeriesSink {
   using SeriesSink::histogram;
   using SeriesSink::sample;
 
-  void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
-    auto& m = add(id, labels, extra);
-    if (family(id).type == FamilyType::counter) {
+  void sample(const FamilySpec& spec, const LabelSet& labels, const Extra* extra, double value) override {
+    auto& m = add(spec, labels, extra);
+    if (spec.type == FamilyType::counter) {
       m.counter.value = value;
     } else {
       m.gauge.value = value;
     }
   }
-  void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
-    auto& m = add(id, labels, extra);
+  void histogram(const FamilySpec& spec, const LabelSet& labels, const Extra* extra,
+                 const metrics::Histogram& h) override {
+    auto& m = add(spec, labels, extra);
     m.histogram.sample_count = h.count();
     m.histogram.sample_sum = h.sum();
     std::uint64_t cumulative = 0;
@@ -63,36 +65,34 @@ class FamilySink final : public SeriesSink {
   std::vector<MetricFamily> take() { return std::move(families_); }
 
  private:
-  ClientMetric& add(Family id, const LabelSet& labels, const Extra* extra) {
-    auto& index = index_[static_cast<std::size_t>(id)];
+  ClientMetric& add(const FamilySpec& spec, const LabelSet& labels, const Extra* extra) {
+    auto& index = index_[family_index(spec)];
     if (index < 0) {
-      const auto& spec = family(id);
       index = static_cast<int>(families_.size());
       families_.push_back(MetricFamily{std::string(spec.name), std::string(spec.help), prometheus_type(spec.type), {}});
     }
     auto& metrics = families_[static_cast<std::size_t>(index)].metric;
     metrics.emplace_back();
     auto& label = metrics.back().label;
-    label = labels.list();
+    label.reserve(labels.list().size() + 1);
+    for (const auto& l : labels.list()) label.push_back({l.name, l.value});
     if (extra != nullptr) label.push_back({std::string(extra->name), valid_utf8(std::string(extra->value))});
     return metrics.back();
   }
 
-  std::array<int, kFamilyCount> index_ = [] {
-    std::array<int, kFamilyCount> a{};
-    a.fill(-1);
-    return a;
-  }();
+  std::vector<int> index_ = std::vector<int>(catalogue().size() + 1, -1);
   std::vector<MetricFamily> families_;
 };
 
 // The metadata lines of every family in each format, rendered once per process.
-using FamilyHeaders = std::array<std::string, kFamilyCount>;
+using FamilyHeaders = std::vector<std::string>;
 const FamilyHeaders& family_headers(ExpositionFormat format) {
   static const auto headers = [] {
     std::array<FamilyHeaders, 2> out;
-    for (const auto& spec : catalogue()) {
-      const auto i = static_cast<std::size_t>(spec.id);
+    out[0].resize(catalogue().size() + 1);
+    out[1].resize(catalogue().size() + 1);
+    for (std::size_t i = 0; i < catalogue().size(); ++i) {
+      const auto& spec = catalogue()[i];
       auto& h = out[0][i];
       h = "# HELP ";
       h += spec.name;
@@ -122,19 +122,19 @@ class TextSink final : public SeriesSink {
   TextSink(std::vector<ExpositionFamily>& families, ExpositionFormat format)
       : families_(families),
         headers_(family_headers(format)),
-        exemplars_(format == ExpositionFormat::openmetrics_1_0_0) {
-    index_.fill(-1);
-  }
+        exemplars_(format == ExpositionFormat::openmetrics_1_0_0),
+        index_(headers_.size(), -1) {}
 
-  void sample(Family id, const LabelSet& labels, const Extra* extra, double value) override {
-    std::string& out = body(id);
-    append_series_head(out, family(id).name, "", labels, extra);
+  void sample(const FamilySpec& spec, const LabelSet& labels, const Extra* extra, double value) override {
+    std::string& out = body(spec);
+    append_series_head(out, spec.name, "", labels, extra);
     append_number(out, value);
     out += '\n';
   }
-  void histogram(Family id, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) override {
-    std::string& out = body(id);
-    const std::string_view name = family(id).name;
+  void histogram(const FamilySpec& spec, const LabelSet& labels, const Extra* extra,
+                 const metrics::Histogram& h) override {
+    std::string& out = body(spec);
+    const std::string_view name = spec.name;
     append_series_head(out, name, "_count", labels, extra);
     append_count(out, h.count());
     out += '\n';
@@ -159,18 +159,18 @@ class TextSink final : public SeriesSink {
   }
 
  protected:
-  void exemplar_sample(Family id, const LabelSet& labels, double value,
+  void exemplar_sample(const FamilySpec& spec, const LabelSet& labels, double value,
                        const metrics::TraceExemplar& exemplar) override {
-    std::string& out = body(id);
-    append_series_head(out, family(id).name, "", labels, nullptr);
+    std::string& out = body(spec);
+    append_series_head(out, spec.name, "", labels, nullptr);
     append_number(out, value);
     if (exemplars_) append_exemplar(out, exemplar);
     out += '\n';
   }
 
  private:
-  std::string& body(Family id) {
-    const auto i = static_cast<std::size_t>(id);
+  std::string& body(const FamilySpec& spec) {
+    const auto i = family_index(spec);
     auto& index = index_[i];
     if (index < 0) {
       index = static_cast<int>(families_.size());
@@ -203,7 +203,7 @@ class TextSink final : public SeriesSink {
   std::vector<ExpositionFamily>& families_;
   const FamilyHeaders& headers_;
   bool exemplars_;
-  std::array<int, kFamilyCount> index_;
+  std::vector<int> index_;
   std::unordered_map<const double*, std::vector<std::string>> le_;
 };
 
@@ -243,7 +243,7 @@ double unix_seconds(std::int64_t ns) {
 // start, so that rates exist.
 void collect_trace_store(SeriesSink& f, const metrics::TraceStoreStatus& s) {
   if (!s.enabled) return;
-  const LabelSet none({});
+  const LabelSet none = label_set({});
   for (const auto reason : metrics::kTraceDrops) {
     const auto it = s.dropped.find(std::string(metrics::trace_drop_name(reason)));
     f.sample(F::jank_exporter_traces_dropped_total, none, Extra{"reason", metrics::trace_drop_name(reason)},
@@ -254,7 +254,7 @@ void collect_trace_store(SeriesSink& f, const metrics::TraceStoreStatus& s) {
   for (std::size_t i = 0; i < std::min(s.recent.size(), metrics::kRecentTraces); ++i) {
     const auto& t = s.recent[i];
     f.sample(F::jank_exporter_trace_info,
-             LabelSet({{"serial", t.serial}, {"package", t.package}, {"rule", t.rule}, {"trace_id", t.id}}),
+             label_set({{"serial", t.serial}, {"package", t.package}, {"rule", t.rule}, {"trace_id", t.id}}),
              unix_seconds(t.triggered_at_ns));
   }
 }
@@ -274,9 +274,9 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
     f.sample(F::jank_exporter_device_command_deadline_seconds, dev, l.command_deadline_seconds);
   }
   if (!l.info.empty()) {
-    std::vector<ClientMetric::Label> labels = dev.list();
+    std::vector<metrics::Label> labels = dev.list();
     for (const auto& [k, v] : l.info) labels.push_back({k, v});
-    f.sample(F::android_device_info, LabelSet(std::move(labels)), 1);
+    f.sample(F::android_device_info, label_set(std::move(labels)), 1);
   }
   f.sample(F::android_choreographer_skip_threshold_frames, dev, l.skip_threshold_frames);
   f.sample(F::jank_exporter_device_sessions_total, dev, count(l.sessions));
@@ -296,14 +296,11 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
     f.sample(F::jank_exporter_gfxinfo_polls_total, dev, Extra{"result", result}, count(n));
   }
   for (const auto& [key, n] : l.surfaceflinger_polls) {
-    const LabelSet labels({{"serial", d.serial}, {"command", key.first}});
+    const LabelSet labels = label_set({{"serial", d.serial}, {"command", key.first}});
     f.sample(F::jank_exporter_surfaceflinger_polls_total, labels, Extra{"result", key.second}, count(n));
   }
   for (const auto& [result, n] : l.commands) {
     f.sample(F::jank_exporter_device_commands_total, dev, Extra{"result", result}, count(n));
-  }
-  for (const auto& [result, n] : l.thermal_polls) {
-    f.sample(F::jank_exporter_thermal_polls_total, dev, Extra{"result", result}, count(n));
   }
   for (const auto& [result, n] : l.package_polls) {
     f.sample(F::jank_exporter_package_polls_total, dev, Extra{"result", result}, count(n));
@@ -316,7 +313,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
 }
 
 void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
-  const LabelSet none({});
+  const LabelSet none = label_set({});
   f.sample(F::jank_exporter_runs_started_total, none, count(book.counts().started));
   f.sample(F::jank_exporter_runs_finished_total, none, count(book.counts().finished));
   for (const char* reason : {"count", "age"}) {
@@ -328,13 +325,13 @@ void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
     if (run.state == metrics::RunState::finished) continue;
     for (const auto& d : run.devices) {
       f.sample(F::jank_exporter_run_open,
-               LabelSet({{"run", run.spec.id},
+               label_set({{"run", run.spec.id},
                          {"name", run.spec.name},
                          {"package", run.spec.package},
                          {"serial", d.serial},
                          {"state", std::string(metrics::run_state_name(run.state))}}),
                1);
-      const LabelSet labels({{"run", run.spec.id}, {"serial", d.serial}});
+      const LabelSet labels = label_set({{"run", run.spec.id}, {"serial", d.serial}});
       if (const auto v = d.counted.total("frames")) f.sample(F::android_run_frames, labels, count(*v));
       if (const auto v = d.counted.total("janky_frames")) f.sample(F::android_run_janky_frames, labels, count(*v));
       f.sample(F::android_run_skipped_frames, labels, count(d.counted.total("skipped_frames").value_or(0)));
@@ -343,10 +340,10 @@ void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
 }
 
 void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
-  const LabelSet none({});
-  f.sample(F::jank_exporter_build_info, LabelSet({{"version", m.version}}), 1);
+  const LabelSet none = label_set({});
+  f.sample(F::jank_exporter_build_info, label_set({{"version", m.version}}), 1);
   for (const auto& [server, s] : m.adb_servers) {
-    const LabelSet labels({{"server", server}});
+    const LabelSet labels = label_set({{"server", server}});
     f.sample(F::jank_exporter_adb_server_up, labels, s.up ? 1 : 0);
     for (const auto& [kind, n] : s.errors) {
       f.sample(F::jank_exporter_adb_errors_total, labels, Extra{"kind", kind}, count(n));
@@ -415,7 +412,7 @@ const metrics::TraceExemplar* exemplar_of(const metrics::DeviceMetrics& d, metri
 void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
   using metrics::ExemplarCounter;
   for (const auto& [stable, l] : d.layers) {
-    const LabelSet labels({{"serial", d.serial},
+    const LabelSet labels = label_set({{"serial", d.serial},
                            {"package", l.package},
                            {"layer", stable},
                            {"kind", l.kind == parsers::LayerKind::surface_view ? "surface_view" : "app_window"}});
@@ -454,7 +451,7 @@ void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const
              count(ft.by_label[label]));
   }
   for (const auto& [title, w] : windows.windows()) {
-    const LabelSet win({{"serial", d.serial}, {"package", package}, {"window", title}});
+    const LabelSet win = label_set({{"serial", d.serial}, {"package", package}, {"window", title}});
     f.sample(F::android_frametimeline_window_frames_total, win, count(w.frames));
     f.sample(F::android_frametimeline_window_janky_frames_total, win, count(w.janky));
     for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
@@ -466,8 +463,8 @@ void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const
   // Every type and stage once a frame joined: a fixed set of series.
   if (ft.joined == 0) return;
   for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
-    const LabelSet typed(
-        {{"serial", d.serial}, {"package", package}, {"jank_type", std::string(metrics::jank_label(label))}});
+    const LabelSet typed =
+        label_set({{"serial", d.serial}, {"package", package}, {"jank_type", std::string(metrics::jank_label(label))}});
     for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
       const Extra stage{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))};
       f.sample(F::android_frametimeline_stage_seconds_total, typed, stage, ft.stage_seconds[label][st]);
@@ -495,7 +492,7 @@ void collect_timestats(SeriesSink& f, const metrics::DeviceMetrics& d, const Lab
   }
   f.sample(F::jank_exporter_timestats_overflow_rows_total, dev, count(ts.overflow_rows()));
   for (const auto& [key, jank] : ts.buckets()) {
-    const LabelSet rates({{"serial", d.serial},
+    const LabelSet rates = label_set({{"serial", d.serial},
                           {"refresh_rate", std::to_string(key.refresh_rate_fps)},
                           {"render_rate", std::to_string(key.render_rate_fps)}});
     f.sample(F::android_timestats_display_timeline_frames_total, rates,
@@ -515,7 +512,7 @@ void collect_timestats(SeriesSink& f, const metrics::DeviceMetrics& d, const Lab
     for (std::size_t i = 0; i < parsers::kTsJankFieldCount; ++i) app.jank.counts[i] += totals.jank.counts[i];
   }
   for (const auto& [package, t] : apps) {
-    const LabelSet pkg({{"serial", d.serial}, {"package", package}});
+    const LabelSet pkg = label_set({{"serial", d.serial}, {"package", package}});
     f.sample(F::android_timestats_frames_total, pkg, count(t.total_frames));
     f.sample(F::android_timestats_dropped_frames_total, pkg, count(t.dropped_frames));
     f.sample(F::android_timestats_timeline_frames_total, pkg, count(t.jank[parsers::TsJankField::total_timeline_frames]));
@@ -541,7 +538,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   }
   const auto& in = d.surface_input;
   if (in.frametimeline_lines > 0) {
-    const LabelSet labels({{"serial", d.serial}, {"source", "frametimeline"}});
+    const LabelSet labels = label_set({{"serial", d.serial}, {"source", "frametimeline"}});
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
              count(in.frametimeline_lines - in.frametimeline_malformed));
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"},
@@ -550,7 +547,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
     f.sample(F::jank_exporter_frametimeline_restarts_total, dev, count(d.frametimeline.restarts()));
   }
   if (in.timestats_lines > 0) {
-    const LabelSet labels({{"serial", d.serial}, {"source", "timestats"}});
+    const LabelSet labels = label_set({{"serial", d.serial}, {"source", "timestats"}});
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
              count(in.timestats_lines - in.timestats_malformed));
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"},
@@ -566,32 +563,12 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
       {"latency", {in.latency_lines, in.latency_malformed}},
       {"power", {in.power_lines, in.power_malformed}}};
   for (const auto& [source, lines] : sources) {
-    const LabelSet labels({{"serial", d.serial}, {"source", std::string(source)}});
+    const LabelSet labels = label_set({{"serial", d.serial}, {"source", std::string(source)}});
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
              count(lines.first - lines.second));
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"}, count(lines.second));
   }
   f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
-}
-
-// The newest thermal reading while it is current: not once the device went
-// away, nor past its freshness (a device that stopped answering).
-void collect_thermal(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now) {
-  const auto& t = d.thermal;
-  if (t.dumps == 0) return;
-  f.sample(F::jank_exporter_thermal_lines_total, dev, Extra{"result", "parsed"}, count(t.lines - t.malformed_lines));
-  f.sample(F::jank_exporter_thermal_lines_total, dev, Extra{"result", "discarded"}, count(t.malformed_lines));
-  for (std::size_t r = 0; r < metrics::kThermalDrops; ++r) {
-    f.sample(F::jank_exporter_thermal_readings_dropped_total, dev,
-             Extra{"reason", metrics::thermal_drop_name(static_cast<metrics::ThermalDrop>(r))}, count(t.dropped[r]));
-  }
-  if (!metrics::thermal_current(d, now)) return;
-  if (t.status) f.sample(F::android_thermal_status, dev, *t.status);
-  for (const auto& reading : t.temperatures) {
-    const LabelSet labels({{"serial", d.serial}, {"sensor", reading.name}});
-    f.sample(F::android_thermal_temperature_celsius, labels,
-             Extra{"type", parsers::thermal_type_name(reading.type)}, reading.value);
-  }
 }
 
 // SM's window: its length, and the seconds of it SM divides by (the whole
@@ -605,7 +582,7 @@ struct SmWindow {
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, const SmWindow& sm_window) {
   const std::int64_t window_s = sm_window.window_s;
   const double sm_seconds = sm_window.seconds;
-  const LabelSet dev({{"serial", d.serial}});
+  const LabelSet dev = label_set({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
@@ -639,7 +616,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   for (const auto& [pattern, c] : d.log_patterns) {
-    const LabelSet labels({{"serial", d.serial}, {"pattern", pattern}});
+    const LabelSet labels = label_set({{"serial", d.serial}, {"pattern", pattern}});
     if (c.has_label) f.sample(F::jank_exporter_log_pattern_overflow_total, labels, count(c.overflow));
     for (std::size_t r = 0; r < parsers::kPatternDiscards; ++r) {
       // Only the reasons that can happen to this pattern: few series per pattern.
@@ -651,10 +628,10 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     }
   }
   collect_surface(f, d, dev);
-  collect_thermal(f, d, dev, now);
+  for (const auto* source : metrics::device_sources()) source->collect(f, d, dev, now);
   for (const auto& [package, v] : d.app_versions) {
     f.sample(F::android_app_info,
-             LabelSet({{"serial", d.serial},
+             label_set({{"serial", d.serial},
                        {"package", package},
                        {"version_name", v.name},
                        {"version_code", v.code ? std::to_string(*v.code) : std::string()}}),
@@ -663,7 +640,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
 
   const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {
-    const LabelSet pkg({{"serial", d.serial}, {"package", name}});
+    const LabelSet pkg = label_set({{"serial", d.serial}, {"package", name}});
     const auto found = app_layers.find(name);
     const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
     if (p.skip_events > 0) {
@@ -731,7 +708,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     }
     if (!p.windows.windows().empty()) {
       for (const auto& [title, w] : p.windows.windows()) {
-        const LabelSet labels({{"serial", d.serial}, {"package", name}, {"window", title}});
+        const LabelSet labels = label_set({{"serial", d.serial}, {"package", name}, {"window", title}});
         f.sample(F::android_gfxinfo_window_frames_total, labels, count(w.frames));
         f.sample(F::android_gfxinfo_window_janky_frames_total, labels, count(w.janky));
         f.histogram(F::android_gfxinfo_window_frame_duration_seconds, labels, w.duration);
@@ -744,7 +721,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
     }
     for (const auto& [key, s] : p.log_patterns) {
-      const LabelSet labels({{"serial", d.serial}, {"package", name}, {"pattern", key.first}, {"value", key.second}});
+      const LabelSet labels = label_set({{"serial", d.serial}, {"package", name}, {"pattern", key.first}, {"value", key.second}});
       f.sample(F::android_log_pattern_matches_total, labels, count(s.matches));
       if (!s.has_value) continue;
       f.sample(F::android_log_pattern_value_sum_total, labels, s.value_sum);

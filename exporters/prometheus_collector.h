@@ -40,37 +40,24 @@ WindowSpan input_span();
 
 // Receives every series in collection order. Families come out in the order
 // of their first series; families without series are not printed.
-class SeriesSink {
+class SeriesSink : public metrics::SeriesSink {
  public:
-  virtual ~SeriesSink() = default;
-  // A counter or gauge, as the catalogue declares `family`.
-  virtual void sample(Family family, const LabelSet& labels, const Extra* extra, double value) = 0;
-  virtual void histogram(Family family, const LabelSet& labels, const Extra* extra, const metrics::Histogram& h) = 0;
+  using metrics::SeriesSink::histogram;
+  using metrics::SeriesSink::sample;
 
-  void sample(Family family, const LabelSet& labels, double v) { sample(family, labels, nullptr, v); }
-  void sample(Family family, const LabelSet& labels, Extra extra, double v) { sample(family, labels, &extra, v); }
-  void histogram(Family family, const LabelSet& labels, const metrics::Histogram& h) {
-    histogram(family, labels, nullptr, h);
+  // The exporter's own families by enumerator.
+  void sample(Family id, const LabelSet& labels, double v) { sample(family(id), labels, nullptr, v); }
+  void sample(Family id, const LabelSet& labels, Extra extra, double v) { sample(family(id), labels, &extra, v); }
+  void sample(Family id, const LabelSet& labels, double v, const metrics::TraceExemplar* exemplar) {
+    sample(family(id), labels, v, exemplar);
   }
-  void histogram(Family family, const LabelSet& labels, Extra extra, const metrics::Histogram& h) {
-    histogram(family, labels, &extra, h);
+  void histogram(Family id, const LabelSet& labels, const metrics::Histogram& h) {
+    histogram(family(id), labels, nullptr, h);
   }
-
-  // A counter sample with the exemplar of its series (docs/traces.md), or
-  // none (null: the common case, at the cost of a plain sample).
-  void sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar* exemplar) {
-    if (exemplar == nullptr) {
-      sample(family, labels, nullptr, v);
-    } else {
-      exemplar_sample(family, labels, v, *exemplar);
-    }
+  void histogram(Family id, const LabelSet& labels, Extra extra, const metrics::Histogram& h) {
+    histogram(family(id), labels, &extra, h);
   }
-
- protected:
-  // Only OpenMetrics shows exemplars: any other sink writes the sample alone.
-  virtual void exemplar_sample(Family family, const LabelSet& labels, double v, const metrics::TraceExemplar&) {
-    sample(family, labels, nullptr, v);
-  }
+  LabelSet labels(std::vector<metrics::Label> list) const override { return label_set(std::move(list)); }
 };
 
 class StoreCollector final : public prometheus::Collectable {

@@ -61,7 +61,10 @@ void append_openmetrics_exposition(const std::vector<prometheus::MetricFamily>& 
   for (const auto& f : families) {
     append_openmetrics_metadata(out, f.name, openmetrics_type(f), "", valid_utf8(f.help));
     for (const auto& m : f.metric) {
-      const LabelSet labels(m.label);
+      std::vector<metrics::Label> list;
+      list.reserve(m.label.size());
+      for (const auto& l : m.label) list.push_back({l.name, l.value});
+      const LabelSet labels = label_set(std::move(list));
       const std::int64_t ts = m.timestamp_ms;
       switch (f.type) {
         case prometheus::MetricType::Counter:
@@ -100,15 +103,17 @@ void append_openmetrics_exposition(const std::vector<prometheus::MetricFamily>& 
   }
 }
 
-LabelSet::LabelSet(std::vector<prometheus::ClientMetric::Label> labels) : list_(std::move(labels)) {
-  for (std::size_t i = 0; i < list_.size(); ++i) {
-    list_[i].value = valid_utf8(std::move(list_[i].value));
-    if (i != 0) text_ += ',';
-    text_ += list_[i].name;
-    text_ += "=\"";
-    append_label_value(text_, list_[i].value);
-    text_ += '"';
+LabelSet label_set(std::vector<metrics::Label> labels) {
+  std::string text;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    labels[i].value = valid_utf8(std::move(labels[i].value));
+    if (i != 0) text += ',';
+    text += labels[i].name;
+    text += "=\"";
+    append_label_value(text, labels[i].value);
+    text += '"';
   }
+  return LabelSet(std::move(labels), std::move(text));
 }
 
 void append_number(std::string& out, double v) {

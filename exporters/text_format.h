@@ -15,6 +15,7 @@
 #include <prometheus/metric_family.h>
 
 #include "exporters/label_repair.h"
+#include "metrics/series.h"
 
 namespace jank::exporters {
 
@@ -54,25 +55,13 @@ struct Exposition {
 // Closes a whole exposition: OpenMetrics ends with `# EOF`, 0.0.4 has no end marker.
 void finish_exposition(Exposition& exposition, ExpositionFormat format);
 
+using metrics::Extra;
+using metrics::LabelSet;
+
 // Labels shared by many series (a device's, a package's), made valid UTF-8
-// and rendered in exposition form once rather than once per series.
-class LabelSet {
- public:
-  explicit LabelSet(std::vector<prometheus::ClientMetric::Label> labels);
-  const std::vector<prometheus::ClientMetric::Label>& list() const { return list_; }
-  const std::string& text() const { return text_; }  // name="value",… without braces
-
- private:
-  std::vector<prometheus::ClientMetric::Label> list_;
-  std::string text_;
-};
-
-// One more label for a single series (result, reason, cause, stage, …): a
-// fixed ASCII name and value chosen by the collector.
-struct Extra {
-  std::string_view name;
-  std::string_view value;
-};
+// and rendered in exposition form (name="value",… without braces) once
+// rather than once per series.
+LabelSet label_set(std::vector<metrics::Label> labels);
 
 // `name` and `suffix`, the labels in braces when there are any (`extra`, may
 // be null, after `labels`), then the space before the value. Inline: the

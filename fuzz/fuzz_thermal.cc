@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "metrics/sources/thermal.h"
 #include "metrics/store.h"
 #include "parsers/thermal.h"
 
@@ -61,8 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_thermal_sensors_per_device = 4;
   jank::metrics::Store store(options);
   auto& d = store.device("f");
-  store.record_thermal(d, lf);
-  const auto& t = d.thermal;
+  jank::metrics::record_thermal(store, d, lf);
+  const auto& t = *jank::metrics::thermal_of(d);
   if (t.temperatures.size() > 4 || t.lines != lf.lines || t.malformed_lines != lf.malformed_lines) std::abort();
   std::uint64_t dropped = 0;
   for (const auto n : t.dropped) dropped += n;

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "metrics/sources/thermal.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -42,16 +44,6 @@ std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
 std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds) {
   if (screen_dark(d) || seconds <= 0) return std::nullopt;
   return smoothness(d.refresh_hz, d.window.frames(now_ns), seconds);
-}
-
-bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns) {
-  const auto& t = d.thermal;
-  if (t.dumps == 0) return false;
-  return !((d.live.live && !d.live.up) || (t.fresh_until_ns != 0 && now_ns > t.fresh_until_ns));
-}
-
-std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns) {
-  return thermal_current(d, now_ns) ? d.thermal.status : std::nullopt;
 }
 
 namespace {

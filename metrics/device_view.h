@@ -24,12 +24,6 @@ std::optional<std::string_view> activity_state(const DeviceMetrics& d);
 // skips were counted in: none while the screen is dark, nor over no time.
 std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds);
 
-// Whether the newest thermal reading is exported at `now_ns`: not once the
-// device went away, nor past its freshness (a device that stopped answering).
-bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns);
-// android_thermal_status at `now_ns`.
-std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns);
-
 // The live view's status at host time `now_ns`: the device state, and while
 // it is counted, what its screen and layers show. Never idle while an app
 // skipped frames or a layer presented within the window the row's SM and

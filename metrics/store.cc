@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "metrics/checkpoint.h"
+#include "metrics/source.h"
 #include "metrics/state_io.h"
 
 namespace jank::metrics {
@@ -30,16 +32,6 @@ std::string_view device_state_name(DeviceState state) {
     case DeviceState::unauthorized: return "unauthorized";
     case DeviceState::offline: return "offline";
     case DeviceState::disconnected: return "disconnected";
-  }
-  return "unknown";
-}
-
-std::string_view thermal_drop_name(ThermalDrop drop) {
-  switch (drop) {
-    case ThermalDrop::non_finite: return "non_finite";
-    case ThermalDrop::duplicate: return "duplicate";
-    case ThermalDrop::long_name: return "long_name";
-    case ThermalDrop::over_cap: return "over_cap";
   }
   return "unknown";
 }
@@ -312,30 +304,6 @@ void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState&
   device.surface_input.power_malformed += power.malformed_lines;
   device.screen = power.screen();
   if (device.screen != parsers::ScreenPower::on && host_now_ns_ != 0) device.screen_not_on_ns = host_now_ns_;
-}
-
-void Store::record_thermal(DeviceMetrics& device, const parsers::ThermalDump& dump, std::int64_t fresh_for_ns) {
-  auto& t = device.thermal;
-  ++t.dumps;
-  t.lines += dump.lines;
-  t.malformed_lines += dump.malformed_lines;
-  t.dropped[static_cast<std::size_t>(ThermalDrop::non_finite)] += dump.non_finite_values;
-  t.dropped[static_cast<std::size_t>(ThermalDrop::duplicate)] += dump.duplicate_names;
-  t.status = dump.status;
-  t.temperatures.clear();
-  for (const auto& reading : dump.temperatures) {
-    // bcl_voltage, bcl_current, bcl_percentage: millivolts, milliamps, percent.
-    if (reading.type >= 6 && reading.type <= 8) continue;
-    ThermalDrop drop = ThermalDrop::over_cap;
-    if (reading.name.size() > kMaxThermalSensorName) {
-      drop = ThermalDrop::long_name;
-    } else if (t.temperatures.size() < options_.max_thermal_sensors_per_device) {
-      t.temperatures.push_back(reading);
-      continue;
-    }
-    ++t.dropped[static_cast<std::size_t>(drop)];
-  }
-  t.fresh_until_ns = fresh_for_ns > 0 && host_now_ns_ != 0 ? host_now_ns_ + fresh_for_ns : 0;
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -731,6 +699,40 @@ void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
   }
 }
 
+
+// Each source module's record: its tag, then its checkpoint function's fields.
+void save_sources(StateWriter& w, const DeviceMetrics& d) {
+  for (const DeviceSource* source : device_sources()) {
+    SourceState* state = d.sources.find(source->slot());
+    if (state == nullptr || !source->worth_saving(*state)) continue;
+    w.tag(source->name());
+    Checkpoint c(w);
+    source->checkpoint(c, *state);
+    w.newline();
+  }
+}
+
+// Reads the source module's record that comes next, if the next token names
+// one; false otherwise. A record with a value that cannot be true is
+// dropped (the device keeps no state of that source) and reported.
+template <typename Reject>
+bool load_source(StateReader& r, DeviceMetrics& d, Reject reject) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!r.peek(source->name())) continue;
+    r.expect(source->name());
+    auto state = source->make_state();
+    Checkpoint c(r);
+    if (source->checkpoint(c, *state)) {
+      d.sources.put(source->slot(), std::move(state));
+    } else if (!r.fail()) {
+      d.sources.clear(source->slot());
+      reject(*source);
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string Store::save() const {
@@ -765,12 +767,6 @@ std::string Store::save() const {
         d->surface_input.power_lines > 0) {
       save_surface(w, *d);
     }
-    if (d->thermal.dumps > 0) {
-      const auto& t = d->thermal;
-      w.tag("thermal").u64(t.dumps).u64(t.lines).u64(t.malformed_lines);
-      for (const auto n : t.dropped) w.u64(n);
-      w.newline();
-    }
     if (d->has_timestats) {
       w.tag("ts_device").u64(d->surface_input.timestats_lines).u64(d->surface_input.timestats_malformed);
       d->timestats.save(w);
@@ -785,6 +781,7 @@ std::string Store::save() const {
       save_device_patterns(w, d->log_patterns);
       w.newline();
     }
+    save_sources(w, *d);
   }
   w.tag("end").newline();
   return w.text();
@@ -929,59 +926,46 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         reject(serial, "package " + name, "a count out of range; its series restart from 0");
       }
     }
-    // Absent from files written before SurfaceFlinger frames were followed.
-    if (r.peek("surface")) load_surface(r, *d, [&](const std::string& record, const std::string& why) {
-      reject(serial, record, why);
-    });
-    // Absent from files written before thermalservice was read. Only the
-    // counts: an old reading is no current state.
-    if (r.peek("thermal")) {
-      r.expect("thermal");
-      before = r.rejected();
-      DeviceMetrics::Thermal t;
-      t.dumps = r.u64();
-      t.lines = r.u64();
-      t.malformed_lines = r.u64();
-      for (auto& n : t.dropped) n = r.u64();
-      if (r.rejected() != before || t.malformed_lines > t.lines) {
-        reject(serial, "device_counters", "thermalservice input counts out of range; restart from 0");
+    // The optional records after the packages, each absent from files written
+    // before its source existed and for devices without it; read in any order.
+    for (bool more = true; more && !r.fail();) {
+      if (r.peek("surface")) {
+        load_surface(r, *d, [&](const std::string& record, const std::string& why) { reject(serial, record, why); });
+      } else if (r.peek("ts_device")) {
+        r.expect("ts_device");
+        before = r.rejected();
+        const std::uint64_t lines = r.u64(), malformed = r.u64();
+        const bool tracker_ok = d->timestats.load(r);
+        if (r.rejected() != before || !tracker_ok || malformed > lines) {
+          d->timestats = TimeStatsTracker();
+          reject(serial, "timestats", "a value that cannot be true; TimeStats is read afresh");
+        } else {
+          d->has_timestats = true;
+          d->surface_input.timestats_lines = lines;
+          d->surface_input.timestats_malformed = malformed;
+        }
+      } else if (r.peek("ft_device")) {
+        r.expect("ft_device");
+        before = r.rejected();
+        const std::uint64_t lines = r.u64(), malformed = r.u64();
+        const bool tracker_ok = d->frametimeline.load(r);
+        if (r.rejected() != before || !tracker_ok || malformed > lines) {
+          d->frametimeline = FrameTimelineTracker();
+          reject(serial, "frametimeline", "a value that cannot be true; the window is read afresh");
+        } else {
+          d->surface_input.frametimeline_lines = lines;
+          d->surface_input.frametimeline_malformed = malformed;
+        }
+      } else if (r.peek("log_pattern_device")) {
+        if (!load_device_patterns(r, d->log_patterns) && !r.fail()) {
+          d->log_patterns.clear();
+          reject(serial, "log_patterns", "a value that cannot be true; overflow and discard counts restart from 0");
+        }
       } else {
-        d->thermal = t;
+        more = load_source(r, *d, [&](const DeviceSource& source) {
+          reject(serial, std::string(source.rejected_record()), std::string(source.rejected_why()));
+        });
       }
-    }
-    // Absent from files written before FrameTimeline was read.
-    // Absent from files written before TimeStats was read, and without it.
-    if (r.peek("ts_device")) {
-      r.expect("ts_device");
-      before = r.rejected();
-      const std::uint64_t lines = r.u64(), malformed = r.u64();
-      const bool tracker_ok = d->timestats.load(r);
-      if (r.rejected() != before || !tracker_ok || malformed > lines) {
-        d->timestats = TimeStatsTracker();
-        reject(serial, "timestats", "a value that cannot be true; TimeStats is read afresh");
-      } else {
-        d->has_timestats = true;
-        d->surface_input.timestats_lines = lines;
-        d->surface_input.timestats_malformed = malformed;
-      }
-    }
-    if (r.peek("ft_device")) {
-      r.expect("ft_device");
-      before = r.rejected();
-      const std::uint64_t lines = r.u64(), malformed = r.u64();
-      const bool tracker_ok = d->frametimeline.load(r);
-      if (r.rejected() != before || !tracker_ok || malformed > lines) {
-        d->frametimeline = FrameTimelineTracker();
-        reject(serial, "frametimeline", "a value that cannot be true; the window is read afresh");
-      } else {
-        d->surface_input.frametimeline_lines = lines;
-        d->surface_input.frametimeline_malformed = malformed;
-      }
-    }
-    // Absent from files written before log patterns were counted, and without them.
-    if (r.peek("log_pattern_device") && !load_device_patterns(r, d->log_patterns) && !r.fail()) {
-      d->log_patterns.clear();
-      reject(serial, "log_patterns", "a value that cannot be true; overflow and discard counts restart from 0");
     }
     rebuild_pattern_values(*d);
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));

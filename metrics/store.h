@@ -27,6 +27,7 @@
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
+#include "metrics/source_state.h"
 #include "metrics/stall_reports.h"
 #include "metrics/timestats_tracker.h"
 #include "metrics/trace_status.h"
@@ -38,7 +39,6 @@
 #include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
-#include "parsers/thermal.h"
 
 namespace jank::metrics {
 
@@ -135,17 +135,6 @@ struct LayerMetrics {
   std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
 };
 
-// Why a temperature reading of a thermalservice dump was not exported.
-enum class ThermalDrop : std::uint8_t {
-  non_finite,  // NaN or infinite (a sensor the HAL cannot read)
-  duplicate,   // a second reading of a name already taken
-  long_name,   // a sensor name over kMaxThermalSensorName bytes
-  over_cap,    // beyond max_thermal_sensors_per_device
-};
-inline constexpr std::size_t kThermalDrops = 4;
-inline constexpr std::size_t kMaxThermalSensorName = 128;
-std::string_view thermal_drop_name(ThermalDrop drop);
-
 // What the exporter is doing with a device (jank_exporter_device_state).
 enum class DeviceState : std::uint8_t {
   starting,      // a session is setting up (facts, threshold, display, the log stream's preamble)
@@ -240,18 +229,8 @@ struct DeviceMetrics {
     std::uint64_t profile_rows_discarded = 0;     // malformed, or past the parser's per-window cap
   } dump_input;
 
-  // dumpsys thermalservice: the newest reading (gauges, never checkpointed)
-  // and what the dumps brought (counters: received = parsed + discarded).
-  struct Thermal {
-    std::optional<int> status;  // 0 none ... 6 shutdown; unset until a dump told it
-    // Readings in degrees Celsius (the battery current limit types, which
-    // carry other units, are left out), in the HAL's order, at most the cap.
-    std::vector<parsers::ThermalTemperature> temperatures;
-    std::int64_t fresh_until_ns = 0;  // host time the reading goes stale (0: never, replay)
-    std::uint64_t dumps = 0;
-    std::uint64_t lines = 0, malformed_lines = 0;
-    std::array<std::uint64_t, kThermalDrops> dropped{};  // readings per ThermalDrop, every dump
-  } thermal;
+  // The data source modules' state (metrics/source.h), by slot.
+  SourceStates sources;
 
   // Live status, set by the daemon (replays leave `live` false and export none of it).
   struct Live {
@@ -270,7 +249,6 @@ struct DeviceMetrics {
     std::int64_t gfxinfo_round_begun_ns = 0;      // host time the newest finished gfxinfo round began
     std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
-    std::map<std::string, std::uint64_t> thermal_polls;   // dumpsys thermalservice by result
     std::map<std::string, std::uint64_t> package_polls;   // dumpsys package (app versions) by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
@@ -330,16 +308,12 @@ class Store {
   TsObservation record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump);
   // A dumpsys power answer.
   void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
-  // A dumpsys thermalservice answer: its lines counted, the reading replaced
-  // (an answer without thermal state clears it). With `fresh_for_ns` and a
-  // host time, the reading is exported only that long (a device that stops
-  // answering shows no old temperature).
-  void record_thermal(DeviceMetrics& device, const parsers::ThermalDump& dump, std::int64_t fresh_for_ns = 0);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that
   // packages know when they were last alive. Replays never call it.
   void set_host_time(std::int64_t now_ns) { host_now_ns_ = now_ns; }
+  std::int64_t host_time() const { return host_now_ns_; }
   // Marks alive the packages of running processes (pid_names' running ones),
   // including the "pid:N" series of pids still running.
   void mark_running_packages_alive(DeviceMetrics& device);

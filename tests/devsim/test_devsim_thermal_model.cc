@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/replay.h"
+#include "metrics/sources/thermal.h"
 #include "app/thermal_poller.h"
 #include "devsim/model.h"
 #include "devsim/shell.h"
@@ -184,19 +185,20 @@ TEST_CASE("devsim thermal: the exporter's poller reads the simulated device into
   jank::app::SharedState shared{jank::metrics::StoreOptions{}};
   std::function<void()> due;
   auto config = std::make_shared<jank::config::Config>();
-  jank::app::ThermalPoller poller(jank::app::PollerContext{
+  jank::app::CommandPoller poller(jank::app::PollerContext{
       config, "sim0", shared,
       [&](const std::string& command, std::size_t, std::function<void(jank::ingest::ShellResult)> done) {
         jank::ingest::ShellResult r;
         r.output = run_shell(dev, command).out;
         done(std::move(r));
       },
-      [&](std::chrono::milliseconds, std::function<void()> then) { due = std::move(then); }, [] { return 1; }});
-  poller.start(0ms);
+      [&](std::chrono::milliseconds, std::function<void()> then) { due = std::move(then); }, [] { return 1; }},
+      jank::app::thermal_command_source());
+  poller.start();
   dev.thermal_episode(4, -1);
   run_for(dev, clock, 60);
   std::exchange(due, nullptr)();
-  const auto& t = shared.store.device("sim0").thermal;
+  const auto& t = *jank::metrics::thermal_of(shared.store.device("sim0"));
   CHECK(t.status == 4);
   REQUIRE(t.temperatures.size() == 4);
   const SimThermal sim = dev.thermal();
@@ -205,7 +207,7 @@ TEST_CASE("devsim thermal: the exporter's poller reads the simulated device into
     CHECK(t.temperatures[i].value == Approx(sim.temps[i].value).margin(1e-4));
   }
   CHECK(t.malformed_lines == 0);
-  CHECK(shared.store.device("sim0").live.thermal_polls.at("ok") == 1);
+  CHECK(jank::metrics::thermal_of(shared.store.device("sim0"))->polls.at("ok") == 1);
 }
 
 TEST_CASE("devsim thermal: replay of a captured dumpsys thermalservice exports the gauges", "[thermal][replay]") {

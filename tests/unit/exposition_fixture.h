@@ -6,6 +6,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
+#include "metrics/sources/thermal.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
@@ -113,10 +114,10 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   ts.layers.push_back(row);
   store.record_timestats(d, ts);
 
-  d.live.thermal_polls["ok"] = 1;
+  metrics::count_thermal_poll(d, "ok");
   d.live.package_polls["ok"] = 1;
   store.record_app_version(d, "p", metrics::AppVersion{"1.0", 1});
-  store.record_thermal(d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
+  metrics::record_thermal(store, d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
                                                         "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
 
   // A custom log pattern with a label and a value: one summed, one discarded.

@@ -17,6 +17,7 @@
 #include "exporters/live_json.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"
+#include "metrics/sources/thermal.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/thermal.h"
 #include "parsers/utf8.h"
@@ -61,7 +62,7 @@ struct Farm {
     davey.duration_ms = 800;
     store.record_davey(d, "com.example.feed", davey);
     gfxinfo(store, d);
-    store.record_thermal(d, parsers::parse_thermalservice(
+    metrics::record_thermal(store, d, parsers::parse_thermalservice(
                                "IsStatusOverride: false\nThermal Status: 3\nCached temperatures:\nHAL Ready: true\n"
                                "HAL connection:\n\tThermalHAL AIDL 1  connected: yes\nCurrent temperatures from HAL:\n"
                                "Current cooling devices from HAL:\n"));

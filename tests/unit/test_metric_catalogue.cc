@@ -11,6 +11,7 @@
 
 #include "exporters/metric_catalogue.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/source.h"
 #include "tests/unit/exposition_fixture.h"
 
 using namespace jank;
@@ -58,14 +59,28 @@ TEST_CASE("the catalogue declares each family once, named by the conventions", "
   for (const auto& f : exporters::catalogue()) {
     INFO(f.name);
     CHECK(names.insert(f.name).second);
-    CHECK(&exporters::family(f.id) == &f);
     CHECK((f.name.starts_with("android_") || f.name.starts_with("jank_exporter_")));
     CHECK(f.name.ends_with("_total") == (f.type == exporters::FamilyType::counter));
     if (!f.unit.empty()) CHECK(f.name.find("_" + std::string(f.unit)) != std::string_view::npos);
     CHECK_FALSE(f.help.empty());
     CHECK(f.help.back() == '.');
   }
-  CHECK(names.size() == exporters::kFamilyCount);
+  // The exporter's own families, then each source module's, each at the index family_index() gives.
+  std::size_t index = 0;
+  for (std::size_t i = 0; i < exporters::kFamilyCount; ++i, ++index) {
+    const auto& spec = exporters::family(static_cast<exporters::Family>(i));
+    CHECK(exporters::family_index(spec) == index);
+    CHECK(exporters::catalogue()[index].name == spec.name);
+  }
+  for (const auto* source : metrics::device_sources()) {
+    for (const auto& spec : source->families()) {
+      INFO(source->name() << ": " << spec.name);
+      CHECK(exporters::family_index(spec) == index);
+      CHECK(exporters::catalogue()[index++].name == spec.name);
+    }
+  }
+  CHECK(names.size() == index);
+  CHECK(exporters::catalogue().size() == index);
 }
 
 // Parses the tables of docs/metrics.md: `family` | type | labels | meaning.
@@ -163,7 +178,7 @@ TEST_CASE("Text() equals prometheus-cpp's TextSerializer of the same series byte
   exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   collector.set_window_span(test::whole_window());
   const auto families = collector.Collect();
-  REQUIRE(families.size() == exporters::kFamilyCount);
+  REQUIRE(families.size() == exporters::catalogue().size());
   const std::string oracle = prometheus::TextSerializer().Serialize(families);
   const std::string text = collector.Text().str();
   CHECK_THAT(text, Catch::Contains("serial=\"odd\\\"serial\\\\\\n\\\\xFF\""));

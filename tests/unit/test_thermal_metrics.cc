@@ -7,6 +7,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
+#include "metrics/sources/thermal.h"
 #include "parsers/thermal.h"
 
 using namespace jank;
@@ -37,7 +38,7 @@ bool has(const std::string& text, const std::string& line) { return text.find(li
 TEST_CASE("thermal store: status and temperatures exported with sensor and type labels", "[thermal][store]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(
                               3, temperature_line("VIRTUAL-SKIN", 3, "41.5", 3) + temperature_line("cpu-big", 0, "67.25") +
                                      temperature_line("ibat", 7, "1500.0") + temperature_line("vbat", 6, "3800.0") +
                                      temperature_line("soc", 8, "85.0") + temperature_line("battery", 2, "NaN") +
@@ -49,7 +50,7 @@ TEST_CASE("thermal store: status and temperatures exported with sensor and type 
   // Battery current limit readings are volts, amps and percent: not temperatures.
   CHECK(text.find("sensor=\"ibat\"") == std::string::npos);
   CHECK(text.find("type=\"bcl_") == std::string::npos);
-  CHECK(d.thermal.temperatures.size() == 2);
+  CHECK(metrics::thermal_of(d)->temperatures.size() == 2);
   // received = parsed + discarded: every line of the dump, one malformed.
   CHECK(has(text, "jank_exporter_thermal_lines_total{serial=\"s\",result=\"parsed\"} 15"));
   CHECK(has(text, "jank_exporter_thermal_lines_total{serial=\"s\",result=\"discarded\"} 1"));
@@ -66,34 +67,34 @@ TEST_CASE("thermal store: sensors beyond the cap and over-long names are counted
   std::string readings;
   for (int i = 0; i < 5; ++i) readings += temperature_line("t" + std::to_string(i), 0, "50.0");
   readings += temperature_line(std::string(metrics::kMaxThermalSensorName + 1, 'x'), 3, "30.0");
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(0, readings)));
-  REQUIRE(d.thermal.temperatures.size() == 3);
-  CHECK(d.thermal.temperatures[2].name == "t2");  // the HAL's first ones
-  CHECK(d.thermal.dropped[static_cast<std::size_t>(metrics::ThermalDrop::over_cap)] == 2);
-  CHECK(d.thermal.dropped[static_cast<std::size_t>(metrics::ThermalDrop::long_name)] == 1);
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(0, readings)));
+  REQUIRE(metrics::thermal_of(d)->temperatures.size() == 3);
+  CHECK(metrics::thermal_of(d)->temperatures[2].name == "t2");  // the HAL's first ones
+  CHECK(metrics::thermal_of(d)->dropped[static_cast<std::size_t>(metrics::ThermalDrop::over_cap)] == 2);
+  CHECK(metrics::thermal_of(d)->dropped[static_cast<std::size_t>(metrics::ThermalDrop::long_name)] == 1);
   // Each dump counts its own drops: a second poll of the same device doubles them.
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(0, readings)));
-  CHECK(d.thermal.dropped[static_cast<std::size_t>(metrics::ThermalDrop::over_cap)] == 4);
-  CHECK(d.thermal.temperatures.size() == 3);
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(0, readings)));
+  CHECK(metrics::thermal_of(d)->dropped[static_cast<std::size_t>(metrics::ThermalDrop::over_cap)] == 4);
+  CHECK(metrics::thermal_of(d)->temperatures.size() == 3);
 }
 
 TEST_CASE("thermal store: an answer without thermal state clears the reading and keeps the counters",
           "[thermal][store]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(2, temperature_line("skin", 3, "39.5", 2))));
-  REQUIRE(d.thermal.status == 2);
-  store.record_thermal(d, parsers::parse_thermalservice("Can't find service: thermalservice\n"));
-  CHECK_FALSE(d.thermal.status.has_value());
-  CHECK(d.thermal.temperatures.empty());
-  CHECK(d.thermal.dumps == 2);
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(2, temperature_line("skin", 3, "39.5", 2))));
+  REQUIRE(metrics::thermal_of(d)->status == 2);
+  metrics::record_thermal(store, d, parsers::parse_thermalservice("Can't find service: thermalservice\n"));
+  CHECK_FALSE(metrics::thermal_of(d)->status.has_value());
+  CHECK(metrics::thermal_of(d)->temperatures.empty());
+  CHECK(metrics::thermal_of(d)->dumps == 2);
   const std::string text = exposition(store);
   CHECK(text.find("android_thermal_status") == std::string::npos);
   CHECK(text.find("android_thermal_temperature_celsius") == std::string::npos);
   CHECK(has(text, "jank_exporter_thermal_lines_total{serial=\"s\",result=\"parsed\"} 10"));
   // Android 10 before its first temperature: no status yet, nothing made up.
-  store.record_thermal(d, parsers::parse_thermalservice("Thermal Status: -2147483648\n"));
-  CHECK_FALSE(d.thermal.status.has_value());
+  metrics::record_thermal(store, d, parsers::parse_thermalservice("Thermal Status: -2147483648\n"));
+  CHECK_FALSE(metrics::thermal_of(d)->status.has_value());
 }
 
 TEST_CASE("thermal store: a reading is exported while fresh and while the device is there", "[thermal][store]") {
@@ -102,9 +103,9 @@ TEST_CASE("thermal store: a reading is exported while fresh and while the device
   d.live.live = d.live.up = true;
   constexpr std::int64_t kSecond = 1'000'000'000;
   store.set_host_time(1000 * kSecond);
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(4, temperature_line("skin", 3, "45.0", 4))),
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(4, temperature_line("skin", 3, "45.0", 4))),
                        60 * kSecond);
-  CHECK(d.thermal.fresh_until_ns == 1060 * kSecond);
+  CHECK(metrics::thermal_of(d)->fresh_until_ns == 1060 * kSecond);
   const std::string status = "android_thermal_status{serial=\"s\"} 4";
   CHECK(has(exposition(store, 1060 * kSecond), status));
   // No newer answer for longer than that: the old one is not shown.
@@ -118,26 +119,26 @@ TEST_CASE("thermal store: a reading is exported while fresh and while the device
   // Replays know no host time: their reading never goes stale.
   metrics::Store replay;
   auto& r = replay.device("s");
-  replay.record_thermal(r, parsers::parse_thermalservice(dump_with(1, "")), 60 * kSecond);
-  CHECK(r.thermal.fresh_until_ns == 0);
+  metrics::record_thermal(replay, r, parsers::parse_thermalservice(dump_with(1, "")), 60 * kSecond);
+  CHECK(metrics::thermal_of(r)->fresh_until_ns == 0);
   CHECK(has(exposition(replay, 1'000'000 * kSecond), "android_thermal_status{serial=\"s\"} 1"));
 }
 
 TEST_CASE("thermal store: the checkpoint keeps the counts and no reading", "[thermal][store][checkpoint]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_thermal(d, parsers::parse_thermalservice(dump_with(
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(dump_with(
                               2, temperature_line("skin", 3, "NaN") + temperature_line("cpu", 0, "50.0") + "Thermal Status: x\n")));
   metrics::Store restored;
   std::string error;
   REQUIRE(restored.load(store.save(), error));
   const auto& r = restored.device("s");
-  CHECK(r.thermal.dumps == 1);
-  CHECK(r.thermal.lines == d.thermal.lines);
-  CHECK(r.thermal.malformed_lines == d.thermal.malformed_lines);
-  CHECK(r.thermal.dropped == d.thermal.dropped);
-  CHECK_FALSE(r.thermal.status.has_value());
-  CHECK(r.thermal.temperatures.empty());
+  CHECK(metrics::thermal_of(r)->dumps == 1);
+  CHECK(metrics::thermal_of(r)->lines == metrics::thermal_of(d)->lines);
+  CHECK(metrics::thermal_of(r)->malformed_lines == metrics::thermal_of(d)->malformed_lines);
+  CHECK(metrics::thermal_of(r)->dropped == metrics::thermal_of(d)->dropped);
+  CHECK_FALSE(metrics::thermal_of(r)->status.has_value());
+  CHECK(metrics::thermal_of(r)->temperatures.empty());
   CHECK(restored.save() == store.save());
   // A device that never had a dump writes no thermal record.
   metrics::Store plain;
@@ -152,6 +153,6 @@ TEST_CASE("thermal store: the checkpoint keeps the counts and no reading", "[the
   metrics::Store bad;
   metrics::Store::LoadReport report;
   REQUIRE(bad.load(text, error, &report));
-  CHECK(bad.device("s").thermal.dumps == 0);
+  CHECK(metrics::thermal_of(bad.device("s")) == nullptr);  // the record was dropped
   CHECK(report.rejected_by_record["device_counters"] == 1);
 }

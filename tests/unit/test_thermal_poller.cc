@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/thermal_poller.h"
+#include "metrics/sources/thermal.h"
 
 using namespace jank;
 using namespace std::chrono_literals;
@@ -59,12 +60,13 @@ struct Rig {
   std::shared_ptr<config::Config> config = std::make_shared<config::Config>();
   app::SharedState shared{metrics::StoreOptions{}};
   FakeSession session;
-  std::unique_ptr<app::ThermalPoller> poller;
+  std::unique_ptr<app::CommandPoller> poller;
 
   void start() {
-    poller = std::make_unique<app::ThermalPoller>(
-        app::PollerContext{config, "s", shared, session.runner(), session.timer(), [this] { return session.host_ns; }});
-    poller->start(3000ms);
+    poller = std::make_unique<app::CommandPoller>(
+        app::PollerContext{config, "s", shared, session.runner(), session.timer(), [this] { return session.host_ns; }},
+        app::thermal_command_source());
+    poller->start();
   }
   metrics::DeviceMetrics& device() { return shared.store.device("s"); }
 };
@@ -82,13 +84,13 @@ TEST_CASE("thermal poller: dumpsys thermalservice every poll interval and the re
   rig.session.fire();
   REQUIRE(rig.session.commands == std::vector<std::string>{"dumpsys thermalservice"});
   rig.session.answer(kDump);
-  const auto& t = rig.device().thermal;
+  const auto& t = *metrics::thermal_of(rig.device());
   CHECK(t.status == 4);
   REQUIRE(t.temperatures.size() == 2);
   CHECK(t.temperatures[1].value == 80.0);
   // Two intervals and the device's command deadline.
   CHECK(t.fresh_until_ns == 1000 * kSecond + 45 * kSecond);
-  CHECK(rig.device().live.thermal_polls.at("ok") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.at("ok") == 1);
   CHECK(rig.session.waits.back() == 20000ms);
 
   // A command that times out keeps the reading (it goes stale by itself)
@@ -96,7 +98,7 @@ TEST_CASE("thermal poller: dumpsys thermalservice every poll interval and the re
   rig.session.host_ns += 20 * kSecond;
   rig.session.fire();
   rig.session.answer("", ingest::AdbErrorKind::timeout);
-  CHECK(rig.device().live.thermal_polls.at("timeout") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.at("timeout") == 1);
   CHECK(t.status == 4);
   CHECK(t.fresh_until_ns == 1045 * kSecond);
   CHECK(rig.session.waits.back() == 20000ms);
@@ -112,19 +114,19 @@ TEST_CASE("thermal poller: a device without the service is asked again only ever
   // Android 9 and older: no thermal service (the legacy shell merges stderr).
   rig.session.fire();
   rig.session.answer("Can't find service: thermalservice\n");
-  CHECK(rig.device().live.thermal_polls.at("unsupported") == 1);
-  CHECK_FALSE(rig.device().thermal.status.has_value());  // the old reading is gone
-  CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::ThermalPoller::kUnsupportedRetry));
+  CHECK(metrics::thermal_of(rig.device())->polls.at("unsupported") == 1);
+  CHECK_FALSE(metrics::thermal_of(rig.device())->status.has_value());  // the old reading is gone
+  CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::CommandPoller::kUnsupportedRetry));
   // shell v2 keeps stderr apart: an empty answer is the same.
   rig.session.fire();
   rig.session.answer("");
-  CHECK(rig.device().live.thermal_polls.at("unsupported") == 2);
-  CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::ThermalPoller::kUnsupportedRetry));
+  CHECK(metrics::thermal_of(rig.device())->polls.at("unsupported") == 2);
+  CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::CommandPoller::kUnsupportedRetry));
   // A refusal is counted as such.
   rig.session.fire();
   rig.session.answer("Permission Denial: can't dump ThermalManagerService from from pid=1, uid=2000 due to missing "
                      "android.permission.DUMP permission\n");
-  CHECK(rig.device().live.thermal_polls.at("denied") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.at("denied") == 1);
   // An interval longer than the retry wins.
   rig.config->thermal_poll_interval_seconds = 7200;
   rig.session.fire();
@@ -133,9 +135,9 @@ TEST_CASE("thermal poller: a device without the service is asked again only ever
   // When the service answers again, polling is back to the interval.
   rig.session.fire();
   rig.session.answer(kDump);
-  CHECK(rig.device().thermal.status == 4);
+  CHECK(metrics::thermal_of(rig.device())->status == 4);
   CHECK(rig.session.waits.back() == 7200000ms);
-  CHECK(rig.device().live.thermal_polls.at("ok") == 2);
+  CHECK(metrics::thermal_of(rig.device())->polls.at("ok") == 2);
 }
 
 TEST_CASE("thermal poller: result labels", "[thermal][app]") {

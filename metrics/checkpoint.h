@@ -1,0 +1,51 @@
+// One description of a record, read and written by the same code: a source's
+// checkpoint function lists its fields once, and a Checkpoint either writes
+// them (saving) or reads them back into the same fields (loading). So a field
+// cannot be saved in one order and loaded in another, and a new field is one
+// line. Built on the token format of metrics/state_io.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "metrics/state_io.h"
+
+namespace jank::metrics {
+
+class Checkpoint {
+ public:
+  explicit Checkpoint(StateWriter& writer) : writer_(&writer) {}
+  explicit Checkpoint(StateReader& reader) : reader_(&reader), rejected_at_start_(reader.rejected()) {}
+
+  bool loading() const { return reader_ != nullptr; }
+
+  // A count: on loading at most StateReader::kMaxCount, else the value is
+  // rejected (reads as 0, and valid() turns false).
+  Checkpoint& count(std::uint64_t& v);
+  template <std::size_t N>
+  Checkpoint& counts(std::array<std::uint64_t, N>& values) {
+    for (auto& v : values) count(v);
+    return *this;
+  }
+  Checkpoint& i64(std::int64_t& v);
+  Checkpoint& f64(double& v);
+  Checkpoint& str(std::string& s);
+  Checkpoint& flag(bool& b);
+  Checkpoint& newline();
+
+  // Whether every value read so far was one a file can hold (always true
+  // when saving). A source's checkpoint function adds its own rules (a part
+  // never larger than its whole) and returns the conjunction.
+  bool valid() const;
+  // Whether the text itself is broken (loading): the whole file is refused.
+  bool failed() const { return reader_ != nullptr && reader_->fail(); }
+
+ private:
+  StateWriter* writer_ = nullptr;
+  StateReader* reader_ = nullptr;
+  std::uint64_t rejected_at_start_ = 0;
+};
+
+}  // namespace jank::metrics

@@ -1,0 +1,98 @@
+// What a data source exports, said without any exposition format: the
+// declaration of each metric family (name, type, unit, help, labels) and the
+// sink a source writes its series into when asked. The exporters implement
+// the sink (the text formats, prometheus-cpp families); sources never see
+// Prometheus text, and the exporters never see a source's state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "metrics/histogram.h"
+#include "metrics/trace_status.h"
+
+namespace jank::metrics {
+
+enum class FamilyType : std::uint8_t { counter, gauge, histogram };
+std::string_view family_type_name(FamilyType type);
+
+// One metric family, declared once by whoever owns its series.
+struct FamilySpec {
+  std::string_view name;
+  FamilyType type;
+  std::string_view unit;    // base unit named in the family name ("seconds", "frames"), or ""
+  std::string_view help;
+  std::string_view labels;  // label names in series order, comma-separated ("" for none)
+};
+
+struct Label {
+  std::string name;
+  std::string value;
+};
+
+// Labels shared by many series (a device's, a package's). Made by the sink
+// (SeriesSink::labels), which renders them once for all the series that use
+// them: `text` is the sink's rendering, `list` the repaired values.
+class LabelSet {
+ public:
+  LabelSet(std::vector<Label> list, std::string text) : list_(std::move(list)), text_(std::move(text)) {}
+  const std::vector<Label>& list() const { return list_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::vector<Label> list_;
+  std::string text_;
+};
+
+// One more label for a single series (result, reason, cause, stage, …): a
+// fixed ASCII name and value chosen by the source.
+struct Extra {
+  std::string_view name;
+  std::string_view value;
+};
+
+// Receives every series in collection order.
+class SeriesSink {
+ public:
+  virtual ~SeriesSink() = default;
+
+  virtual LabelSet labels(std::vector<Label> list) const = 0;
+  // A counter or gauge, as `family` declares it.
+  virtual void sample(const FamilySpec& family, const LabelSet& labels, const Extra* extra, double value) = 0;
+  virtual void histogram(const FamilySpec& family, const LabelSet& labels, const Extra* extra, const Histogram& h) = 0;
+
+  void sample(const FamilySpec& family, const LabelSet& labels, double v) { sample(family, labels, nullptr, v); }
+  void sample(const FamilySpec& family, const LabelSet& labels, Extra extra, double v) {
+    sample(family, labels, &extra, v);
+  }
+  void histogram(const FamilySpec& family, const LabelSet& labels, const Histogram& h) {
+    histogram(family, labels, nullptr, h);
+  }
+  void histogram(const FamilySpec& family, const LabelSet& labels, Extra extra, const Histogram& h) {
+    histogram(family, labels, &extra, h);
+  }
+
+  // A counter sample with the exemplar of its series (docs/traces.md), or
+  // none (null: the common case, at the cost of a plain sample).
+  void sample(const FamilySpec& family, const LabelSet& labels, double v, const TraceExemplar* exemplar) {
+    if (exemplar == nullptr) {
+      sample(family, labels, nullptr, v);
+    } else {
+      exemplar_sample(family, labels, v, *exemplar);
+    }
+  }
+
+ protected:
+  // Only OpenMetrics shows exemplars: any other sink writes the sample alone.
+  virtual void exemplar_sample(const FamilySpec& family, const LabelSet& labels, double v, const TraceExemplar&) {
+    sample(family, labels, nullptr, v);
+  }
+};
+
+// A count as a sample value.
+inline double count_value(std::uint64_t n) { return static_cast<double>(n); }
+
+}  // namespace jank::metrics

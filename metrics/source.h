@@ -1,0 +1,87 @@
+// A data source as one module (docs/architecture.md, "A new data source"):
+// it owns its per-device state, the rules that record what its parser read,
+// one checkpoint function read and written alike, and its series with their
+// declarations. The store, the checkpoint and the exposition reach it only
+// through this interface and the registration list (metrics/sources.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "metrics/checkpoint.h"
+#include "metrics/series.h"
+#include "metrics/source_state.h"
+#include "metrics/store.h"
+
+namespace jank::metrics {
+
+class DeviceSource {
+ public:
+  DeviceSource(const DeviceSource&) = delete;
+  DeviceSource& operator=(const DeviceSource&) = delete;
+  virtual ~DeviceSource() = default;
+
+  // Its name: the tag of its checkpoint record.
+  virtual std::string_view name() const = 0;
+  // Every family its series belong to, declared once.
+  virtual std::span<const FamilySpec> families() const = 0;
+  // The device's series at `now_ns` (host time live, the input's newest
+  // time in replays), under the device's labels.
+  virtual void collect(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
+                       std::int64_t now_ns) const = 0;
+
+  // The checkpoint: whether the state has anything worth a record, and the
+  // record itself (false when a value read cannot be true: the record is
+  // dropped and reported, the rest of the file kept).
+  virtual bool worth_saving(const SourceState& state) const = 0;
+  virtual bool checkpoint(Checkpoint& c, SourceState& state) const = 0;
+  virtual std::unique_ptr<SourceState> make_state() const = 0;
+  // How a dropped record is reported (jank_exporter_state_rejected_records_total{record}, the log).
+  virtual std::string_view rejected_record() const { return name(); }
+  virtual std::string_view rejected_why() const { return "a value that cannot be true; its counts restart from 0"; }
+
+  // Its slot in every device's SourceStates.
+  std::size_t slot() const { return slot_; }
+
+ protected:
+  DeviceSource();
+
+ private:
+  std::size_t slot_;
+};
+
+// A source whose per-device state is `State`: typed access and the casts, once.
+template <class State>
+class DeviceSourceOf : public DeviceSource {
+ public:
+  // The device's state, made on first use.
+  State& state(DeviceMetrics& device) const {
+    if (auto* s = device.sources.find(slot())) return static_cast<State&>(*s);
+    auto made = std::make_unique<State>();
+    State& out = *made;
+    device.sources.put(slot(), std::move(made));
+    return out;
+  }
+  // Null until the source recorded something on the device.
+  const State* find(const DeviceMetrics& device) const {
+    return static_cast<const State*>(device.sources.find(slot()));
+  }
+
+  bool worth_saving(const SourceState& state) const final { return state_worth_saving(static_cast<const State&>(state)); }
+  bool checkpoint(Checkpoint& c, SourceState& state) const final { return checkpoint_state(c, static_cast<State&>(state)); }
+  std::unique_ptr<SourceState> make_state() const final { return std::make_unique<State>(); }
+
+ protected:
+  virtual bool state_worth_saving(const State& state) const = 0;
+  virtual bool checkpoint_state(Checkpoint& c, State& state) const = 0;
+};
+
+// Every registered device source, in collection and checkpoint order.
+std::span<const DeviceSource* const> device_sources();
+// The registered source named `name` (a checkpoint record's tag), or null.
+const DeviceSource* find_device_source(std::string_view name);
+
+}  // namespace jank::metrics

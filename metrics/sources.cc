@@ -1,0 +1,17 @@
+// The registration list: every device source module, in the order their
+// series are collected and their checkpoint records written.
+#include <array>
+
+#include "metrics/source.h"
+#include "metrics/sources/thermal.h"
+
+namespace jank::metrics {
+
+std::span<const DeviceSource* const> device_sources() {
+  static const std::array<const DeviceSource*, 1> sources = {
+      &thermal_source(),
+  };
+  return sources;
+}
+
+}  // namespace jank::metrics

@@ -1,0 +1,114 @@
+// The source-module frame (metrics/source.h, metrics/checkpoint.h): one
+// checkpoint function writes and reads a record alike, records come back in
+// any order, and a module's record that cannot be true is dropped alone.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <set>
+#include <string>
+
+#include "metrics/checkpoint.h"
+#include "metrics/source.h"
+#include "metrics/sources/thermal.h"
+#include "metrics/state_io.h"
+#include "metrics/store.h"
+#include "parsers/thermal.h"
+
+using namespace jank;
+
+namespace {
+
+struct Sample {
+  std::uint64_t a = 0;
+  std::int64_t b = 0;
+  double c = 0;
+  std::string d;
+  bool e = false;
+  std::array<std::uint64_t, 3> f{};
+};
+
+// One description for both directions, as a module writes it.
+bool describe(metrics::Checkpoint& c, Sample& s) {
+  c.count(s.a).i64(s.b).f64(s.c).str(s.d).flag(s.e).counts(s.f);
+  return c.valid() && s.a >= s.f[0];
+}
+
+const std::string kThermalDump =
+    "Thermal Status: 2\nCurrent temperatures from HAL:\n"
+    "\tTemperature{mValue=41.5, mType=3, mName=skin, mStatus=2}\n";
+
+}  // namespace
+
+TEST_CASE("a checkpoint function writes its fields and reads them back into the same fields", "[checkpoint][source]") {
+  Sample out{7, -3, 0.1 + 0.2, "two words\n", true, {5, 6, 7}};
+  metrics::StateWriter w;
+  metrics::Checkpoint save(w);
+  CHECK_FALSE(save.loading());
+  CHECK(describe(save, out));
+
+  Sample in;
+  metrics::StateReader r(w.text());
+  metrics::Checkpoint load(r);
+  CHECK(load.loading());
+  CHECK(describe(load, in));
+  CHECK(in.a == 7);
+  CHECK(in.b == -3);
+  CHECK(in.c == out.c);
+  CHECK(in.d == "two words\n");
+  CHECK(in.e);
+  CHECK(in.f == out.f);
+  CHECK(r.at_end());
+
+  // A count no counter reaches is rejected, and so is the record's own rule.
+  metrics::StateReader huge("2000000000000000000 0 0 \"x 0 1 1 1");
+  metrics::Checkpoint damaged(huge);
+  Sample bad;
+  CHECK_FALSE(describe(damaged, bad));
+  CHECK_FALSE(damaged.failed());  // the text itself reads on
+  metrics::StateReader unequal("1 0 0 \"x 0 9 1 1");
+  metrics::Checkpoint ruled(unequal);
+  CHECK_FALSE(describe(ruled, bad));  // a part larger than its whole
+}
+
+TEST_CASE("every registered module has a unique name and its own slot and families", "[source]") {
+  std::set<std::string_view> names;
+  std::set<std::size_t> slots;
+  for (const auto* source : metrics::device_sources()) {
+    INFO(source->name());
+    CHECK(names.insert(source->name()).second);
+    CHECK(slots.insert(source->slot()).second);
+    CHECK_FALSE(source->families().empty());
+    CHECK(metrics::find_device_source(source->name()) == source);
+  }
+  CHECK(metrics::find_device_source("surface") == nullptr);  // the store's own record, not a module's
+}
+
+TEST_CASE("a module's record loads wherever it stands among the device's optional records", "[checkpoint][source]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(kThermalDump));
+  d.surface_input.power_lines = 4;  // a surface record too
+  const std::string text = store.save();
+  const auto thermal_at = text.find("\nthermal ");
+  const auto surface_at = text.find("\nsurface ");
+  REQUIRE(thermal_at != std::string::npos);
+  REQUIRE(surface_at != std::string::npos);
+  REQUIRE(surface_at < thermal_at);
+  // The thermal record moved before the surface record, as files of older releases wrote it.
+  const auto thermal_end = text.find('\n', thermal_at + 1);
+  const std::string record = text.substr(thermal_at, thermal_end - thermal_at);
+  std::string moved = text;
+  moved.erase(thermal_at, thermal_end - thermal_at);
+  moved.insert(surface_at, record);
+  REQUIRE(moved != text);
+
+  metrics::Store restored;
+  std::string error;
+  REQUIRE(restored.load(moved, error));
+  const auto* t = metrics::thermal_of(restored.device("s"));
+  REQUIRE(t != nullptr);
+  CHECK(t->dumps == 1);
+  CHECK(t->lines == metrics::thermal_of(d)->lines);
+  CHECK(restored.device("s").surface_input.power_lines == 4);
+  CHECK(restored.save() == text);
+}
