@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "app/battery_poller.h"
 #include "app/log.h"
 #include "app/thermal_poller.h"
 
@@ -16,8 +17,9 @@ std::chrono::milliseconds millis(double seconds) {
 }  // namespace
 
 std::span<const CommandSource* const> command_sources() {
-  static const std::array<const CommandSource*, 1> sources = {
+  static const std::array<const CommandSource*, 2> sources = {
       &thermal_command_source(),
+      &battery_command_source(),
   };
   return sources;
 }

@@ -54,6 +54,11 @@ struct Config {
   bool thermal_enabled = true;
   double thermal_poll_interval_seconds = 30;
 
+  // battery: dumpsys battery (every release), under 1 KiB; a farm's phones
+  // sit on chargers, which heats them
+  bool battery_enabled = true;
+  double battery_poll_interval_seconds = 30;
+
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll

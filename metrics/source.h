@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "metrics/checkpoint.h"
@@ -77,6 +79,25 @@ class DeviceSourceOf : public DeviceSource {
  protected:
   virtual bool state_worth_saving(const State& state) const = 0;
   virtual bool checkpoint_state(Checkpoint& c, State& state) const = 0;
+};
+
+// The newest reading of a polled source (thermal, battery) is exported only
+// while it is current: not once the device went away, nor past the time it
+// stays fresh (0: always, replays).
+bool reading_current(const DeviceMetrics& device, std::int64_t fresh_until_ns, std::int64_t now_ns);
+// The host time a reading recorded now stays fresh until: `fresh_for_ns`
+// from the store's host time, or 0 (always) without either.
+std::int64_t fresh_until(const Store& store, std::int64_t fresh_for_ns);
+
+// A polled source's polls by result (the daemon's; not checkpointed).
+class PollCounts {
+ public:
+  void count(std::string_view result);
+  const std::map<std::string, std::uint64_t, std::less<>>& by_result() const { return by_result_; }
+  std::uint64_t of(std::string_view result) const;
+
+ private:
+  std::map<std::string, std::uint64_t, std::less<>> by_result_;
 };
 
 // Every registered device source, in collection and checkpoint order.

@@ -3,13 +3,15 @@
 #include <array>
 
 #include "metrics/source.h"
+#include "metrics/sources/battery.h"
 #include "metrics/sources/thermal.h"
 
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 1> sources = {
+  static const std::array<const DeviceSource*, 2> sources = {
       &thermal_source(),
+      &battery_source(),
   };
   return sources;
 }

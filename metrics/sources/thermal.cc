@@ -56,7 +56,7 @@ void ThermalSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSe
   const ThermalState* t = find(d);
   if (t == nullptr) return;
   if (d.live.live) {
-    for (const auto& [result, n] : t->polls) f.sample(kPolls, dev, Extra{"result", result}, count_value(n));
+    for (const auto& [result, n] : t->polls.by_result()) f.sample(kPolls, dev, Extra{"result", result}, count_value(n));
   }
   if (t->dumps == 0) return;
   f.sample(kLines, dev, Extra{"result", "parsed"}, count_value(t->lines - t->malformed_lines));
@@ -95,26 +95,18 @@ void record_thermal(const Store& store, DeviceMetrics& device, const parsers::Th
     }
     ++t.dropped[static_cast<std::size_t>(drop)];
   }
-  const std::int64_t now = store.host_time();
-  t.fresh_until_ns = fresh_for_ns > 0 && now != 0 ? now + fresh_for_ns : 0;
+  t.fresh_until_ns = fresh_until(store, fresh_for_ns);
 }
 
 void count_thermal_poll(DeviceMetrics& device, std::string_view result) {
-  auto& polls = thermal_source().state(device).polls;
-  const auto it = polls.find(result);
-  if (it == polls.end()) {
-    polls.emplace(std::string(result), 1);
-  } else {
-    ++it->second;
-  }
+  thermal_source().state(device).polls.count(result);
 }
 
 const ThermalState* thermal_of(const DeviceMetrics& device) { return thermal_source().find(device); }
 
 bool thermal_current(const DeviceMetrics& d, std::int64_t now_ns) {
   const ThermalState* t = thermal_of(d);
-  if (t == nullptr || t->dumps == 0) return false;
-  return !((d.live.live && !d.live.up) || (t->fresh_until_ns != 0 && now_ns > t->fresh_until_ns));
+  return t != nullptr && t->dumps > 0 && reading_current(d, t->fresh_until_ns, now_ns);
 }
 
 std::optional<int> thermal_status(const DeviceMetrics& d, std::int64_t now_ns) {

@@ -37,8 +37,7 @@ struct ThermalState final : SourceState {
   std::uint64_t dumps = 0;
   std::uint64_t lines = 0, malformed_lines = 0;
   std::array<std::uint64_t, kThermalDrops> dropped{};  // readings per ThermalDrop, every dump
-  // Polls by result (the daemon's; not checkpointed).
-  std::map<std::string, std::uint64_t, std::less<>> polls;
+  PollCounts polls;
 };
 
 class ThermalSource final : public DeviceSourceOf<ThermalState> {
