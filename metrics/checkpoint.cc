@@ -2,50 +2,22 @@
 
 namespace jank::metrics {
 
-Checkpoint& Checkpoint::count(std::uint64_t& v) {
+// Each field: read into `v` when loading, written from it when saving.
+template <typename T, typename Read, typename Write>
+Checkpoint& Checkpoint::field(T& v, Read read, Write write) {
   if (loading()) {
-    v = reader_->u64();
+    v = (reader_->*read)();
   } else {
-    writer_->u64(v);
+    (writer_->*write)(v);
   }
   return *this;
 }
 
-Checkpoint& Checkpoint::i64(std::int64_t& v) {
-  if (loading()) {
-    v = reader_->i64();
-  } else {
-    writer_->i64(v);
-  }
-  return *this;
-}
-
-Checkpoint& Checkpoint::f64(double& v) {
-  if (loading()) {
-    v = reader_->f64();
-  } else {
-    writer_->f64(v);
-  }
-  return *this;
-}
-
-Checkpoint& Checkpoint::str(std::string& s) {
-  if (loading()) {
-    s = reader_->str();
-  } else {
-    writer_->str(s);
-  }
-  return *this;
-}
-
-Checkpoint& Checkpoint::flag(bool& b) {
-  if (loading()) {
-    b = reader_->boolean();
-  } else {
-    writer_->boolean(b);
-  }
-  return *this;
-}
+Checkpoint& Checkpoint::count(std::uint64_t& v) { return field(v, &StateReader::u64, &StateWriter::u64); }
+Checkpoint& Checkpoint::i64(std::int64_t& v) { return field(v, &StateReader::i64, &StateWriter::i64); }
+Checkpoint& Checkpoint::f64(double& v) { return field(v, &StateReader::f64, &StateWriter::f64); }
+Checkpoint& Checkpoint::str(std::string& s) { return field(s, &StateReader::str, &StateWriter::str); }
+Checkpoint& Checkpoint::flag(bool& b) { return field(b, &StateReader::boolean, &StateWriter::boolean); }
 
 Checkpoint& Checkpoint::newline() {
   if (!loading()) writer_->newline();

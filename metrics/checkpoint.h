@@ -43,6 +43,9 @@ class Checkpoint {
   bool failed() const { return reader_ != nullptr && reader_->fail(); }
 
  private:
+  template <typename T, typename Read, typename Write>
+  Checkpoint& field(T& v, Read read, Write write);
+
   StateWriter* writer_ = nullptr;
   StateReader* reader_ = nullptr;
   std::uint64_t rejected_at_start_ = 0;
