@@ -140,6 +140,7 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
     }
   });
   init_thermal();
+  init_battery();
   for (auto& a : apps_) start_app(a);
   if (!apps_.empty()) foreground_ = 0;
   perfetto_.boot(sim_time_);
@@ -1094,6 +1095,7 @@ void Device::advance() {
     return;
   }
   update_thermal(now);
+  update_battery(now);
   for (;;) {
     // Discrete events in time order: frames, crashes, restarts, noise.
     std::int64_t best = now + 1;
@@ -1147,6 +1149,7 @@ void Device::set_paused(bool p) {
     }
     next_noise_ = std::max(next_noise_, now);
     thermal_at_ = now;  // frozen while paused
+    battery_.at = now;
   }
   paused_ = p;
 }
@@ -1396,7 +1399,7 @@ std::string Device::truth_json() const {
     }
     s += "]}";
   }
-  s += "]," + thermal_truth() + ",\"perfetto\":" + perfetto_.truth_json() + "}";
+  s += "]," + thermal_truth() + "," + battery_truth() + ",\"perfetto\":" + perfetto_.truth_json() + "}";
   return s;
 }
 

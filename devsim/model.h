@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "devsim/battery_dump.h"
 #include "devsim/clock.h"
 #include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
@@ -422,6 +423,13 @@ class Device {
   // What dumpsys thermalservice prints now.
   SimThermal thermal() const;
 
+  // Battery (devsim/battery.cc): the fuel gauge drains while unplugged and
+  // fills from a charger. What dumpsys battery prints now; the control's
+  // `battery` (returns an error message, empty when applied).
+  SimBattery battery() const;
+  std::string set_battery(const BatteryControl& control);
+  std::string dumpsys_battery() const { return format_battery(cfg_.sdk, battery()); }
+
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
@@ -527,6 +535,12 @@ class Device {
   int thermal_status_at(std::int64_t t) const;
   double throttle_at(std::int64_t t) const;
   std::string thermal_truth() const;
+  // Battery (devsim/battery.cc): the gauge moves over [battery_.at, now].
+  void init_battery();
+  void update_battery(std::int64_t now);
+  double battery_rate_pct_per_hour() const;  // signed: < 0 draining
+  void battery_broadcast(std::int64_t now);  // what ACTION_BATTERY_CHANGED last carried
+  std::string battery_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
@@ -611,6 +625,18 @@ class Device {
   std::int64_t thermal_origin_ = 0;     // scripted episodes count from here
   int episode_status_ = -1;             // control channel episode (-1: none)
   std::optional<std::int64_t> episode_until_;  // its end (none: until ended)
+  struct BatteryModel {
+    double charge_pct = 80;             // the fuel gauge, 0..100
+    SimPlug plugged = SimPlug::none;
+    std::optional<double> fixed_celsius;  // control `temp=`; else the thermal model's battery sensor
+    std::optional<double> rate;           // control `rate=` (% per hour, either way)
+    std::int64_t at = 0;                  // charge_pct is as of this time
+    // The last battery changed broadcast (BatteryService.rateLimitBatteryChangedBroadcast).
+    bool broadcast = false;
+    SimBattery sent;
+    std::int64_t current_sent_at = 0, voltage_sent_at = 0;
+  };
+  BatteryModel battery_;
   // Per buffer: has a follow stream read it (first sight), the index of the
   // newest entry it wrote out, the first-sight index in this logd (history
   // ends there), and entries dropped after being read (a rollback may turn

@@ -750,7 +750,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
   }
   if (cmd == "dumpsys") {
     if (w.size() < 2) {
-      r.out += "Currently running services:\n  SurfaceFlinger\n  display\n  gfxinfo\n  package\n  power\n  window\n";
+      r.out += "Currently running services:\n  SurfaceFlinger\n  battery\n  display\n  gfxinfo\n  package\n  power\n  window\n";
       return 0;
     }
     if (w[1] == "gfxinfo") {
@@ -797,6 +797,17 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     if (w[1] == "power") {
       dev.advance();
       r.out += dev.dumpsys_power();
+      return 0;
+    }
+    if (w[1] == "battery") {
+      // BatteryService, on every release (devsim/battery.cc). Its dump takes
+      // no arguments but -a; set/unplug/reset (its shell commands) are not simulated.
+      if (w.size() > 2 && w[2] != "-a") {
+        r.err += "dumpsys battery: " + w[2] + " is not simulated by jank_devsim\n";
+        return 2;
+      }
+      dev.advance();
+      r.out += dev.dumpsys_battery();
       return 0;
     }
     if (w[1] == "thermalservice" && dev.config().sdk >= 29) {  // ThermalManagerService came with Android 10

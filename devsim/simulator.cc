@@ -284,7 +284,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log logd-write repeat skip freeze unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal install model foreground fail perfetto "
+                 "screen idle thermal battery install model foreground fail perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -422,6 +422,15 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
       else d.model().thermal_episode(static_cast<int>(status), secs);
       return std::string();
     };
+  } else if (cmd == "battery") {
+    // battery DEV [level=0-100] [temp=C|auto] [plugged=none|ac|usb|wireless|dock] [rate=PCT_PER_HOUR|auto]
+    // (devsim/battery.cc): what dumpsys battery reports from now on.
+    const auto control = parse_battery_control(args);
+    if (!control) {
+      return reply("ERR usage: battery DEV [level=0-100] [temp=-40..100|auto] "
+                   "[plugged=none|ac|usb|wireless|dock] [rate=0-1000|auto]");
+    }
+    fn = [c = *control](SimDevice& d) { return d.model().set_battery(c); };
   } else if (cmd == "restart" || cmd == "crash") {
     const std::string pkg = arg(0);
     const bool crash = cmd == "crash";
