@@ -6,6 +6,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
+#include "metrics/sources/battery.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
@@ -119,6 +120,12 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   store.record_app_version(d, "p", metrics::AppVersion{"1.0", 1});
   metrics::record_thermal(store, d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
                                                         "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
+  metrics::count_battery_poll(d, "ok");
+  metrics::record_battery(store, d,
+                          parsers::parse_battery("Current Battery Service state:\n  AC powered: false\n"
+                                                 "  USB powered: true\n  Wireless powered: false\n  status: 2\n"
+                                                 "  health: 2\n  present: true\n  level: 74\n  scale: 100\n"
+                                                 "  voltage: 4098\n  temperature: 285\n  technology: Li-ion\n"));
 
   // A custom log pattern with a label and a value: one summed, one discarded.
   parsers::LogPatternHit hit;
