@@ -8,19 +8,11 @@
 #include <string>
 
 #include "parsers/battery.h"
+#include "tests/unit/crlf.h"
 
 using namespace jank::parsers;
 
 namespace {
-
-std::string crlf(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\n') out += '\r';
-    out += c;
-  }
-  return out;
-}
 
 // Android 5.1: no charging current, voltage or counter lines yet.
 constexpr std::string_view kAndroid5 =
@@ -298,7 +290,7 @@ TEST_CASE("battery: the level is checked against the scale and the bounds are in
 
 TEST_CASE("battery: CRLF and extra indentation read the same as LF", "[battery]") {
   const BatteryDump lf = parse_battery(kAndroid14);
-  const BatteryDump cr = parse_battery(crlf(kAndroid14));
+  const BatteryDump cr = parse_battery(jank::test::crlf(kAndroid14));
   CHECK(cr.recognised);
   CHECK(cr.level == lf.level);
   CHECK(cr.temperature_celsius == lf.temperature_celsius);
@@ -396,7 +388,7 @@ TEST_CASE("battery: random bytes never crash and the counts stay consistent", "[
     if (d.health) REQUIRE((*d.health >= 1 && *d.health <= 7));
     if (d.temperature_celsius) REQUIRE((*d.temperature_celsius >= -200.0 && *d.temperature_celsius <= 200.0));
     if (d.voltage_volts) REQUIRE((*d.voltage_volts >= 0.0 && *d.voltage_volts <= 20.0));
-    const BatteryDump again = parse_battery(crlf(text));
+    const BatteryDump again = parse_battery(jank::test::crlf(text));
     REQUIRE(again.lines == d.lines);
     REQUIRE(again.malformed_lines == d.malformed_lines);
     REQUIRE(again.level == d.level);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "parsers/display_info.h"
+#include "tests/unit/crlf.h"
 #include "parsers/foreground_app.h"
 #include "parsers/package_info.h"
 #include "parsers/process_list.h"
@@ -18,15 +19,6 @@
 using namespace jank::parsers;
 
 namespace {
-
-std::string to_crlf(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') out.push_back('\r');
-    out.push_back(c);
-  }
-  return out;
-}
 
 // UTF-16LE with BOM, as a Windows shell redirect saves it (ASCII input only).
 std::string to_utf16le_bom(std::string_view s) {
@@ -252,7 +244,7 @@ TEST_CASE("display: key prefixes and out-of-range rates are not rates", "[displa
 
 TEST_CASE("display: CRLF and UTF-16LE captures give the same answer", "[display]") {
   const auto plain = parse_display_info(kDisplay14);
-  for (const std::string& text : {to_crlf(kDisplay14), decode_to_utf8(to_utf16le_bom(to_crlf(kDisplay14)))}) {
+  for (const std::string& text : {jank::test::crlf(kDisplay14), decode_to_utf8(to_utf16le_bom(jank::test::crlf(kDisplay14)))}) {
     const auto info = parse_display_info(text);
     REQUIRE(info.active.has_value());
     CHECK(info.active->hz == plain.active->hz);
@@ -345,7 +337,7 @@ TEST_CASE("display: SurfaceFlinger time-in-mode lines only decide when one rate 
 }
 
 TEST_CASE("display: SurfaceFlinger CRLF and UTF-16LE", "[display]") {
-  for (const std::string& text : {to_crlf(kSf14), decode_to_utf8(to_utf16le_bom(to_crlf(kSf14)))}) {
+  for (const std::string& text : {jank::test::crlf(kSf14), decode_to_utf8(to_utf16le_bom(jank::test::crlf(kSf14)))}) {
     const auto info = parse_surfaceflinger_info(text);
     REQUIRE(info.active.has_value());
     CHECK(info.active->period_ns == 8333333);
@@ -408,7 +400,7 @@ TEST_CASE("ps: prompts, no header, short rows, CRLF and UTF-16LE", "[ps]") {
       "shell        21989 32761    4952   2532 sigsuspend   b2f1d778 S sh\n"
       "shell        x1992 21989    5568   3016 0            b4396448 R ps\n"
       "shell        21993\n";
-  for (const std::string& t : {text, to_crlf(text), decode_to_utf8(to_utf16le_bom(to_crlf(text)))}) {
+  for (const std::string& t : {text, jank::test::crlf(text), decode_to_utf8(to_utf16le_bom(jank::test::crlf(text)))}) {
     const ProcessList list = parse_process_list(t);
     REQUIRE(list.processes.size() == 1);
     CHECK(list.processes[0].name == "sh");
@@ -489,7 +481,7 @@ TEST_CASE("getprop: an unterminated value is dropped, the next property survives
 
 TEST_CASE("getprop: CRLF and UTF-16LE captures", "[getprop]") {
   const std::string text = "getprop\n[ro.product.model]: [SM-X]\n[persist.h]: [a\nb]\n[ro.build.version.sdk]: [36]\n";
-  for (const std::string& t : {to_crlf(text), decode_to_utf8(to_utf16le_bom(to_crlf(text)))}) {
+  for (const std::string& t : {jank::test::crlf(text), decode_to_utf8(to_utf16le_bom(jank::test::crlf(text)))}) {
     const Properties p = parse_properties(t);
     CHECK(p.command_echo);
     CHECK(p.malformed_lines == 0);
@@ -602,7 +594,7 @@ TEST_CASE("focus: 80-column console wrapping", "[focus]") {
   REQUIRE(app.has_value());
   CHECK(app->package == "com.acme.photos");
   CHECK(app->activity == "com.acme.photos.home.HomeActivity");
-  const auto crlf = parse_foreground_app(to_crlf(wrapped));
+  const auto crlf = parse_foreground_app(jank::test::crlf(wrapped));
   REQUIRE(crlf.has_value());
   CHECK(crlf->activity == "com.acme.photos.home.HomeActivity");
 }
@@ -715,7 +707,7 @@ TEST_CASE("package: old one-line layout, errors and garbage", "[package]") {
 }
 
 TEST_CASE("package: CRLF and UTF-16LE captures", "[package]") {
-  for (const std::string& t : {to_crlf(kPackage), decode_to_utf8(to_utf16le_bom(to_crlf(kPackage)))}) {
+  for (const std::string& t : {jank::test::crlf(kPackage), decode_to_utf8(to_utf16le_bom(jank::test::crlf(kPackage)))}) {
     const auto info = parse_package_info(t);
     REQUIRE(info.has_value());
     CHECK(info->version_code == 42);

@@ -3,20 +3,11 @@
 #include <string>
 
 #include "parsers/thermal.h"
+#include "tests/unit/crlf.h"
 
 using namespace jank::parsers;
 
 namespace {
-
-// Replaces every LF with CRLF, as a capture saved on Windows reads.
-std::string crlf(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\n') out += '\r';
-    out += c;
-  }
-  return out;
-}
 
 // Android 10: HAL 2.0, cooling devices, no static thresholds section yet.
 constexpr std::string_view kAndroid10 =
@@ -226,7 +217,7 @@ TEST_CASE("thermalservice: Android 16 headroom thresholds are not a temperature"
 TEST_CASE("thermalservice: CRLF and extra indentation read the same as LF", "[thermal]") {
   for (const std::string_view dump : {kAndroid10, kAndroid12, kAndroid14, kAndroid16}) {
     const ThermalDump lf = parse_thermalservice(dump);
-    const ThermalDump cr = parse_thermalservice(crlf(dump));
+    const ThermalDump cr = parse_thermalservice(jank::test::crlf(dump));
     CHECK(cr.status == lf.status);
     CHECK(cr.hal == lf.hal);
     CHECK(cr.lines == lf.lines);
