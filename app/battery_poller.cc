@@ -12,13 +12,10 @@ constexpr std::size_t kBatteryOutput = 64 << 10;
 CommandOutcome record(const ingest::ShellResult& r, metrics::Store& store, metrics::DeviceMetrics& device,
                       std::int64_t fresh_for_ns) {
   const parsers::BatteryDump dump = r.error ? parsers::BatteryDump{} : parsers::parse_battery(r.output);
-  std::string_view result = ingest::shell_result_name(r);
-  if (!r.error && !dump.recognised) {
-    result = dump.refusal == parsers::BatteryRefusal::permission_denied ? "denied" : "unsupported";
-  }
-  metrics::count_battery_poll(device, result);
+  const CommandOutcome outcome = command_outcome(r, dump.recognised, dump.refusal == parsers::BatteryRefusal::permission_denied);
+  metrics::count_battery_poll(device, outcome.result);
   if (!r.error) metrics::record_battery(store, device, dump, fresh_for_ns);
-  return {result, result == "unsupported" || result == "denied"};
+  return outcome;
 }
 
 }  // namespace

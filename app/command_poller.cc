@@ -24,6 +24,11 @@ std::span<const CommandSource* const> command_sources() {
   return sources;
 }
 
+CommandOutcome command_outcome(const ingest::ShellResult& r, bool recognised, bool permission_denied) {
+  if (r.error || recognised) return {ingest::shell_result_name(r), false};
+  return {permission_denied ? "denied" : "unsupported", true};
+}
+
 CommandPoller::CommandPoller(PollerContext context, const CommandSource& source)
     : ctx_(std::move(context)), source_(source) {}
 

@@ -28,6 +28,12 @@ struct CommandOutcome {
   bool unsupported = false;
 };
 
+// The result of a poll whose answer was parsed: the command's own ("ok",
+// "timeout", "error", "truncated"), or for an answer that holds none of the
+// source's state "denied" (a permission refusal) or "unsupported" (no such
+// service, or not its dump).
+CommandOutcome command_outcome(const ingest::ShellResult& answer, bool recognised, bool permission_denied);
+
 struct CommandSource {
   std::string_view name;  // in the log
   std::string command;

@@ -11,17 +11,16 @@ constexpr std::size_t kThermalOutput = 1 << 20;
 CommandOutcome record(const ingest::ShellResult& r, metrics::Store& store, metrics::DeviceMetrics& device,
                       std::int64_t fresh_for_ns) {
   const parsers::ThermalDump dump = r.error ? parsers::ThermalDump{} : parsers::parse_thermalservice(r.output);
-  const std::string_view result = thermal_poll_result(r, dump);
-  metrics::count_thermal_poll(device, result);
+  const CommandOutcome outcome = command_outcome(r, dump.recognised, dump.refusal == parsers::ThermalRefusal::permission_denied);
+  metrics::count_thermal_poll(device, outcome.result);
   if (!r.error) metrics::record_thermal(store, device, dump, fresh_for_ns);
-  return {result, result == "unsupported" || result == "denied"};
+  return outcome;
 }
 
 }  // namespace
 
 std::string_view thermal_poll_result(const ingest::ShellResult& r, const parsers::ThermalDump& dump) {
-  if (r.error || dump.recognised) return ingest::shell_result_name(r);
-  return dump.refusal == parsers::ThermalRefusal::permission_denied ? "denied" : "unsupported";
+  return command_outcome(r, dump.recognised, dump.refusal == parsers::ThermalRefusal::permission_denied).result;
 }
 
 const CommandSource& thermal_command_source() {

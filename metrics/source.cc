@@ -29,16 +29,16 @@ void PollCounts::count(std::string_view result) {
   }
 }
 
-std::uint64_t PollCounts::of(std::string_view result) const {
-  const auto it = by_result_.find(result);
-  return it == by_result_.end() ? 0 : it->second;
-}
-
-const DeviceSource* find_device_source(std::string_view name) {
-  for (const auto* source : device_sources()) {
-    if (source->name() == name) return source;
+void collect_polled_input(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, const FamilySpec& polls_family,
+                          const FamilySpec& lines_family, const PolledInput& in) {
+  if (d.live.live) {
+    for (const auto& [result, n] : in.polls.by_result()) {
+      f.sample(polls_family, dev, Extra{"result", result}, count_value(n));
+    }
   }
-  return nullptr;
+  if (in.answers == 0) return;
+  f.sample(lines_family, dev, Extra{"result", "parsed"}, count_value(in.lines - in.malformed_lines));
+  f.sample(lines_family, dev, Extra{"result", "discarded"}, count_value(in.malformed_lines));
 }
 
 }  // namespace jank::metrics

@@ -94,15 +94,22 @@ class PollCounts {
  public:
   void count(std::string_view result);
   const std::map<std::string, std::uint64_t, std::less<>>& by_result() const { return by_result_; }
-  std::uint64_t of(std::string_view result) const;
 
  private:
   std::map<std::string, std::uint64_t, std::less<>> by_result_;
 };
 
+// A polled source's input series: its polls by result (live devices only),
+// then, once an answer was recorded, its lines parsed and discarded.
+struct PolledInput {
+  const PollCounts& polls;
+  std::uint64_t answers = 0;
+  std::uint64_t lines = 0, malformed_lines = 0;
+};
+void collect_polled_input(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
+                          const FamilySpec& polls_family, const FamilySpec& lines_family, const PolledInput& input);
+
 // Every registered device source, in collection and checkpoint order.
 std::span<const DeviceSource* const> device_sources();
-// The registered source named `name` (a checkpoint record's tag), or null.
-const DeviceSource* find_device_source(std::string_view name);
 
 }  // namespace jank::metrics

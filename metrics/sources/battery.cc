@@ -52,13 +52,8 @@ bool BatterySource::checkpoint_state(Checkpoint& c, BatteryState& b) const {
 void BatterySource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now) const {
   const BatteryState* b = find(d);
   if (b == nullptr) return;
-  if (d.live.live) {
-    for (const auto& [result, n] : b->polls.by_result()) f.sample(kPolls, dev, Extra{"result", result}, count_value(n));
-  }
-  if (b->dumps == 0) return;
-  f.sample(kLines, dev, Extra{"result", "parsed"}, count_value(b->lines - b->malformed_lines));
-  f.sample(kLines, dev, Extra{"result", "discarded"}, count_value(b->malformed_lines));
-  if (!b->reading || !reading_current(d, b->fresh_until_ns, now)) return;
+  collect_polled_input(f, d, dev, kPolls, kLines, {b->polls, b->dumps, b->lines, b->malformed_lines});
+  if (b->dumps == 0 || !b->reading || !reading_current(d, b->fresh_until_ns, now)) return;
   const parsers::BatteryDump& r = *b->reading;
   if (r.level_fraction) f.sample(kLevel, dev, *r.level_fraction);
   if (r.temperature_celsius) f.sample(kTemperature, dev, *r.temperature_celsius);

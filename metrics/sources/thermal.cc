@@ -55,12 +55,8 @@ bool ThermalSource::checkpoint_state(Checkpoint& c, ThermalState& t) const {
 void ThermalSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now) const {
   const ThermalState* t = find(d);
   if (t == nullptr) return;
-  if (d.live.live) {
-    for (const auto& [result, n] : t->polls.by_result()) f.sample(kPolls, dev, Extra{"result", result}, count_value(n));
-  }
+  collect_polled_input(f, d, dev, kPolls, kLines, {t->polls, t->dumps, t->lines, t->malformed_lines});
   if (t->dumps == 0) return;
-  f.sample(kLines, dev, Extra{"result", "parsed"}, count_value(t->lines - t->malformed_lines));
-  f.sample(kLines, dev, Extra{"result", "discarded"}, count_value(t->malformed_lines));
   for (std::size_t r = 0; r < kThermalDrops; ++r) {
     f.sample(kDropped, dev, Extra{"reason", thermal_drop_name(static_cast<ThermalDrop>(r))},
              count_value(t->dropped[r]));

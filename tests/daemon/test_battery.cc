@@ -16,11 +16,9 @@ using namespace jank::daemon_test;
 namespace {
 
 const Json& device_truth(const Json& truth, const std::string& name) {
-  for (const Json& d : truth["devices"].arr) {
-    if (d["name"].str == name) return d;
-  }
-  FAIL("no device " << name);
-  return truth;
+  const Json* d = DevSim::device(truth, name);
+  if (d == nullptr) FAIL("no device " << name);
+  return *d;
 }
 
 std::string source_series(const std::string& serial, const std::string& source) {

@@ -50,10 +50,8 @@ struct Rig {
 // The truth entry of one device (a null Json when absent).
 Json device_truth(DevSim& sim, const std::string& name) {
   const Json truth = sim.truth();
-  for (const Json& d : truth["devices"].arr) {
-    if (d["name"].str == name) return d;
-  }
-  return Json{};
+  const Json* d = DevSim::device(truth, name);
+  return d != nullptr ? *d : Json{};
 }
 
 using PerPackage = std::map<std::string, double>;

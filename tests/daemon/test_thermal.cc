@@ -20,11 +20,9 @@ std::string temperature_series(const std::string& serial, const std::string& sen
 }
 
 const Json& device_truth(const Json& truth, const std::string& name) {
-  for (const Json& d : truth["devices"].arr) {
-    if (d["name"].str == name) return d;
-  }
-  FAIL("no device " << name);
-  return truth;
+  const Json* d = DevSim::device(truth, name);
+  if (d == nullptr) FAIL("no device " << name);
+  return *d;
 }
 
 }  // namespace

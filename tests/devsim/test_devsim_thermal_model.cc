@@ -207,7 +207,7 @@ TEST_CASE("devsim thermal: the exporter's poller reads the simulated device into
     CHECK(t.temperatures[i].value == Approx(sim.temps[i].value).margin(1e-4));
   }
   CHECK(t.malformed_lines == 0);
-  CHECK(jank::metrics::thermal_of(shared.store.device("sim0"))->polls.of("ok") == 1);
+  CHECK(jank::metrics::thermal_of(shared.store.device("sim0"))->polls.by_result().at("ok") == 1);
 }
 
 TEST_CASE("devsim thermal: replay of a captured dumpsys thermalservice exports the gauges", "[thermal][replay]") {

@@ -446,12 +446,18 @@ Json DevSim::truth() {
   return *j;
 }
 
-const Json* DevSim::app(const Json& truth, const std::string& dev, const std::string& package) {
+const Json* DevSim::device(const Json& truth, const std::string& dev) {
   for (const Json& d : truth["devices"].arr) {
-    if (d["name"].str != dev) continue;
-    for (const Json& a : d["apps"].arr) {
-      if (a["package"].str == package) return &a;
-    }
+    if (d["name"].str == dev) return &d;
+  }
+  return nullptr;
+}
+
+const Json* DevSim::app(const Json& truth, const std::string& dev, const std::string& package) {
+  const Json* d = device(truth, dev);
+  if (d == nullptr) return nullptr;
+  for (const Json& a : (*d)["apps"].arr) {
+    if (a["package"].str == package) return &a;
   }
   return nullptr;
 }

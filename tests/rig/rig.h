@@ -146,6 +146,8 @@ class DevSim {
   std::string control(const std::string& line, ms timeout = 10000ms);
   // The ground truth of all devices (the JSON after "OK ").
   Json truth();
+  // The entry of device `dev` in a truth document, or null.
+  static const Json* device(const Json& truth, const std::string& dev);
   // The app entry of `package` on device `dev` in a truth document.
   static const Json* app(const Json& truth, const std::string& dev, const std::string& package);
   // Device faults (docs/devsim.md, control channel); each returns the reply line.

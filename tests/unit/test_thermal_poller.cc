@@ -90,7 +90,7 @@ TEST_CASE("thermal poller: dumpsys thermalservice every poll interval and the re
   CHECK(t.temperatures[1].value == 80.0);
   // Two intervals and the device's command deadline.
   CHECK(t.fresh_until_ns == 1000 * kSecond + 45 * kSecond);
-  CHECK(metrics::thermal_of(rig.device())->polls.of("ok") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("ok") == 1);
   CHECK(rig.session.waits.back() == 20000ms);
 
   // A command that times out keeps the reading (it goes stale by itself)
@@ -98,7 +98,7 @@ TEST_CASE("thermal poller: dumpsys thermalservice every poll interval and the re
   rig.session.host_ns += 20 * kSecond;
   rig.session.fire();
   rig.session.answer("", ingest::AdbErrorKind::timeout);
-  CHECK(metrics::thermal_of(rig.device())->polls.of("timeout") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("timeout") == 1);
   CHECK(t.status == 4);
   CHECK(t.fresh_until_ns == 1045 * kSecond);
   CHECK(rig.session.waits.back() == 20000ms);
@@ -114,19 +114,19 @@ TEST_CASE("thermal poller: a device without the service is asked again only ever
   // Android 9 and older: no thermal service (the legacy shell merges stderr).
   rig.session.fire();
   rig.session.answer("Can't find service: thermalservice\n");
-  CHECK(metrics::thermal_of(rig.device())->polls.of("unsupported") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("unsupported") == 1);
   CHECK_FALSE(metrics::thermal_of(rig.device())->status.has_value());  // the old reading is gone
   CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::CommandPoller::kUnsupportedRetry));
   // shell v2 keeps stderr apart: an empty answer is the same.
   rig.session.fire();
   rig.session.answer("");
-  CHECK(metrics::thermal_of(rig.device())->polls.of("unsupported") == 2);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("unsupported") == 2);
   CHECK(rig.session.waits.back() == std::chrono::milliseconds(app::CommandPoller::kUnsupportedRetry));
   // A refusal is counted as such.
   rig.session.fire();
   rig.session.answer("Permission Denial: can't dump ThermalManagerService from from pid=1, uid=2000 due to missing "
                      "android.permission.DUMP permission\n");
-  CHECK(metrics::thermal_of(rig.device())->polls.of("denied") == 1);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("denied") == 1);
   // An interval longer than the retry wins.
   rig.config->thermal_poll_interval_seconds = 7200;
   rig.session.fire();
@@ -137,7 +137,7 @@ TEST_CASE("thermal poller: a device without the service is asked again only ever
   rig.session.answer(kDump);
   CHECK(metrics::thermal_of(rig.device())->status == 4);
   CHECK(rig.session.waits.back() == 7200000ms);
-  CHECK(metrics::thermal_of(rig.device())->polls.of("ok") == 2);
+  CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("ok") == 2);
 }
 
 TEST_CASE("thermal poller: result labels", "[thermal][app]") {
