@@ -15,13 +15,10 @@ constexpr int kMaxPreambleLines = 2;
 
 int count_int_tokens(std::string_view line) {
   int count = 0;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && scan::is_blank(line[i])) ++i;
-    if (i >= line.size()) break;
-    std::size_t start = i;
-    while (i < line.size() && !scan::is_blank(line[i])) ++i;
-    if (!scan::to_int<std::int64_t>(line.substr(start, i - start))) return -1;
+  scan::Tokens tokens(line);
+  std::string_view tok;
+  while (tokens.next(tok)) {
+    if (!scan::parse_int<std::int64_t>(tok)) return -1;
     ++count;
   }
   return count;
