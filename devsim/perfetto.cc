@@ -8,6 +8,7 @@
 #include <set>
 
 #include "devsim/model.h"
+#include "devsim/text.h"
 
 namespace jank::devsim {
 
@@ -197,9 +198,9 @@ const char* type_name(FType t) {
   return "?";
 }
 
-bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool ident_body(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
-bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool ident_start(char c) { return text::is_alpha(c) || c == '_'; }
+using text::is_word_char;
+using text::is_ascii_space;
 
 // Where a token starts, as perfetto's lexer counts: rows from 1; columns
 // from 0 on the first row and from 1 after each newline.
@@ -448,7 +449,7 @@ class TxtParser {
       if (comment) continue;
       switch (st) {
         case St::key_wait:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -476,13 +477,13 @@ class TxtParser {
           }
           break;
         case St::key:
-          if (ident_body(c)) continue;
+          if (is_word_char(c)) continue;
           key = text_.substr(key_at, i - key_at);
           st = St::value_wait;
           comment = c == '#';
           continue;
         case St::value_wait:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -523,7 +524,7 @@ class TxtParser {
           st = St::str;
           continue;
         case St::str_cont:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -542,9 +543,9 @@ class TxtParser {
         case St::number:
         case St::ident: {
           const bool number = st == St::number;
-          const bool ends = space(c) || c == ';' || (!number && c == '#') || last;
+          const bool ends = is_ascii_space(c) || c == ';' || (!number && c == '#') || last;
           if (ends) {
-            const bool keep = last && !space(c) && c != ';' && (number || c != '#');
+            const bool keep = last && !is_ascii_space(c) && c != ';' && (number || c != '#');
             const std::string_view v = text_.substr(value_at_, i - value_at_ + (keep ? 1 : 0));
             if (number) on_number(key, kpos, v, vpos);
             else on_ident(key, kpos, v, vpos);
@@ -553,7 +554,7 @@ class TxtParser {
             comment = !number && c == '#';
             continue;
           }
-          if (number ? (c == '.' || (c >= '0' && c <= '9')) : ident_body(c)) continue;
+          if (number ? (c == '.' || text::is_digit(c)) : is_word_char(c)) continue;
           break;
         }
       }

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "devsim/text.h"
+
 namespace jank::devsim {
 namespace {
 
@@ -39,12 +41,7 @@ void for_devices(std::vector<std::shared_ptr<SimDevice>> devs, std::function<std
   c->step(0);
 }
 
-// A whole decimal number (sign and fraction allowed), nothing else.
-bool parse_number(const std::string& s, double* out) {
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return !s.empty() && *end == '\0' && std::isfinite(*out);
-}
+using text::parse_number;
 
 std::string number(double v) {
   char b[32];
@@ -64,15 +61,9 @@ std::string json_escape(const std::string& s) {
 // "C3A9FF" as the bytes it spells; nullopt unless it is pairs of hex digits.
 std::optional<std::string> hex_bytes(std::string_view hex) {
   if (hex.size() % 2 != 0) return std::nullopt;
-  auto digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   std::string out;
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    const int hi = text::hex_value(hex[i]), lo = text::hex_value(hex[i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out += static_cast<char>(hi * 16 + lo);
   }
