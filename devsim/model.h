@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "devsim/clock.h"
 #include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
@@ -491,8 +493,10 @@ class Device {
   std::uint64_t reader_pending_lines() const;
   std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
   std::uint64_t reader_history_lines() const { return reader_history_lines_; }
-  // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
-  std::string truth_json() const;
+  // The ground truth (docs/devsim.md): {"name":…,"refresh_hz":…,"lines_lost":…,
+  // "apps":[…],"thermal":{…},"perfetto":{…}} (no port: the transport adds it).
+  nlohmann::ordered_json truth() const;
+  std::string truth_json() const;  // truth() as one line of JSON
 
  private:
   void start_app(AppState& a, std::int32_t pid = 0);
@@ -526,7 +530,7 @@ class Device {
   std::optional<int> thermal_episode_at(std::int64_t t) const;
   int thermal_status_at(std::int64_t t) const;
   double throttle_at(std::int64_t t) const;
-  std::string thermal_truth() const;
+  nlohmann::ordered_json thermal_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
