@@ -810,22 +810,6 @@ class HttpServer::Impl {
   std::thread thread_;
 };
 
-HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  return [collectables = std::move(collectables)](std::string_view, ExpositionFormat format) {
-    Exposition exposition;
-    for (const auto& c : collectables) {
-      exposition.families.emplace_back();
-      if (format == ExpositionFormat::openmetrics_1_0_0) {
-        append_openmetrics_exposition(c->Collect(), exposition.families.back().body);
-      } else {
-        append_text_exposition(c->Collect(), exposition.families.back().body);
-      }
-    }
-    finish_exposition(exposition, format);
-    return exposition;
-  };
-}
-
 HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
                        const HttpServer* previous, ApiHandler api, std::vector<FileRoute> routes)
     : impl_(std::make_unique<Impl>(options, std::move(metrics), std::move(ready),

@@ -160,15 +160,6 @@ DeviceList parse_device_list(std::string_view payload, ListFormat format) {
   return list;
 }
 
-std::string_view device_change_name(DeviceChange change) {
-  switch (change) {
-    case DeviceChange::added: return "added";
-    case DeviceChange::changed: return "changed";
-    case DeviceChange::removed: return "removed";
-  }
-  return "unknown";
-}
-
 std::vector<DeviceEvent> diff_device_lists(const std::vector<DeviceInfo>& before,
                                            const std::vector<DeviceInfo>& after) {
   std::map<std::string_view, const DeviceInfo*> old_by_serial;

@@ -133,28 +133,6 @@ bool looks_like_thermal(std::string_view text) {
 
 }  // namespace
 
-std::string_view input_kind_name(InputKind kind) {
-  switch (kind) {
-    case InputKind::logcat:
-      return "logcat";
-    case InputKind::gfxinfo:
-      return "gfxinfo";
-    case InputKind::thermal:
-      return "thermal";
-    case InputKind::sf_latency:
-      return "sf_latency";
-    case InputKind::sf_layer_list:
-      return "sf_layer_list";
-    case InputKind::power_state:
-      return "power_state";
-    case InputKind::frametimeline:
-      return "frametimeline";
-    case InputKind::timestats:
-      return "timestats";
-  }
-  return "unknown";
-}
-
 InputKind detect_input_kind(std::string_view text) {
   text = complete_lines(scan::strip_utf8_bom(text));
   if (looks_like_gfxinfo(text)) return InputKind::gfxinfo;

@@ -185,11 +185,6 @@ bool LogcatFollower::watched_held(std::string_view buffer) const {
   return it != watched_held_.end() && it->second;
 }
 
-std::uint64_t LogcatFollower::rebase_hash(std::string_view buffer) const {
-  const auto it = cursor_.buffers.find(buffer);
-  return it == cursor_.buffers.end() ? 0 : it->second.rebase_hash;
-}
-
 void LogcatFollower::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     const void* nl = std::memchr(bytes.data(), '\n', bytes.size());

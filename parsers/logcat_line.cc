@@ -552,24 +552,6 @@ bool parse_untimed(string_view s, LogLayout layout, const ParseOptions& opt, Log
 
 }  // namespace
 
-std::string_view layout_name(LogLayout layout) {
-  switch (layout) {
-    case LogLayout::unknown: return "unknown";
-    case LogLayout::brief: return "brief";
-    case LogLayout::process: return "process";
-    case LogLayout::tag: return "tag";
-    case LogLayout::thread: return "thread";
-    case LogLayout::raw: return "raw";
-    case LogLayout::time: return "time";
-    case LogLayout::threadtime: return "threadtime";
-    case LogLayout::long_header: return "long";
-    case LogLayout::studio: return "studio";
-    case LogLayout::studio_legacy: return "studio_legacy";
-    case LogLayout::logcatapp: return "logcatapp";
-  }
-  return "unknown";
-}
-
 std::optional<LogLine> parse_log_line(std::string_view line, LogLayout layout,
                                       const ParseOptions& options) {
   LogLine out;

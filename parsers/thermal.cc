@@ -281,13 +281,4 @@ std::string_view thermal_status_name(int status) {
   }
 }
 
-std::string_view thermal_refusal_name(ThermalRefusal r) {
-  switch (r) {
-    case ThermalRefusal::none: return "none";
-    case ThermalRefusal::permission_denied: return "permission_denied";
-    case ThermalRefusal::service_missing: return "service_missing";
-  }
-  return "none";
-}
-
 }  // namespace jank::parsers

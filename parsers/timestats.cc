@@ -326,8 +326,6 @@ class Parser {
 
 }  // namespace
 
-std::string_view ts_jank_field_key(TsJankField field) { return kJankKeys[static_cast<std::size_t>(field)]; }
-
 std::uint32_t ts_jank_field_cause(TsJankField field) {
   // TimeStats.cpp updateJankPayload: which JankType bit feeds which counter.
   switch (field) {
@@ -350,28 +348,6 @@ std::uint32_t ts_jank_field_cause(TsJankField field) {
       return 0;
   }
   return 0;
-}
-
-std::string_view ts_game_mode_name(TsGameMode mode) {
-  switch (mode) {
-    case TsGameMode::not_printed:
-      return "";
-    case TsGameMode::unsupported:
-      return "unsupported";
-    case TsGameMode::standard:
-      return "standard";
-    case TsGameMode::performance:
-      return "performance";
-    case TsGameMode::battery:
-      return "battery";
-    case TsGameMode::custom:
-      return "custom";
-    case TsGameMode::unspecified:
-      return "unspecified";
-    case TsGameMode::other:
-      return "other";
-  }
-  return "";
 }
 
 TimeStatsDump parse_timestats(std::string_view text) {
