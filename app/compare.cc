@@ -1,7 +1,6 @@
 #include "app/compare.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "app/compare_input.h"
 #include "app/compare_output.h"
 #include "app/replay.h"
+#include "parsers/text_scan.h"
 #include "parsers/utf8.h"
 
 namespace jank::app {
@@ -33,21 +33,8 @@ struct UsageError {
   std::string message;
 };
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto comma = std::min(s.find(',', start), s.size());
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-bool parse_double(std::string_view text, double& out) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
+using parsers::scan::parse_into;
+using parsers::scan::split_nonempty;
 
 std::string metric_names() {
   std::string names;
@@ -71,7 +58,7 @@ void parse_threshold(const std::string& spec, metrics::CompareOptions& o) {
     t.relative = true;
     value.pop_back();
   }
-  if (!parse_double(value, t.value) || !(t.value >= 0) || !std::isfinite(t.value))
+  if (!parse_into(value, t.value) || !(t.value >= 0) || !std::isfinite(t.value))
     throw UsageError{"--threshold " + spec + ": the value must be a number ≥ 0, optionally followed by %"};
   o.thresholds[std::string(def.name)] = t;
 }
@@ -95,7 +82,8 @@ Options parse_args(const std::vector<std::string>& args) {
         throw UsageError{"--by needs version, id or tag=KEY"};
     } else if (a == "--baseline" || a == "--candidate") {
       auto& values = a == "--baseline" ? o.baseline_values : o.candidate_values;
-      for (auto& v : split_commas(value())) values.push_back(std::move(v));
+      const std::string list = value();
+      for (const std::string_view v : split_nonempty(list, ',')) values.emplace_back(v);
       values_given = true;
     } else if (a == "--package") {
       o.package = value();
@@ -105,16 +93,19 @@ Options parse_args(const std::vector<std::string>& args) {
       o.compare.per_run = per == "run";
     } else if (a == "--alpha") {
       const std::string v = value();
-      if (!parse_double(v, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5))
+      if (!parse_into(v, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5))
         throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
     } else if (a == "--threshold") {
       parse_threshold(value(), o.compare);
     } else if (a == "--timeout") {
       const std::string v = value();
-      if (!parse_double(v, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
+      if (!parse_into(v, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
         throw UsageError{"--timeout needs a positive number of seconds"};
     } else if (a == "--metrics") {
-      for (const auto& name : split_commas(value())) o.compare.metrics.emplace_back(known_metric(name).name);
+      const std::string list = value();
+      for (const std::string_view name : split_nonempty(list, ',')) {
+        o.compare.metrics.emplace_back(known_metric(std::string(name)).name);
+      }
     } else if (!a.empty() && a[0] != '-') {
       o.sources.push_back(a);
     } else {

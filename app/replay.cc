@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -26,6 +25,7 @@
 #include "parsers/logcat_stream.h"
 #include "parsers/sf_latency.h"
 #include "parsers/text_input.h"
+#include "parsers/text_scan.h"
 
 namespace jank::app {
 namespace {
@@ -51,11 +51,7 @@ struct Options {
   std::vector<std::string> files;
 };
 
-template <typename T>
-bool parse_number(std::string_view text, T& out) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
+using parsers::scan::parse_into;
 
 int current_utc_year() {
   std::time_t now = std::time(nullptr);
@@ -80,11 +76,11 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
       if (!value(v) || v.empty()) return "--serial needs a name";
       o.serial = v;
     } else if (a == "--refresh-rate") {
-      if (!value(v) || !parse_number(v, o.refresh_hz) || !(o.refresh_hz > 0 && o.refresh_hz <= 1000))
+      if (!value(v) || !parse_into(v, o.refresh_hz) || !(o.refresh_hz > 0 && o.refresh_hz <= 1000))
         return "--refresh-rate needs a rate in Hz between 0 and 1000";
       o.refresh_given = true;
     } else if (a == "--window-seconds") {
-      if (!value(v) || !parse_number(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
+      if (!value(v) || !parse_into(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
         return "--window-seconds needs a whole number of seconds from 1 to 86400";
     } else if (a == "--layer") {
       if (!value(v) || v.empty()) return "--layer needs the layer's exact name";
@@ -93,10 +89,10 @@ std::string parse_args(const std::vector<std::string>& args, Options& o, bool& h
       if (!value(v) || v.empty()) return "--config needs a configuration file";
       o.config = v;
     } else if (a == "--threads") {
-      if (!value(v) || !parse_number(v, o.threads) || o.threads < 1 || o.threads > 64)
+      if (!value(v) || !parse_into(v, o.threads) || o.threads < 1 || o.threads > 64)
         return "--threads needs a number from 1 to 64";
     } else if (a == "--year") {
-      if (!value(v) || !parse_number(v, o.year) || o.year < 1970 || o.year > 9999)
+      if (!value(v) || !parse_into(v, o.year) || o.year < 1970 || o.year > 9999)
         return "--year needs a year from 1970 to 9999";
     } else if (a == "-" || (!a.empty() && a[0] != '-')) {
       o.files.push_back(a);

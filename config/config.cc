@@ -204,10 +204,4 @@ LoadResult load_config_file(const std::string& path) {
   return parse_config(text.str(), path);
 }
 
-std::vector<std::string> known_keys() {
-  std::vector<std::string> keys;
-  for (const auto& s : schema()) keys.push_back(s.key);
-  return keys;
-}
-
 }  // namespace jank::config

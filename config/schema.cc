@@ -1,6 +1,5 @@
 #include "config/schema.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +8,7 @@
 
 #include "ingest/endpoint.h"
 #include "parsers/names.h"
+#include "parsers/text_scan.h"
 
 namespace jank::config {
 namespace {
@@ -28,18 +28,10 @@ std::string show_list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-std::optional<double> parse_number(const std::string& text) {
-  double v = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc{} || p != end || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<bool> parse_bool(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (text == "true" || text == "yes" || text == "on") return true;
-  if (text == "false" || text == "no" || text == "off") return false;
+std::optional<bool> parse_bool(std::string_view text) {
+  const std::string word = parsers::scan::to_lower(text);
+  if (word == "true" || word == "yes" || word == "on") return true;
+  if (word == "false" || word == "no" || word == "off") return false;
   return std::nullopt;
 }
 
@@ -53,7 +45,7 @@ std::string check_listen_address(const std::string& v) {
   if (!bracketed && host.find(':') != std::string::npos) {
     return "'" + v + "' is ambiguous: write an IPv6 address in brackets ([::1]:9789)";
   }
-  const auto n = parse_number(port);
+  const auto n = parsers::scan::parse_finite(port);
   if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos || !n || *n > 65535) {
     return "'" + v + "' has no valid port (0-65535)";
   }
@@ -133,7 +125,7 @@ Setting number(std::string key, T Config::*member, double min, double max, std::
   s.unit = std::move(unit);
   s.help = std::move(help);
   s.apply = [member, min, max](const RawValue& v, Config& c) -> std::string {
-    const auto n = v.is_list ? std::nullopt : parse_number(v.scalar);
+    const auto n = v.is_list ? std::nullopt : parsers::scan::parse_finite(v.scalar);
     if (!n) return "expected a number";
     if (*n < min || *n > max) return format_number(*n) + " is out of range [" + format_number(min) + ", " + format_number(max) + "]";
     if (std::is_integral_v<T> && *n != std::floor(*n)) return "expected a whole number";

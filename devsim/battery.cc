@@ -4,12 +4,11 @@
 // that follows the charge, and what BatteryService's last battery changed
 // broadcast carried. docs/devsim.md, "Battery".
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "devsim/json.h"
 #include "devsim/model.h"
 
 namespace jank::devsim {
@@ -174,21 +173,25 @@ std::string Device::set_battery(const BatteryControl& c) {
   return {};
 }
 
-std::string Device::battery_truth() const {
+Json Device::battery_truth() const {
   const SimBattery b = battery();
-  char buf[640];
-  std::snprintf(buf, sizeof buf,
-                "\"battery\":{\"level\":%d,\"scale\":%d,\"temperature_celsius\":%.1f,\"voltage_volts\":%.3f,"
-                "\"plugged\":\"%s\",\"status\":%d,\"health\":%d,\"present\":%s,\"charge_counter_uah\":%" PRId32
-                ",\"max_charging_current_ua\":%" PRId32 ",\"max_charging_voltage_uv\":%" PRId32
-                ",\"charging_state\":%d,\"charging_policy\":%d,\"capacity_level\":%d,\"charge_pct\":%.4f,"
-                "\"rate_pct_per_hour\":%.3f,\"temperature_fixed\":%s}",
-                b.level, b.scale, b.temperature_tenths / 10.0, b.voltage_mv / 1000.0,
-                std::string(sim_plug_name(b.plugged)).c_str(), b.status, b.health, b.present ? "true" : "false",
-                b.charge_counter_uah, b.max_charging_current_ua, b.max_charging_voltage_uv, b.charging_state,
-                b.charging_policy, b.capacity_level, battery_.charge_pct, battery_rate_pct_per_hour(),
-                battery_.fixed_celsius ? "true" : "false");
-  return buf;
+  return {{"level", b.level},
+          {"scale", b.scale},
+          {"temperature_celsius", fixed(b.temperature_tenths / 10.0, 1)},
+          {"voltage_volts", fixed(b.voltage_mv / 1000.0, 3)},
+          {"plugged", std::string(sim_plug_name(b.plugged))},
+          {"status", b.status},
+          {"health", b.health},
+          {"present", b.present},
+          {"charge_counter_uah", b.charge_counter_uah},
+          {"max_charging_current_ua", b.max_charging_current_ua},
+          {"max_charging_voltage_uv", b.max_charging_voltage_uv},
+          {"charging_state", b.charging_state},
+          {"charging_policy", b.charging_policy},
+          {"capacity_level", b.capacity_level},
+          {"charge_pct", fixed(battery_.charge_pct, 4)},
+          {"rate_pct_per_hour", fixed(battery_rate_pct_per_hour(), 3)},
+          {"temperature_fixed", battery_.fixed_celsius.has_value()}};
 }
 
 }  // namespace jank::devsim

@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "devsim/simulator.h"
+#include "devsim/text.h"
 
 namespace {
 
@@ -51,11 +51,7 @@ Simulated Android devices for the real adb server (attach with `adb connect
 )";
 
 bool split_list(const std::string& s, std::vector<std::string>* out) {
-  out->clear();
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (!item.empty()) out->push_back(item);
-  }
+  *out = jank::devsim::text::split_nonempty(s, ',');
   return !out->empty();
 }
 

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "devsim/json.h"
+
 namespace jank::devsim {
 namespace {
 
@@ -21,22 +23,6 @@ std::string fmt(const char* f, auto... a) {
 
 // init starts logd about two seconds into a boot.
 constexpr std::int64_t kLogdBootNs = 2'000'000'000;
-
-// A string of any bytes as the inside of a JSON string: printable ASCII as
-// is, every other byte as \u00XX (one per byte), so the truth stays JSON
-// whatever bytes a test gave a version name.
-std::string json_bytes(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f && c != '"' && c != '\\') {
-      out += c;
-    } else {
-      out += fmt("\\u%04x", static_cast<unsigned>(u));
-    }
-  }
-  return out;
-}
 
 // Index of the histogram bin HWUI puts a frame of `ms` milliseconds in.
 std::size_t hist_index(std::int64_t ms) {
@@ -818,28 +804,22 @@ std::uint64_t profile_pending(const AppState& a, const SimWindow& w, int sdk) {
   return n;
 }
 
-std::string centi_ms(std::uint64_t c) { return fmt("%" PRIu64 ".%02" PRIu64, c / 100, c % 100); }
+// Hundredths of a millisecond as milliseconds (c / 100 is the double nearest
+// to the decimal "c.cc").
+double centi_ms(std::uint64_t c) { return static_cast<double>(c) / 100; }
 
-// ,"windows":[…]: each window's frames and janky frames (over one refresh
+// "windows":[…]: each window's frames and janky frames (over one refresh
 // interval) over the app's processes, and its profile rows.
-std::string windows_truth_json(const AppState& a) {
-  std::string s = ",\"windows\":[";
-  for (std::size_t k = 0; k < a.windows.size(); ++k) {
-    const SimWindow& w = a.windows[k];
-    std::string title;  // any title given on the command line, as a JSON string
-    for (const char c : w.title) {
-      if (c == '"' || c == '\\') title += '\\';
-      title += c;
-    }
-    s += std::string(k ? "," : "") + "{\"title\":\"" + title + "\"";
-    s += fmt(",\"frames\":%" PRIu64 ",\"janky\":%" PRIu64 ",\"profile_rows\":%" PRIu64 "}", w.frames, w.janky,
-             w.profile.rows);
+Json windows_truth(const AppState& a) {
+  Json out = Json::array();
+  for (const SimWindow& w : a.windows) {
+    out.push_back({{"title", w.title}, {"frames", w.frames}, {"janky", w.janky}, {"profile_rows", w.profile.rows}});
   }
-  return s + "]";
+  return out;
 }
 
-// ,"profile":{…}: the app's windows summed (frames = rows + lost + pending).
-std::string profile_truth_json(const AppState& a, int sdk) {
+// "profile":{…}: the app's windows summed (frames = rows + lost + pending).
+Json profile_truth(const AppState& a, int sdk) {
   ProfileTruth t;
   std::uint64_t pending = 0;
   for (const SimWindow& w : a.windows) {
@@ -849,10 +829,11 @@ std::string profile_truth_json(const AppState& a, int sdk) {
     for (std::size_t i = 0; i < t.centi_ms.size(); ++i) t.centi_ms[i] += w.profile.centi_ms[i];
     pending += profile_pending(a, w, sdk);
   }
-  return fmt(",\"profile\":{\"on\":%s,\"frames\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"lost\":%" PRIu64
-             ",\"pending\":%" PRIu64 ",\"draw_ms\":%s,\"prepare_ms\":%s,\"process_ms\":%s,\"execute_ms\":%s}",
-             a.profiling ? "true" : "false", t.frames, t.rows, t.lost, pending, centi_ms(t.centi_ms[0]).c_str(),
-             centi_ms(t.centi_ms[1]).c_str(), centi_ms(t.centi_ms[2]).c_str(), centi_ms(t.centi_ms[3]).c_str());
+  return {{"on", a.profiling},           {"frames", t.frames},
+          {"rows", t.rows},               {"lost", t.lost},
+          {"pending", pending},           {"draw_ms", centi_ms(t.centi_ms[0])},
+          {"prepare_ms", centi_ms(t.centi_ms[1])}, {"process_ms", centi_ms(t.centi_ms[2])},
+          {"execute_ms", centi_ms(t.centi_ms[3])}};
 }
 
 }  // namespace
@@ -1308,48 +1289,70 @@ const AppState* Device::app(std::string_view pkg) const {
   return nullptr;
 }
 
-std::string Device::truth_json() const {
-  std::string s = fmt("{\"name\":\"%s\",\"refresh_hz\":%.2f,\"lines_written\":%" PRIu64
-                      ",\"lines_lost\":%" PRIu64 ",\"reader_lost_lines\":%" PRIu64
-                      ",\"reader_unknown_lines\":%" PRIu64 ",\"reader_pending_lines\":%" PRIu64 ",\"reader_history_lines\":%" PRIu64
-                      ",\"boot_id\":\"%s\",\"reboots\":%" PRIu64 ",\"logd_restarts\":%" PRIu64
-                      ",\"logd_pid\":%d,\"clock_offset_s\":%.3f,\"screen\":\"%s\",\"lines_filtered\":%" PRIu64
-                      ",\"lines_squashed\":%" PRIu64 ",\"lines_refused\":%" PRIu64 ",\"buffers\":{",
-                      cfg_.name.c_str(), refresh_hz_, lines_written(), lines_lost(), reader_lost_lines_,
-                      reader_unknown_lines_, reader_pending_lines(), reader_history_lines_, boot_id_.c_str(), reboots_, logd_restarts_,
-                      logd_pid_, static_cast<double>(clock_offset_ns()) / 1e9,
-                      screen_ == Screen::on ? "on" : screen_ == Screen::doze ? "doze" : "off", lines_filtered_,
-                      lines_squashed_, lines_refused_);
+Json Device::truth() const {
+  Json d;
+  d["name"] = cfg_.name;
+  d["refresh_hz"] = fixed(refresh_hz_, 2);
+  d["lines_written"] = lines_written();
+  d["lines_lost"] = lines_lost();
+  d["reader_lost_lines"] = reader_lost_lines_;
+  d["reader_unknown_lines"] = reader_unknown_lines_;
+  d["reader_pending_lines"] = reader_pending_lines();
+  d["reader_history_lines"] = reader_history_lines_;
+  d["boot_id"] = boot_id_;
+  d["reboots"] = reboots_;
+  d["logd_restarts"] = logd_restarts_;
+  d["logd_pid"] = logd_pid_;
+  d["clock_offset_s"] = fixed(static_cast<double>(clock_offset_ns()) / 1e9, 3);
+  d["screen"] = screen_ == Screen::on ? "on" : screen_ == Screen::doze ? "doze" : "off";
+  d["lines_filtered"] = lines_filtered_;
+  d["lines_squashed"] = lines_squashed_;
+  d["lines_refused"] = lines_refused_;
+  Json buffers = Json::object();
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     const auto id = static_cast<LogId>(i);
     const BufferStats& st = logs_.stats(id);
-    s += fmt("%s\"%s\":{\"total\":%" PRIu64 ",\"now\":%zu,\"read_upto\":%" PRIu64 ",\"unheld\":%" PRIu64
-             ",\"summaries\":%" PRIu64 ",\"held_back\":%d}",
-             i ? "," : "", std::string(log_id_name(id)).c_str(), st.written, logs_.entries(id).size(),
-             reader_[i].read_upto, st.unheld, st.summaries, logs_.held_back(id) ? 1 : 0);
+    buffers[std::string(log_id_name(id))] = {{"total", st.written},
+                                             {"now", logs_.entries(id).size()},
+                                             {"read_upto", reader_[i].read_upto},
+                                             {"unheld", st.unheld},
+                                             {"summaries", st.summaries},
+                                             {"held_back", logs_.held_back(id) ? 1 : 0}};
   }
-  s += "},\"apps\":[";
+  d["buffers"] = std::move(buffers);
+  Json apps = Json::array();
   for (std::size_t i = 0; i < apps_.size(); ++i) {
     const auto& a = apps_[i];
     const auto& t = a.truth;
-    s += fmt("%s{\"package\":\"%s\",\"pid\":%d,\"threshold\":%d,\"frames_rendered\":%" PRIu64
-             ",\"skipped_frames\":%" PRIu64 ",\"skip_events\":%" PRIu64 ",\"skip_lines\":%" PRIu64
-             ",\"skipped_frames_logged\":%" PRIu64 ",\"skip_lines_lost\":%" PRIu64 ",\"davey\":%" PRIu64
-             ",\"crashes\":%" PRIu64 ",\"starts\":%" PRIu64 ",\"gfx_total_frames\":%" PRIu64
-             ",\"gfx_janky_frames\":%" PRIu64,
-             i ? "," : "", a.cfg.package.c_str(), a.pid, a.threshold, t.frames_rendered, t.skipped_frames,
-             t.skip_events, t.skip_lines, t.skipped_frames_logged, t.skip_lines_lost, t.davey, t.crashes,
-             t.starts, a.gfx.total, a.gfx.janky);
-    s += fmt(",\"reader_lost_skip_lines\":%" PRIu64 ",\"reader_lost_skipped_frames\":%" PRIu64
-             ",\"reader_lost_davey\":%" PRIu64 ",\"reader_unknown_skip_lines\":%" PRIu64
-             ",\"reader_unknown_skipped_frames\":%" PRIu64 ",\"reader_unknown_davey\":%" PRIu64
-             ",\"reader_history_skip_lines\":%" PRIu64 ",\"reader_history_skipped_frames\":%" PRIu64
-             ",\"reader_history_davey\":%" PRIu64 ",\"gfx_frames_dumped\":%" PRIu64,
-             t.reader_lost_skip_lines, t.reader_lost_skipped_frames, t.reader_lost_davey,
-             t.reader_unknown_skip_lines, t.reader_unknown_skipped_frames, t.reader_unknown_davey,
-             t.reader_history_skip_lines, t.reader_history_skipped_frames, t.reader_history_davey,
-             t.gfx_dumped_before + t.gfx_last_dumped);
-    s += fmt(",\"gfx_janky_frames_dumped\":%" PRIu64, t.gfx_janky_dumped_before + t.gfx_janky_last_dumped);
+    Json app;
+    app["package"] = a.cfg.package;
+    app["pid"] = a.pid;
+    app["threshold"] = a.threshold;
+    app["frames_rendered"] = t.frames_rendered;
+    app["skipped_frames"] = t.skipped_frames;
+    app["skip_events"] = t.skip_events;
+    app["skip_lines"] = t.skip_lines;
+    app["skipped_frames_logged"] = t.skipped_frames_logged;
+    app["skip_lines_lost"] = t.skip_lines_lost;
+    app["davey"] = t.davey;
+    app["crashes"] = t.crashes;
+    app["starts"] = t.starts;
+    app["gfx_total_frames"] = a.gfx.total;
+    app["gfx_janky_frames"] = a.gfx.janky;
+    app["reader_lost_skip_lines"] = t.reader_lost_skip_lines;
+    app["reader_lost_skipped_frames"] = t.reader_lost_skipped_frames;
+    app["reader_lost_davey"] = t.reader_lost_davey;
+    app["reader_unknown_skip_lines"] = t.reader_unknown_skip_lines;
+    app["reader_unknown_skipped_frames"] = t.reader_unknown_skipped_frames;
+    app["reader_unknown_davey"] = t.reader_unknown_davey;
+    app["reader_history_skip_lines"] = t.reader_history_skip_lines;
+    app["reader_history_skipped_frames"] = t.reader_history_skipped_frames;
+    app["reader_history_davey"] = t.reader_history_davey;
+    app["gfx_frames_dumped"] = t.gfx_dumped_before + t.gfx_last_dumped;
+    app["gfx_janky_frames_dumped"] = t.gfx_janky_dumped_before + t.gfx_janky_last_dumped;
+    app["unheld_skip_lines"] = t.unheld_skip_lines;
+    app["unheld_skipped_frames"] = t.unheld_skipped_frames;
+    app["unheld_davey"] = t.unheld_davey;
     {
       // Held back by logd now (the last of a run of identical lines): no
       // reader sees it until a different line comes to its buffer.
@@ -1360,16 +1363,16 @@ std::string Device::truth_json() const {
         if (e->skipped > 0) ++lines, frames += e->skipped;
         if (e->davey) ++davey;
       }
-      s += fmt(",\"unheld_skip_lines\":%" PRIu64 ",\"unheld_skipped_frames\":%" PRIu64 ",\"unheld_davey\":%" PRIu64
-               ",\"held_back_skip_lines\":%" PRIu64 ",\"held_back_skipped_frames\":%" PRIu64
-               ",\"held_back_davey\":%" PRIu64,
-               t.unheld_skip_lines, t.unheld_skipped_frames, t.unheld_davey, lines, frames, davey);
+      app["held_back_skip_lines"] = lines;
+      app["held_back_skipped_frames"] = frames;
+      app["held_back_davey"] = davey;
     }
-    s += ",\"version_name\":\"" + json_bytes(a.version_name) + "\"";
-    s += fmt(",\"version_code\":%" PRId64 ",\"jank_factor\":%.3f", a.version_code, a.jank_factor);
-    s += profile_truth_json(a, cfg_.sdk) + windows_truth_json(a);
-    // What a perfect reader of each layer's presents counts (stable names:
-    // without the unique suffix).
+    // Any bytes a test gave the version name: one character per byte.
+    app["version_name"] = latin1_to_utf8(a.version_name);
+    app["version_code"] = a.version_code;
+    app["jank_factor"] = fixed(a.jank_factor, 3);
+    app["profile"] = profile_truth(a, cfg_.sdk);
+    app["windows"] = windows_truth(a);
     // FrameTimeline (Android 12+): the app window's frames with a vsync id,
     // each once with SurfaceFlinger's verdict, counted when the frame is made
     // (so a reader sees them all once their presents are past).
@@ -1379,29 +1382,44 @@ std::string Device::truth_json() const {
                                                 "sf_scheduling", "buffer_stuffing", "unknown",
                                                 "sf_stuffing",   "dropped"};
       const FrameTimelineTruth& ft = a.ft_truth;
-      s += fmt(",\"ft_frames\":%" PRIu64 ",\"ft_janky\":%" PRIu64 ",\"ft_by_jank\":{", ft.frames, ft.janky);
-      for (std::size_t l = 0; l < ft.by_label.size(); ++l) {
-        s += fmt("%s\"%s\":%" PRIu64, l ? "," : "", kLabels[l], ft.by_label[l]);
-      }
-      s += "}";
+      app["ft_frames"] = ft.frames;
+      app["ft_janky"] = ft.janky;
+      Json by_jank = Json::object();
+      for (std::size_t l = 0; l < ft.by_label.size(); ++l) by_jank[kLabels[l]] = ft.by_label[l];
+      app["ft_by_jank"] = std::move(by_jank);
     }
-    s += fmt(",\"active_ns\":%" PRId64 ",\"layers\":[", a.active_ns);
+    app["active_ns"] = a.active_ns;
+    // What a perfect reader of each layer's presents counts (stable names:
+    // without the unique suffix).
+    Json layers = Json::array();
     for (const bool game : {false, true}) {
       if (game && a.cfg.game_fps <= 0) continue;
       const LayerTruth& lt = game ? a.game_truth : a.window_truth;
       std::string name = layer_name(a, game);
       name.erase(name.rfind('#'));
-      s += fmt("%s{\"layer\":\"%s\",\"presented\":%" PRIu64 ",\"jank\":%" PRIu64 ",\"big_jank\":%" PRIu64
-               ",\"refresh_jank\":%" PRIu64 ",\"active_ns\":%" PRId64 ",\"jank_ns\":%" PRId64
-               ",\"freezes\":%" PRIu64 ",\"slow\":%" PRIu64 ",\"slow_refresh\":%" PRIu64 ",\"frozen\":%" PRIu64 "}",
-               game ? "," : "", name.c_str(), lt.presented, lt.jank, lt.big_jank, lt.refresh_jank, lt.active_ns,
-               lt.jank_ns, lt.freezes, lt.slow, lt.slow_refresh, lt.frozen);
+      layers.push_back({{"layer", name},
+                        {"presented", lt.presented},
+                        {"jank", lt.jank},
+                        {"big_jank", lt.big_jank},
+                        {"refresh_jank", lt.refresh_jank},
+                        {"active_ns", lt.active_ns},
+                        {"jank_ns", lt.jank_ns},
+                        {"freezes", lt.freezes},
+                        {"slow", lt.slow},
+                        {"slow_refresh", lt.slow_refresh},
+                        {"frozen", lt.frozen}});
     }
-    s += "]}";
+    app["layers"] = std::move(layers);
+    apps.push_back(std::move(app));
   }
-  s += "]," + thermal_truth() + "," + battery_truth() + ",\"perfetto\":" + perfetto_.truth_json() + "}";
-  return s;
+  d["apps"] = std::move(apps);
+  d["thermal"] = thermal_truth();
+  d["battery"] = battery_truth();
+  d["perfetto"] = perfetto_.truth();
+  return d;
 }
+
+std::string Device::truth_json() const { return dump(truth()); }
 
 std::vector<Device::Process> Device::processes() const {
   std::vector<Process> out = {{"root", 1, 0, "init"},

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "devsim/battery_dump.h"
 #include "devsim/clock.h"
 #include "devsim/timestats_dump.h"
@@ -499,8 +501,10 @@ class Device {
   std::uint64_t reader_pending_lines() const;
   std::uint64_t reader_unknown_lines() const { return reader_unknown_lines_; }
   std::uint64_t reader_history_lines() const { return reader_history_lines_; }
-  // {"name":…,"refresh_hz":…,"lines_lost":…,"apps":[…]} (no port: the transport adds it).
-  std::string truth_json() const;
+  // The ground truth (docs/devsim.md): {"name":…,"refresh_hz":…,"lines_lost":…,
+  // "apps":[…],"thermal":{…},"perfetto":{…}} (no port: the transport adds it).
+  nlohmann::ordered_json truth() const;
+  std::string truth_json() const;  // truth() as one line of JSON
 
  private:
   void start_app(AppState& a, std::int32_t pid = 0);
@@ -534,13 +538,13 @@ class Device {
   std::optional<int> thermal_episode_at(std::int64_t t) const;
   int thermal_status_at(std::int64_t t) const;
   double throttle_at(std::int64_t t) const;
-  std::string thermal_truth() const;
+  nlohmann::ordered_json thermal_truth() const;
   // Battery (devsim/battery.cc): the gauge moves over [battery_.at, now].
   void init_battery();
   void update_battery(std::int64_t now);
   double battery_rate_pct_per_hour() const;  // signed: < 0 draining
   void battery_broadcast(std::int64_t now);  // what ACTION_BATTERY_CHANGED last carried
-  std::string battery_truth() const;
+  nlohmann::ordered_json battery_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <set>
 
+#include "devsim/json.h"
 #include "devsim/model.h"
+#include "devsim/text.h"
 
 namespace jank::devsim {
 
@@ -56,21 +58,6 @@ std::uint64_t splitmix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
-}
-
-std::string json_string(std::string_view s) {
-  std::string o = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      o += fmt("\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-    } else {
-      o += c;
-    }
-  }
-  return o + "\"";
 }
 
 // ---- the text config ------------------------------------------------------
@@ -197,9 +184,9 @@ const char* type_name(FType t) {
   return "?";
 }
 
-bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool ident_body(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
-bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool ident_start(char c) { return text::is_alpha(c) || c == '_'; }
+using text::is_word_char;
+using text::is_ascii_space;
 
 // Where a token starts, as perfetto's lexer counts: rows from 1; columns
 // from 0 on the first row and from 1 after each newline.
@@ -448,7 +435,7 @@ class TxtParser {
       if (comment) continue;
       switch (st) {
         case St::key_wait:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -476,13 +463,13 @@ class TxtParser {
           }
           break;
         case St::key:
-          if (ident_body(c)) continue;
+          if (is_word_char(c)) continue;
           key = text_.substr(key_at, i - key_at);
           st = St::value_wait;
           comment = c == '#';
           continue;
         case St::value_wait:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -523,7 +510,7 @@ class TxtParser {
           st = St::str;
           continue;
         case St::str_cont:
-          if (space(c)) continue;
+          if (is_ascii_space(c)) continue;
           if (c == '#') {
             comment = true;
             continue;
@@ -542,9 +529,9 @@ class TxtParser {
         case St::number:
         case St::ident: {
           const bool number = st == St::number;
-          const bool ends = space(c) || c == ';' || (!number && c == '#') || last;
+          const bool ends = is_ascii_space(c) || c == ';' || (!number && c == '#') || last;
           if (ends) {
-            const bool keep = last && !space(c) && c != ';' && (number || c != '#');
+            const bool keep = last && !is_ascii_space(c) && c != ';' && (number || c != '#');
             const std::string_view v = text_.substr(value_at_, i - value_at_ + (keep ? 1 : 0));
             if (number) on_number(key, kpos, v, vpos);
             else on_ident(key, kpos, v, vpos);
@@ -553,7 +540,7 @@ class TxtParser {
             comment = !number && c == '#';
             continue;
           }
-          if (number ? (c == '.' || (c >= '0' && c <= '9')) : ident_body(c)) continue;
+          if (number ? (c == '.' || text::is_digit(c)) : is_word_char(c)) continue;
           break;
         }
       }
@@ -1208,7 +1195,7 @@ std::size_t Perfetto::end_ours() {
   return n;
 }
 
-std::string Perfetto::truth_json() const {
+Json Perfetto::truth() const {
   auto state_name = [](State s) {
     switch (s) {
       case State::refused: return "refused";
@@ -1218,30 +1205,42 @@ std::string Perfetto::truth_json() const {
     }
     return "?";
   };
-  std::string s = fmt("{\"sessions_started\":%" PRIu64 ",\"foreign_started\":%" PRIu64 ",\"refused\":%" PRIu64
-                      ",\"expired\":%" PRIu64 ",\"ended_by_control\":%" PRIu64 ",\"killed\":%" PRIu64
-                      ",\"sigkilled\":%" PRIu64 ",\"ended_by_reboot\":%" PRIu64 ",\"trigger_calls\":%" PRIu64
-                      ",\"triggers_received\":%" PRIu64 ",\"traces_written\":%" PRIu64,
-                      n_.started, n_.foreign, n_.refused, n_.expired, n_.ended, n_.killed, n_.sigkilled, n_.rebooted,
-                      n_.trigger_calls, n_.triggers_received, traces_written_);
-  s += ",\"last_refusal\":" + json_string(last_refusal_);
-  s += fmt(",\"pulls_served\":%" PRIu64 ",\"pulls_partial\":%" PRIu64 ",\"pulls_failed\":%" PRIu64
-           ",\"pulls_hung\":%" PRIu64 ",\"pulls_missing\":%" PRIu64 ",\"bytes_served\":%" PRIu64
-           ",\"fail_pulls_left\":%" PRIu32 ",\"hang_pulls\":%s,\"trace_bytes\":%" PRIu64 ",\"write_bytes_per_s\":%" PRIu64
-           ",\"traced_pid\":%d",
-           n_.pulls_served, n_.pulls_partial, n_.pulls_failed, n_.pulls_hung, n_.pulls_missing, n_.bytes_served,
-           fail_pulls_, hang_pulls_ ? "true" : "false", trace_bytes_, write_speed_, traced_pid_);
-  s += ",\"running\":[";
-  bool first = true;
+  Json t;
+  t["sessions_started"] = n_.started;
+  t["foreign_started"] = n_.foreign;
+  t["refused"] = n_.refused;
+  t["expired"] = n_.expired;
+  t["ended_by_control"] = n_.ended;
+  t["killed"] = n_.killed;
+  t["sigkilled"] = n_.sigkilled;
+  t["ended_by_reboot"] = n_.rebooted;
+  t["trigger_calls"] = n_.trigger_calls;
+  t["triggers_received"] = n_.triggers_received;
+  t["traces_written"] = traces_written_;
+  t["last_refusal"] = last_refusal_;
+  t["pulls_served"] = n_.pulls_served;
+  t["pulls_partial"] = n_.pulls_partial;
+  t["pulls_failed"] = n_.pulls_failed;
+  t["pulls_hung"] = n_.pulls_hung;
+  t["pulls_missing"] = n_.pulls_missing;
+  t["bytes_served"] = n_.bytes_served;
+  t["fail_pulls_left"] = fail_pulls_;
+  t["hang_pulls"] = hang_pulls_;
+  t["trace_bytes"] = trace_bytes_;
+  t["write_bytes_per_s"] = write_speed_;
+  t["traced_pid"] = traced_pid_;
+  Json running = Json::array();
   for (const auto& [pid, p] : procs_) {
-    s += fmt("%s{\"pid\":%d,\"session\":%" PRIu64 ",\"foreign\":%s,\"state\":\"%s\",\"triggered\":%s,\"unique_session_name\":",
-             first ? "" : ",", pid, p.session, p.foreign ? "true" : "false", state_name(p.state),
-             p.triggered ? "true" : "false");
-    s += json_string(p.cfg.unique_session_name) + ",\"path\":" + json_string(p.path) + "}";
-    first = false;
+    running.push_back({{"pid", pid},
+                       {"session", p.session},
+                       {"foreign", p.foreign},
+                       {"state", state_name(p.state)},
+                       {"triggered", p.triggered},
+                       {"unique_session_name", p.cfg.unique_session_name},
+                       {"path", p.path}});
   }
-  s += "],\"traces\":[";
-  first = true;
+  t["running"] = std::move(running);
+  Json traces = Json::array();
   for (const auto& r : traces_) {
     const TraceFile& f = *r.file;
     const std::uint64_t len = f.length_at(now_);
@@ -1250,18 +1249,26 @@ std::string Perfetto::truth_json() const {
       r.fnv_len = len;
     }
     const auto here = files_.find(r.path);
-    s += fmt("%s{\"trace\":%" PRIu64 ",\"session\":%" PRIu64 ",\"pid\":%d,\"foreign\":%s,\"how\":\"%s\",\"trigger\":",
-             first ? "" : ",", r.id, r.session, r.pid, r.foreign ? "true" : "false", r.how.c_str());
-    s += json_string(r.trigger) + ",\"path\":" + json_string(r.path);
-    s += fmt(",\"triggered_at_ms\":%" PRId64 ",\"device_triggered_at_ms\":%" PRId64 ",\"stopped_at_ms\":%" PRId64
-             ",\"size\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"complete\":%s,\"writing\":%s,\"fnv1a64\":\"%016" PRIx64
-             "\",\"at_path\":%s,\"pulls\":%" PRIu64 "}",
-             r.triggered_host_ms, r.triggered_device_ms, r.stopped_host_ms, f.content.size(), len,
-             r.complete ? "true" : "false", f.writing ? "true" : "false", r.fnv,
-             here != files_.end() && here->second == r.file ? "true" : "false", r.pulls);
-    first = false;
+    traces.push_back({{"trace", r.id},
+                      {"session", r.session},
+                      {"pid", r.pid},
+                      {"foreign", r.foreign},
+                      {"how", r.how},
+                      {"trigger", r.trigger},
+                      {"path", r.path},
+                      {"triggered_at_ms", r.triggered_host_ms},
+                      {"device_triggered_at_ms", r.triggered_device_ms},
+                      {"stopped_at_ms", r.stopped_host_ms},
+                      {"size", f.content.size()},
+                      {"bytes", len},
+                      {"complete", r.complete},
+                      {"writing", f.writing},
+                      {"fnv1a64", fmt("%016" PRIx64, r.fnv)},
+                      {"at_path", here != files_.end() && here->second == r.file},
+                      {"pulls", r.pulls}});
   }
-  return s + "]}";
+  t["traces"] = std::move(traces);
+  return t;
 }
 
 }  // namespace jank::devsim

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace jank::devsim {
 
 class Device;
@@ -138,7 +140,7 @@ class Perfetto {
   // Ends every session of ours (not foreign) now as its trigger timeout
   // would: untriggered ones end without data. Returns how many ended.
   std::size_t end_ours();
-  std::string truth_json() const;
+  nlohmann::ordered_json truth() const;  // the truth's "perfetto" object
 
  private:
   enum class State : std::uint8_t { refused, tracing, writing, ending };

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "devsim/text.h"
+
 namespace jank::devsim {
 namespace {
 
@@ -23,9 +25,7 @@ std::string size_text(std::size_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+using text::all_digits;
 
 // Android 5.x's head of `logcat -S` (LogStatistics::format,
 // logd/LogStatistics.cpp:522-587 @ android-5.0.0_r1): `span -> size/num` and
@@ -699,7 +699,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
                const std::string* input = nullptr) {
   // Leading VAR=value assignments only set the environment, which we ignore.
   while (!w.empty() && w[0].find('=') != std::string::npos && w[0][0] != '=' &&
-         std::isalpha(static_cast<unsigned char>(w[0][0]))) {
+         text::is_alpha(w[0][0])) {
     w.erase(w.begin());
   }
   if (w.empty()) return 0;
@@ -908,7 +908,7 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
       if (i < s.size() && s[i] == '&') {
         ++i;
         std::string to;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) to += s[i++];
+        while (i < s.size() && text::is_digit(s[i])) to += s[i++];
         out.push_back(std::string(1, kOp) + ">" + fd + "&" + to);
       } else {
         out.push_back(std::string(1, kOp) + ">" + fd);
@@ -1133,7 +1133,7 @@ bool parse_logcat_start(std::string_view arg, std::int32_t tz_offset_s, std::int
   // Epoch form: seconds '.' fraction (the fraction is what tells it from a count).
   std::size_t dot = arg.find('.');
   if (dot != std::string_view::npos && all_digits(arg.substr(0, dot)) && dot + 1 < arg.size() &&
-      std::isdigit(static_cast<unsigned char>(arg[dot + 1]))) {
+      text::is_digit(arg[dot + 1])) {
     *wall_ns = std::stoll(std::string(arg.substr(0, dot))) * 1'000'000'000 + frac_ns(arg.substr(dot + 1));
     return true;
   }

@@ -8,11 +8,21 @@
 #include <sstream>
 #include <tuple>
 
+#include "devsim/json.h"
+#include "devsim/text.h"
+
 namespace jank::devsim {
 namespace {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+
+// {"devices":[…]}: a reply with one document per device.
+std::string devices_reply(Json devices) {
+  Json doc;
+  doc["devices"] = std::move(devices);
+  return dump(doc);
+}
 
 // Runs fn on every device's strand in turn, then done(results) on the last one.
 struct Chain : std::enable_shared_from_this<Chain> {
@@ -39,40 +49,14 @@ void for_devices(std::vector<std::shared_ptr<SimDevice>> devs, std::function<std
   c->step(0);
 }
 
-// A whole decimal number (sign and fraction allowed), nothing else.
-bool parse_number(const std::string& s, double* out) {
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return !s.empty() && *end == '\0' && std::isfinite(*out);
-}
-
-std::string number(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f", v);
-  return b;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
-}
+using text::parse_number;
 
 // "C3A9FF" as the bytes it spells; nullopt unless it is pairs of hex digits.
 std::optional<std::string> hex_bytes(std::string_view hex) {
   if (hex.size() % 2 != 0) return std::nullopt;
-  auto digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   std::string out;
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    const int hi = text::hex_value(hex[i]), lo = text::hex_value(hex[i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out += static_cast<char>(hi * 16 + lo);
   }
@@ -244,15 +228,15 @@ void Simulator::accept_control() {
 }
 
 std::string Simulator::ready_json() const {
-  std::string s = "{\"devices\":[";
-  for (std::size_t i = 0; i < devices_.size(); ++i) {
-    const auto& c = devices_[i]->model().config();
-    s += (i ? "," : "");
-    s += "{\"name\":\"" + json_escape(c.name) + "\",\"port\":" + std::to_string(devices_[i]->port()) +
-         ",\"model\":\"" + json_escape(c.model) + "\"}";
+  Json devices = Json::array();
+  for (const auto& d : devices_) {
+    const auto& c = d->model().config();
+    devices.push_back({{"name", c.name}, {"port", d->port()}, {"model", c.model}});
   }
-  s += "],\"control\":" + std::to_string(control_port_) + "}";
-  return s;
+  Json ready;
+  ready["devices"] = std::move(devices);
+  ready["control"] = control_port_;
+  return dump(ready);
 }
 
 std::vector<std::shared_ptr<SimDevice>> Simulator::select(const std::string& which) const {
@@ -312,19 +296,22 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   };
   std::function<std::string(SimDevice&)> fn;
   if (cmd == "truth") {
-    return for_devices(devs, [](SimDevice& d) {
+    // Each device's document is made on its strand, one device after the
+    // other (for_devices), into the one array the reply holds.
+    auto docs = std::make_shared<Json>(Json::array());
+    return for_devices(devs, [docs](SimDevice& d) {
       d.model().advance();
-      std::string t = d.model().truth_json();
-      t.pop_back();  // add transport facts before the closing brace
-      return t + ",\"port\":" + std::to_string(d.port()) + ",\"plugged\":" + (d.plugged() ? "true" : "false") +
-             ",\"hung\":" + (d.hung() ? "true" : "false") + ",\"connections\":" + std::to_string(d.connections()) +
-             ",\"paused\":" + (d.model().paused() ? "true" : "false") + ",\"slow_s\":" + number(d.slow_seconds()) +
-             "}";
-    }, [reply](std::vector<std::string> r) {
-      std::string s = "OK {\"devices\":[";
-      for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
-      reply(s + "]}");
-    });
+      Json t = d.model().truth();
+      // The transport's facts after the model's.
+      t["port"] = d.port();
+      t["plugged"] = d.plugged();
+      t["hung"] = d.hung();
+      t["connections"] = d.connections();
+      t["paused"] = d.model().paused();
+      t["slow_s"] = fixed(d.slow_seconds(), 3);
+      docs->push_back(std::move(t));
+      return std::string();
+    }, [reply, docs](const std::vector<std::string>&) { reply("OK " + devices_reply(std::move(*docs))); });
   } else if (cmd == "log" || cmd == "logd-write") {
     // log DEV BUFFER PRIO PID TAG MESSAGE… (logd-write: straight to logd's socket)
     std::istringstream ls(line);
@@ -610,18 +597,20 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
         return c > ' ' && c < 127 && c != '"' && c != '\\';
       });
       if (!unique_ok) return reply("ERR usage: perfetto DEV foreign [SECONDS] [UNIQUE_NAME]");
+      auto docs = std::make_shared<Json>(Json::array());
       return for_devices(devs, [=](SimDevice& d) {
         d.model().advance();
-        std::string one = "{\"name\":\"" + json_escape(d.model().config().name) + "\"";
-        if (what == "end") return one + ",\"ended\":" + std::to_string(d.model().perfetto().end_ours()) + "}";
-        bool refused = false;
-        const std::int32_t pid = d.model().perfetto().start_foreign(secs, unique, &refused);
-        return one + ",\"pid\":" + std::to_string(pid) + ",\"refused\":" + (refused ? "true" : "false") + "}";
-      }, [reply](std::vector<std::string> r) {
-        std::string s = "OK {\"devices\":[";
-        for (std::size_t i = 0; i < r.size(); ++i) s += (i ? "," : "") + r[i];
-        reply(s + "]}");
-      });
+        Json one = {{"name", d.model().config().name}};
+        if (what == "end") {
+          one["ended"] = d.model().perfetto().end_ours();
+        } else {
+          bool refused = false;
+          one["pid"] = d.model().perfetto().start_foreign(secs, unique, &refused);
+          one["refused"] = refused;
+        }
+        docs->push_back(std::move(one));
+        return std::string();
+      }, [reply, docs](const std::vector<std::string>&) { reply("OK " + devices_reply(std::move(*docs))); });
     } else {
       return reply("ERR usage: perfetto DEV fail-pull N|hang-pull|unhang-pull|trace-bytes N|write-speed BYTES_PER_S|"
                    "foreign [SECONDS] [UNIQUE_NAME]|end");

@@ -3,10 +3,9 @@
 // status their skin thresholds give (or a throttling episode's), and what a
 // throttled device does to frames. docs/devsim.md, "Thermal state".
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
 
+#include "devsim/json.h"
 #include "devsim/model.h"
 
 namespace jank::devsim {
@@ -117,18 +116,17 @@ SimThermal Device::thermal() const {
   return t;
 }
 
-std::string Device::thermal_truth() const {
+Json Device::thermal_truth() const {
   const SimThermal t = thermal();
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "\"thermal\":{\"status\":%d,\"episode\":%s,\"throttle\":%.2f,\"temperatures\":[",
-                t.status, thermal_episode_at(sim_time_) ? "true" : "false", throttle());
-  std::string s = buf;
-  for (std::size_t i = 0; i < t.temps.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"type\":%d,\"value\":%.2f,\"status\":%d}", i ? "," : "",
-                  t.temps[i].name.c_str(), t.temps[i].type, t.temps[i].value, t.temps[i].status);
-    s += buf;
+  Json temperatures = Json::array();
+  for (const SimTemperature& temp : t.temps) {
+    temperatures.push_back(
+        {{"name", temp.name}, {"type", temp.type}, {"value", fixed(temp.value, 2)}, {"status", temp.status}});
   }
-  return s + "]}";
+  return {{"status", t.status},
+          {"episode", thermal_episode_at(sim_time_).has_value()},
+          {"throttle", fixed(throttle(), 2)},
+          {"temperatures", std::move(temperatures)}};
 }
 
 }  // namespace jank::devsim

@@ -4,23 +4,17 @@
 #include <optional>
 #include <string>
 
+#include "parsers/text_scan.h"
+
 namespace jank::exporters {
+
+bool is_token_char(char c) {
+  return parsers::scan::is_alnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
 
 namespace {
 
-bool is_tchar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
+using parsers::scan::equal_ignoring_case;
 
 // A cursor over the header that reads its grammar's pieces; each read
 // returns nullopt (or false) on text that is not that piece.
@@ -34,12 +28,10 @@ class Reader {
     ++at_;
     return true;
   }
-  void skip_spaces() {
-    while (peek() == ' ' || peek() == '\t') ++at_;
-  }
+  void skip_spaces() { at_ = parsers::scan::skip_blank(text_, at_); }
   std::optional<std::string_view> token() {
     const std::size_t start = at_;
-    while (!done() && is_tchar(text_[at_])) ++at_;
+    while (!done() && is_token_char(text_[at_])) ++at_;
     if (at_ == start) return std::nullopt;
     return text_.substr(start, at_ - start);
   }

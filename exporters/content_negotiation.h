@@ -20,4 +20,8 @@ namespace jank::exporters {
 // Several Accept fields are one list joined by commas.
 ExpositionFormat negotiate_format(std::string_view accept);
 
+// A tchar of RFC 9110 §5.6.2: the bytes of a token (header names, media
+// types, parameter names): ASCII letters, digits and !#$%&'*+-.^_`|~.
+bool is_token_char(char c);
+
 }  // namespace jank::exporters

@@ -33,6 +33,7 @@
 
 #include "exporters/content_negotiation.h"
 #include "exporters/regular_file.h"
+#include "parsers/text_scan.h"
 
 namespace jank::exporters {
 
@@ -81,13 +82,6 @@ bool equal_constant_time(std::string_view a, std::string_view b) {
   unsigned diff = static_cast<unsigned>(a.size() ^ b.size());
   for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
   return diff == 0 && !b.empty();
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // ":9789" → every IPv4 interface; "HOST:PORT"; "[V6]:PORT" ("[::]" also takes IPv4).
@@ -207,9 +201,7 @@ bool header_safe_file_name(std::string_view name) {
 bool header_token(std::string_view name) {
   if (name.empty()) return false;
   for (const char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-    if (!ok) return false;
+    if (!is_token_char(c)) return false;
   }
   return true;
 }
@@ -222,11 +214,7 @@ bool header_value(std::string_view value) {
   });
 }
 
-bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using parsers::scan::equal_ignoring_case;
 
 // A route's extra headers as header lines; nullopt when one is unfit (see
 // FileResponse::headers). `cache_control`: the route sets its own.
@@ -647,8 +635,8 @@ bool decode_into(std::string_view raw, bool plus_is_space, std::string& out) {
     if (raw[i] == '+' && plus_is_space) {
       out.push_back(' ');
     } else if (raw[i] == '%') {
-      const int hi = i + 2 < raw.size() ? hex_digit(raw[i + 1]) : -1;
-      const int lo = i + 2 < raw.size() ? hex_digit(raw[i + 2]) : -1;
+      const int hi = i + 2 < raw.size() ? parsers::scan::hex_value(raw[i + 1]) : -1;
+      const int lo = i + 2 < raw.size() ? parsers::scan::hex_value(raw[i + 2]) : -1;
       if (hi < 0 || lo < 0) return false;
       out.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
@@ -821,22 +809,6 @@ class HttpServer::Impl {
   asio::steady_timer retry_{io_};
   std::thread thread_;
 };
-
-HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  return [collectables = std::move(collectables)](std::string_view, ExpositionFormat format) {
-    Exposition exposition;
-    for (const auto& c : collectables) {
-      exposition.families.emplace_back();
-      if (format == ExpositionFormat::openmetrics_1_0_0) {
-        append_openmetrics_exposition(c->Collect(), exposition.families.back().body);
-      } else {
-        append_text_exposition(c->Collect(), exposition.families.back().body);
-      }
-    }
-    finish_exposition(exposition, format);
-    return exposition;
-  };
-}
 
 HttpServer::HttpServer(const HttpOptions& options, MetricsSource metrics, std::function<bool()> ready,
                        const HttpServer* previous, ApiHandler api, std::vector<FileRoute> routes)

@@ -12,8 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include <prometheus/collectable.h>
-
 #include "exporters/text_format.h"
 
 namespace jank::exporters {
@@ -129,10 +127,6 @@ class HttpServer {
  private:
   std::unique_ptr<Impl> impl_;
 };
-
-// /metrics for prometheus-cpp collectables: each Collect()ed and written out
-// in the format asked for.
-HttpServer::MetricsSource exposition_of(std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
 // The value of `name` in a URL query string, percent-decoded ('+' is a
 // space); `valid` is false when a %XX escape is malformed.

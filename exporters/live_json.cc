@@ -1,7 +1,6 @@
 #include "exporters/live_json.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/trace_files.h"
+#include "parsers/text_scan.h"
 
 namespace jank::exporters {
 namespace {
@@ -36,15 +36,6 @@ std::optional<std::string> info(const metrics::DeviceMetrics& d, const char* key
   return it->second;
 }
 
-std::optional<int> parse_int(const std::optional<std::string>& text) {
-  int v = 0;
-  if (!text) return std::nullopt;
-  const char* end = text->data() + text->size();
-  const auto [p, ec] = std::from_chars(text->data(), end, v);
-  if (ec != std::errc{} || p != end) return std::nullopt;
-  return v;
-}
-
 bool measures(const metrics::Run& run, std::string_view serial) {
   return std::any_of(run.devices.begin(), run.devices.end(), [&](const auto& d) { return d.serial == serial; });
 }
@@ -56,7 +47,7 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
   row.model = info(d, "model");
   row.manufacturer = info(d, "manufacturer");
   row.release = info(d, "release");
-  row.sdk = parse_int(info(d, "sdk"));
+  if (const auto sdk = info(d, "sdk")) row.sdk = parsers::scan::parse_int<int>(*sdk);
   row.foreground = d.live.foreground;
   row.refresh_hz = d.refresh_hz;
   row.status = metrics::live_status(d, now_ns, window_seconds);

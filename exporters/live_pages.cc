@@ -9,6 +9,8 @@
 
 #include "exporters/report_assets.h"
 #include "exporters/run_report.h"
+#include "parsers/text_scan.h"
+#include "parsers/thermal.h"
 
 namespace jank::exporters {
 namespace {
@@ -50,10 +52,6 @@ constexpr std::array<Column, 12> kColumns = {{
 constexpr std::array<std::string_view, 5> kTotals = {"skipped_frames", "davey_frames", "big_jank", "frozen_frames",
                                                      "layer_frozen_frames"};
 
-// android_thermal_status's values (docs/metrics.md).
-constexpr std::array<std::string_view, 7> kThermalNames = {"none",     "light",     "moderate", "severe",
-                                                           "critical", "emergency", "shutdown"};
-
 std::optional<double> number_of(const json& object, std::string_view key) {
   if (!object.is_object()) return std::nullopt;
   const auto it = object.find(key);
@@ -78,7 +76,7 @@ std::string text_of(const json& object, std::string_view key) {
 std::string serial_segment(const json& device) {
   const std::string path = text_of(device, "serial_path");
   const bool encoded = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '%' || c == '-' || c == '.' || c == '_' || c == '~';
+    return parsers::scan::is_alnum(c) || c == '%' || c == '-' || c == '.' || c == '_' || c == '~';
   });
   return encoded ? path : percent_encode_segment(text_of(device, "serial"));
 }
@@ -162,8 +160,8 @@ void cell(std::string& out, const Column& c, const json& device) {
   std::string text = shown(*v, c);
   if (c.kind == Kind::thermal) {
     const double i = std::round(*v);
-    if (i >= 0 && i < static_cast<double>(kThermalNames.size()) && i == *v) {
-      text += " " + std::string(kThermalNames[static_cast<std::size_t>(i)]);
+    if (i >= 0 && i <= 6 && i == *v) {  // android_thermal_status's values (docs/metrics.md)
+      text += " " + std::string(parsers::thermal_status_name(static_cast<int>(i)));
     }
   }
   std::string title = threshold_note(c, mark);
@@ -412,8 +410,7 @@ std::string percent_encode_segment(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    const bool plain = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || c == '-' ||
-                       c == '.' || c == '_' || c == '~';
+    const bool plain = parsers::scan::is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
     if (plain) {
       out += c;
     } else {

@@ -10,8 +10,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include <prometheus/text_serializer.h>
-
 #include "exporters/label_repair.h"
 #include "exporters/openmetrics.h"
 #include "metrics/device_view.h"
@@ -804,10 +802,6 @@ std::function<Exposition(std::string_view serial, ExpositionFormat format)> text
   return [collector = std::move(collector)](std::string_view serial, ExpositionFormat format) {
     return serial.empty() ? collector->Text(format) : collector->Text(serial, format);
   };
-}
-
-std::string serialize_text(const std::vector<MetricFamily>& families) {
-  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace jank::exporters

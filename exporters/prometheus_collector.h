@@ -101,7 +101,4 @@ class StoreCollector final : public prometheus::Collectable {
 std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(
     std::shared_ptr<const StoreCollector> collector);
 
-// prometheus-cpp's text serialization of the given families.
-std::string serialize_text(const std::vector<prometheus::MetricFamily>& families);
-
 }  // namespace jank::exporters

@@ -12,8 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include <prometheus/metric_family.h>
-
 #include "exporters/label_repair.h"
 #include "metrics/series.h"
 
@@ -27,17 +25,6 @@ enum class ExpositionFormat : std::uint8_t {
 };
 // The Content-Type header value of an answer in `format`.
 const char* content_type(ExpositionFormat format);
-
-// Appends prometheus-cpp's own serialization (prometheus::TextSerializer) of
-// `families` to `out`: for collectables other than the metric store, which
-// writes its exposition itself.
-void append_text_exposition(const std::vector<prometheus::MetricFamily>& families, std::string& out);
-// The same families in OpenMetrics, without the final `# EOF`. Samples keep
-// the names and labels prometheus-cpp gives them in 0.0.4 (bucket and
-// quantile bounds printed as it prints them), so both formats make the same
-// series: a counter not named `…_total`, whose samples OpenMetrics would
-// rename, is declared `unknown`, as is an untyped family.
-void append_openmetrics_exposition(const std::vector<prometheus::MetricFamily>& families, std::string& out);
 
 // An exposition written family by family: `header` is the metadata lines
 // (HELP and TYPE; in OpenMetrics also UNIT), `body` the samples. Kept in

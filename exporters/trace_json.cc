@@ -8,6 +8,7 @@
 
 #include "exporters/run_json.h"
 #include "metrics/trace_files.h"
+#include "parsers/text_scan.h"
 
 namespace jank::exporters {
 namespace {
@@ -33,7 +34,7 @@ int digits(std::string_view text, std::size_t at, std::size_t n) {
   if (at + n > text.size()) return -1;
   int v = 0;
   for (std::size_t i = at; i < at + n; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
+    if (!parsers::scan::is_digit(text[i])) return -1;
     v = v * 10 + (text[i] - '0');
   }
   return v;
@@ -107,7 +108,7 @@ std::optional<std::int64_t> parse_rfc3339_utc(std::string_view text) {
   std::size_t at = 19;
   if (text[at] == '.') {
     std::int64_t scale = 100'000'000;
-    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
+    for (++at; at < text.size() && parsers::scan::is_digit(text[at]); ++at) {
       if (scale == 0) return std::nullopt;  // finer than ns
       fraction_ns += (text[at] - '0') * scale;
       scale /= 10;

@@ -37,6 +37,7 @@
 #include "config/config.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
+#include "parsers/text_scan.h"
 #include "parsers/utf8.h"
 
 namespace {
@@ -140,15 +141,9 @@ std::string exchange(int port, std::string_view request) {
   return got;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The value of header `name` (lower case) in `head`, or "".
 std::string header(std::string_view head, std::string_view name) {
-  const std::string h = lower(head);
+  const std::string h = parsers::scan::to_lower(head);
   const auto at = h.find("\r\n" + std::string(name) + ": ");
   if (at == std::string::npos) return "";
   const auto start = at + 4 + name.size();
@@ -162,7 +157,7 @@ std::size_t check_responses(std::string_view got) {
     if (!got.starts_with("HTTP/1.1 ") || got.size() < 13) fail("not a status line");
     const std::string_view code = got.substr(9, 3);
     for (const char c : code) {
-      if (c < '0' || c > '9') fail("bad status");
+      if (!parsers::scan::is_digit(c)) fail("bad status");
     }
     const auto head_end = got.find("\r\n\r\n");
     if (head_end == std::string_view::npos) fail("a response head without its end");

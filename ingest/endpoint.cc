@@ -1,19 +1,17 @@
 #include "ingest/endpoint.h"
 
-#include <charconv>
 #include <cstdlib>
+
+#include "parsers/text_scan.h"
 
 namespace jank::ingest {
 namespace {
 
 std::optional<std::uint16_t> parse_port(std::string_view text) {
-  if (text.empty() || text.size() > 5) return std::nullopt;
-  unsigned value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint16_t>(value);
+  if (text.size() > 5) return std::nullopt;
+  const auto value = parsers::scan::parse_int<unsigned>(text);
+  if (!value || *value == 0 || *value > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(*value);
 }
 
 bool valid_host(std::string_view host) {

@@ -1,28 +1,18 @@
 #include "ingest/protocol.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
+
+#include "parsers/text_scan.h"
 
 namespace jank::ingest {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
+// Within one line of a device list (split on LF): blanks and a CR.
+using parsers::scan::is_blank_or_cr;
+using parsers::scan::trim_blank_or_cr;
 
 // "key:value" with a lower-case key, as devices-l appends them.
 bool split_key_value(std::string_view token, std::string_view& key, std::string_view& value) {
@@ -36,14 +26,13 @@ bool split_key_value(std::string_view token, std::string_view& key, std::string_
   return true;
 }
 
+// A feature list: the items between commas, without ASCII space around them,
+// empty ones left out.
 std::vector<std::string> split_commas(std::string_view text) {
   std::vector<std::string> out;
-  while (!text.empty()) {
-    auto comma = text.find(',');
-    auto item = trim(text.substr(0, comma));
+  for (const std::string_view field : parsers::scan::split(text, ',')) {
+    const std::string_view item = parsers::scan::trim_ascii_space(field);
     if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
   }
   return out;
 }
@@ -57,7 +46,7 @@ bool parse_long_line(std::string_view line, DeviceInfo& info) {
   std::string_view head = line;
   std::vector<std::pair<std::string_view, std::string_view>> tail;
   while (true) {
-    head = trim(head);
+    head = trim_blank_or_cr(head);
     auto space = head.find_last_of(" \t");
     if (space == std::string_view::npos) break;
     std::string_view key;
@@ -71,7 +60,7 @@ bool parse_long_line(std::string_view line, DeviceInfo& info) {
   std::size_t state_at = std::string_view::npos;
   for (auto state : kMultiWordStates) {
     auto at = head.find(state);
-    if (at != std::string_view::npos && at > 0 && is_space(head[at - 1])) {
+    if (at != std::string_view::npos && at > 0 && is_blank_or_cr(head[at - 1])) {
       state_at = at;
       break;
     }
@@ -81,8 +70,8 @@ bool parse_long_line(std::string_view line, DeviceInfo& info) {
     if (space == std::string_view::npos) return false;
     state_at = space + 1;
   }
-  info.serial = std::string(trim(head.substr(0, state_at)));
-  info.state = std::string(trim(head.substr(state_at)));
+  info.serial = std::string(trim_blank_or_cr(head.substr(0, state_at)));
+  info.state = std::string(trim_blank_or_cr(head.substr(state_at)));
   if (info.serial.empty() || info.state.empty()) return false;
 
   for (auto [key, value] : tail) {
@@ -95,10 +84,9 @@ bool parse_long_line(std::string_view line, DeviceInfo& info) {
     } else if (key == "device") {
       info.device = std::string(value);
     } else if (key == "transport_id") {
-      std::uint64_t id = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), id);
-      if (ec != std::errc{} || end != value.data() + value.size()) return false;
-      info.transport_id = id;
+      const auto id = parsers::scan::parse_int<std::uint64_t>(value);
+      if (!id) return false;
+      info.transport_id = *id;
     } else if (key == "features") {
       info.features = split_commas(value);
     } else {
@@ -111,8 +99,8 @@ bool parse_long_line(std::string_view line, DeviceInfo& info) {
 bool parse_plain_line(std::string_view line, DeviceInfo& info) {
   auto tab = line.find('\t');
   if (tab == std::string_view::npos) return false;
-  info.serial = std::string(trim(line.substr(0, tab)));
-  info.state = std::string(trim(line.substr(tab + 1)));
+  info.serial = std::string(trim_blank_or_cr(line.substr(0, tab)));
+  info.state = std::string(trim_blank_or_cr(line.substr(tab + 1)));
   return !info.serial.empty() && !info.state.empty();
 }
 
@@ -132,13 +120,7 @@ std::optional<std::string> encode_request(std::string_view payload) {
 
 std::optional<std::uint16_t> parse_hex4(std::string_view text) {
   if (text.size() != 4) return std::nullopt;
-  unsigned value = 0;
-  for (char c : text) {
-    int digit = hex_value(c);
-    if (digit < 0) return std::nullopt;
-    value = value * 16 + static_cast<unsigned>(digit);
-  }
-  return static_cast<std::uint16_t>(value);
+  return parsers::scan::parse_int<std::uint16_t>(text, 16);
 }
 
 Status parse_status(std::string_view word) {
@@ -157,11 +139,10 @@ std::string features_request(std::string_view serial) {
 
 DeviceList parse_device_list(std::string_view payload, ListFormat format) {
   DeviceList list;
-  while (!payload.empty()) {
-    auto newline = payload.find('\n');
-    auto line = payload.substr(0, newline);
-    payload.remove_prefix(newline == std::string_view::npos ? payload.size() : newline + 1);
-    if (trim(line).empty()) continue;
+  parsers::scan::Lines lines(payload);
+  std::string_view line;
+  while (lines.next(line)) {
+    if (trim_blank_or_cr(line).empty()) continue;
     ++list.lines;
     DeviceInfo info;
     bool ok = format == ListFormat::long_ ? parse_long_line(line, info) : parse_plain_line(line, info);
@@ -177,15 +158,6 @@ DeviceList parse_device_list(std::string_view payload, ListFormat format) {
     list.devices.push_back(std::move(info));
   }
   return list;
-}
-
-std::string_view device_change_name(DeviceChange change) {
-  switch (change) {
-    case DeviceChange::added: return "added";
-    case DeviceChange::changed: return "changed";
-    case DeviceChange::removed: return "removed";
-  }
-  return "unknown";
 }
 
 std::vector<DeviceEvent> diff_device_lists(const std::vector<DeviceInfo>& before,
@@ -217,7 +189,9 @@ std::vector<DeviceEvent> diff_device_lists(const std::vector<DeviceInfo>& before
   return events;
 }
 
-std::vector<std::string> parse_features(std::string_view payload) { return split_commas(trim(payload)); }
+std::vector<std::string> parse_features(std::string_view payload) {
+  return split_commas(parsers::scan::trim_ascii_space(payload));
+}
 
 bool has_feature(const std::vector<std::string>& features, std::string_view name) {
   return std::find(features.begin(), features.end(), name) != features.end();

@@ -65,7 +65,6 @@ struct DeviceList {
 DeviceList parse_device_list(std::string_view payload, ListFormat format);
 
 enum class DeviceChange : std::uint8_t { added, changed, removed };
-std::string_view device_change_name(DeviceChange change);
 
 struct DeviceEvent {
   DeviceChange change = DeviceChange::added;

@@ -46,11 +46,6 @@ TsLayerTotals totals_of(const parsers::TsLayer& l) { return {l.total_frames, l.d
 TimeStatsTracker::TimeStatsTracker(std::size_t max_layer_keys, std::size_t max_bucket_keys)
     : max_layer_keys_(max_layer_keys), max_bucket_keys_(max_bucket_keys) {}
 
-std::uint64_t TimeStatsTracker::layer_total(const TsLayerKey& key, parsers::TsJankField field) const {
-  const auto it = layers_.find(key);
-  return it == layers_.end() ? 0 : it->second.jank[field];
-}
-
 TsObservation TimeStatsTracker::observe(const parsers::TimeStatsDump& dump) {
   TsObservation out;
   if (dump.text == parsers::TimeStatsText::not_recognised ||

@@ -87,8 +87,6 @@ class TimeStatsTracker {
   // Loss-free totals since the tracker started.
   const std::map<TsLayerKey, TsLayerTotals>& layers() const { return layers_; }
   const std::map<TsBucketKey, parsers::TsJankPayload>& buckets() const { return buckets_; }
-  // One layer's total of one jank field (0 for a key never seen).
-  std::uint64_t layer_total(const TsLayerKey& key, parsers::TsJankField field) const;
 
   std::uint64_t resets() const { return resets_; }              // dumps in which any scope reset
   std::uint64_t bucket_resets() const { return bucket_resets_; }

@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
 
 namespace {
 
-using dev::after_key;
-using dev::leading_double;
-using dev::leading_int;
+using scan::after_key;
+using scan::leading_double;
+using scan::leading_int;
 
 // Real dumps list at most a few dozen modes; the caps only bound memory on
 // hostile input.
@@ -105,7 +104,7 @@ std::optional<double> inline_fps(std::string_view line) {
     std::size_t p = line.find(" fps", pos);
     if (p == std::string_view::npos) return std::nullopt;
     std::size_t b = p;
-    while (b > 0 && (dev::is_digit(line[b - 1]) || line[b - 1] == '.')) --b;
+    while (b > 0 && (scan::is_digit(line[b - 1]) || line[b - 1] == '.')) --b;
     if (b < p && b > 0 && (line[b - 1] == ' ' || line[b - 1] == '{')) {
       std::size_t after = p + 4;
       if (after >= line.size() || line[after] == ',' || line[after] == '}') {
@@ -216,13 +215,13 @@ RefreshInfo parse_display_info(std::string_view text) {
         if (auto mv = after_key(t, "mode ")) {
           std::string_view tok = mv->substr(0, mv->find(','));
           if (tok.find('.') == std::string_view::npos) {
-            di.id = scan::to_int<std::int32_t>(tok);
+            di.id = scan::parse_int<std::int32_t>(tok);
           } else {
             std::size_t int_len = 0;
-            while (int_len < tok.size() && dev::is_digit(tok[int_len])) ++int_len;
+            while (int_len < tok.size() && scan::is_digit(tok[int_len])) ++int_len;
             // Mode ids are int32: at most 10 digits to try.
             for (std::size_t k = 1; k < int_len && k <= 10; ++k) {
-              auto id = scan::to_int<std::int32_t>(tok.substr(0, k));
+              auto id = scan::parse_int<std::int32_t>(tok.substr(0, k));
               std::size_t used = 0;
               auto rate = leading_double(tok.substr(k), &used);
               if (!id || !rate || used != tok.size() - k || !valid_hz(*rate)) continue;
@@ -319,10 +318,10 @@ RefreshInfo parse_surfaceflinger_info(std::string_view text) {
   scan::Lines lines(scan::strip_utf8_bom(text));
   std::string_view raw;
   while (lines.next(raw)) {
-    std::string_view line = dev::strip_cr(raw);
+    std::string_view line = scan::strip_trailing_crs(raw);
     std::string_view t = scan::trim(line);
     if (t.empty()) continue;
-    const bool col0 = !scan::is_blank(line.front());
+    const bool col0 = !scan::is_inline_space(line.front());
 
     if (col0) {
       in_block = false;
@@ -331,7 +330,7 @@ RefreshInfo parse_surfaceflinger_info(std::string_view text) {
       // "Display …" headers (color modes, HWC layers, identification) end
       // with ':' or carry "): " and are not blocks.
       // Android 11/12 print "+ DisplayDevice{<id>, internal, primary, "name"}".
-      const bool display_header = t.starts_with("Display ") && dev::is_digit(t.size() > 8 ? t[8] : ' ') &&
+      const bool display_header = t.starts_with("Display ") && scan::is_digit(t.size() > 8 ? t[8] : ' ') &&
                                   t.back() != ':' && t.find("): ") == std::string_view::npos;
       if ((display_header || t.starts_with("+ DisplayDevice{")) && blocks.size() < kMaxBlocks) {
         Block b;
@@ -348,7 +347,7 @@ RefreshInfo parse_surfaceflinger_info(std::string_view text) {
         if ((rest.starts_with("fps: ") || rest.starts_with(" Hz: ")) && valid_hz(*hz)) {
           rest = rest.substr(rest.find(':') + 2);
           std::size_t d = 0;
-          while (d < rest.size() && dev::is_digit(rest[d])) ++d;
+          while (d < rest.size() && scan::is_digit(rest[d])) ++d;
           if (d > 0 && d < rest.size() && rest[d] == 'd' &&
               std::find(mode_times.begin(), mode_times.end(), *hz) == mode_times.end() &&
               mode_times.size() < kMaxModeTimes)

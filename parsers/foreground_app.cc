@@ -3,7 +3,6 @@
 #include <string>
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
 
@@ -15,8 +14,7 @@ constexpr std::size_t kConsoleWidth = 80;
 constexpr int kMaxJoinedLines = 8;
 
 bool is_class_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || dev::is_digit(c) || c == '.' || c == '_' ||
-         c == '$';
+  return scan::is_word_char(c) || c == '.' || c == '$';
 }
 
 // "pkg/act" or "pkg/.act" → package and fully qualified activity.
@@ -37,7 +35,7 @@ std::optional<ForegroundApp> parse_component(std::string_view comp) {
 
 std::optional<std::int32_t> parse_user(std::string_view tok) {
   if (tok.size() < 2 || tok.front() != 'u') return std::nullopt;
-  return scan::to_int<std::int32_t>(tok.substr(1));
+  return scan::parse_int<std::int32_t>(tok.substr(1));
 }
 
 // Body of "Window{…}" or "ActivityRecord{…}" up to its first '}'.
@@ -49,13 +47,11 @@ std::string_view brace_body(std::string_view s, std::string_view opener) {
   return close == std::string_view::npos ? body : body.substr(0, close);
 }
 
-// "Window{hash u0 pkg/Act}", "Window{hash u0 pkg/Act type=1 }" (vivo),
-// "Window{com.android.systemui:hash u0 StatusBar type=2000 }",
-// "Window{hash pkg/Act paused=false}" (no user on old releases).
-// Returns the app, or nullopt for system windows.
-std::optional<ForegroundApp> parse_window(std::string_view s) {
-  std::string_view body = brace_body(s, "Window{");
-  dev::Tokens toks(body);
+// "<opener>hash [uN] pkg/Act …}": the app of a Window{…} or ActivityRecord{…},
+// or nullopt for system windows.
+std::optional<ForegroundApp> parse_record(std::string_view s, std::string_view opener) {
+  std::string_view body = brace_body(s, opener);
+  scan::Tokens toks(body);
   std::string_view hash, tok;
   if (!toks.next(hash) || !toks.next(tok)) return std::nullopt;
   std::optional<std::int32_t> user = parse_user(tok);
@@ -65,19 +61,14 @@ std::optional<ForegroundApp> parse_window(std::string_view s) {
   return app;
 }
 
+// "Window{hash u0 pkg/Act}", "Window{hash u0 pkg/Act type=1 }" (vivo),
+// "Window{com.android.systemui:hash u0 StatusBar type=2000 }",
+// "Window{hash pkg/Act paused=false}" (no user on old releases).
+std::optional<ForegroundApp> parse_window(std::string_view s) { return parse_record(s, "Window{"); }
+
 // "ActivityRecord{hash u0 pkg/.Act t12}" (also inside AppWindowToken{…},
 // and with Android 13's stray brace "ActivityRecord{hash u0 pkg/.Act} t12}").
-std::optional<ForegroundApp> parse_activity_record(std::string_view s) {
-  std::string_view body = brace_body(s, "ActivityRecord{");
-  dev::Tokens toks(body);
-  std::string_view hash, tok;
-  if (!toks.next(hash) || !toks.next(tok)) return std::nullopt;
-  std::optional<std::int32_t> user = parse_user(tok);
-  if (user && !toks.next(tok)) return std::nullopt;
-  auto app = parse_component(tok);
-  if (app) app->user = user;
-  return app;
-}
+std::optional<ForegroundApp> parse_activity_record(std::string_view s) { return parse_record(s, "ActivityRecord{"); }
 
 int brace_depth(std::string_view s) {
   int d = 0;
@@ -113,7 +104,7 @@ std::optional<ForegroundApp> parse_foreground_app(std::string_view text) {
   std::string_view raw;
   std::string joined;
   while (lines.next(raw)) {
-    std::string_view line = dev::strip_cr(raw);
+    std::string_view line = scan::strip_trailing_crs(raw);
     std::string_view t = scan::trim(line);
     if (t.empty()) continue;
 
@@ -121,7 +112,7 @@ std::optional<ForegroundApp> parse_foreground_app(std::string_view text) {
       joined.assign(t);
       std::string_view next;
       for (int i = 0; i < kMaxJoinedLines && lines.next(next); ++i) {
-        std::string_view part = dev::strip_cr(next);
+        std::string_view part = scan::strip_trailing_crs(next);
         joined.append(part);
         if (part.size() != kConsoleWidth || brace_depth(joined) <= 0) break;
       }
@@ -143,14 +134,14 @@ std::optional<ForegroundApp> parse_foreground_app(std::string_view text) {
     } else if (t.starts_with("mFocusedActivity:")) {
       keep_first(focused_activity, parse_activity_record(t), "mFocusedActivity");
     } else if (t.starts_with("ACTIVITY ")) {
-      dev::Tokens toks(t.substr(9));
+      scan::Tokens toks(t.substr(9));
       std::string_view comp, tok;
       activity_current.reset();
       if (toks.next(comp)) {
         activity_current = parse_component(comp);
         if (activity_current) {
           while (toks.next(tok))
-            if (tok.starts_with("pid=")) activity_current->pid = scan::to_int<std::int32_t>(tok.substr(4));
+            if (tok.starts_with("pid=")) activity_current->pid = scan::parse_int<std::int32_t>(tok.substr(4));
           keep_first(activity_first, activity_current, "ACTIVITY");
         }
       }

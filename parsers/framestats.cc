@@ -63,7 +63,7 @@ FramestatsTable parse_framestats_block(std::string_view block) {
     line = drop_trailing_comma(line);
     if (!have_header && !header_missing) {
       std::string_view first = line.substr(0, line.find(','));
-      if (scan::to_int<std::int64_t>(scan::trim(first))) {
+      if (scan::parse_int<std::int64_t>(scan::trim(first))) {
         header_missing = true;
         ++table.malformed_rows;
         continue;
@@ -83,7 +83,7 @@ FramestatsTable parse_framestats_block(std::string_view block) {
     const std::size_t ncols = table.columns.size();
     bool ok = for_each_cell(line, [&](std::string_view cell) {
       if (row.size() >= ncols) return false;
-      auto v = scan::to_int<std::int64_t>(cell);
+      auto v = scan::parse_int<std::int64_t>(cell);
       if (!v) return false;
       row.push_back(*v);
       return true;

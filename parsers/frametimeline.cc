@@ -1,8 +1,6 @@
 #include "parsers/frametimeline.h"
 
 #include <array>
-#include <charconv>
-#include <system_error>
 
 #include "parsers/text_scan.h"
 
@@ -36,13 +34,6 @@ constexpr std::array<JankName, 13> kJankNames = {{
     {"SurfaceFlinger Stuffing", kJankSfStuffing},
     {"Dropped Frame", kJankDropped},  // 15+
 }};
-
-std::optional<double> to_double(std::string_view s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 std::optional<FtPrediction> prediction_of(std::string_view v) {
   if (v == "Valid") return FtPrediction::valid;
@@ -112,7 +103,7 @@ class Parser {
     const std::string_view key = scan::trim(line.substr(0, colon));
     const std::string_view value = scan::trim(line.substr(colon + 1));
     if (key == "Number of display frames") {
-      const auto n = scan::to_int<std::int64_t>(value);
+      const auto n = scan::parse_int<std::int64_t>(value);
       if (!n) return malformed();
       out_.display_frame_count = *n;
       return;
@@ -132,7 +123,7 @@ class Parser {
 
   void display_frame(std::string_view rest) {
     sf_ = nullptr;
-    const auto index = scan::to_int<std::int64_t>(without_marker(rest));
+    const auto index = scan::parse_int<std::int64_t>(without_marker(rest));
     if (!index || out_.display_frames.size() >= kMaxDisplayFrames) {
       df_ = nullptr;
       return malformed();
@@ -163,7 +154,7 @@ class Parser {
     } else if (key == "Present Metadata") {
       if (auto t = present_timing_of(value)) return void(df_->present_timing = *t);
     } else if (key == "Vsync Period") {
-      if (auto v = to_double(value)) return void(df_->vsync_period_ms = *v);
+      if (auto v = scan::parse_double(value)) return void(df_->vsync_period_ms = *v);
     } else if (key == "Finish Metadata" || key == "Start Metadata" || key == "Present delta" ||
                key == "Present delta % refreshrate") {
       return;  // not used; their values are not checked
@@ -173,20 +164,20 @@ class Parser {
 
   void surface_key(std::string_view key, std::string_view value) {
     if (key == "Token") {
-      if (auto v = scan::to_int<std::int64_t>(value)) return void(sf_->token = *v);
+      if (auto v = scan::parse_int<std::int64_t>(value)) return void(sf_->token = *v);
     } else if (key == "Is Buffer?") {
       if (value == "0" || value == "1") return void(sf_->is_buffer = value == "1");
     } else if (key == "Owner Pid") {
-      if (auto v = scan::to_int<std::int64_t>(value)) return void(sf_->owner_pid = *v);
+      if (auto v = scan::parse_int<std::int64_t>(value)) return void(sf_->owner_pid = *v);
     } else if (key == "Scheduled rendering rate") {
       if (value.ends_with(" fps")) {
-        if (auto v = scan::to_int<int>(value.substr(0, value.size() - 4))) {
+        if (auto v = scan::parse_int<int>(value.substr(0, value.size() - 4))) {
           if (*v > 0) sf_->render_rate_fps = *v;  // 0: not set
           return;
         }
       }
     } else if (key == "Layer ID") {
-      if (auto v = scan::to_int<std::int64_t>(value)) return void(sf_->layer_id = *v);
+      if (auto v = scan::parse_int<std::int64_t>(value)) return void(sf_->layer_id = *v);
     } else if (key == "Present State") {
       if (auto s = present_state_of(value)) return void(sf_->present = *s);
     } else if (key == "Prediction State") {
@@ -197,7 +188,7 @@ class Parser {
     } else if (key == "Present Metadata") {
       if (auto t = present_timing_of(value)) return void(sf_->present_timing = *t);
     } else if (key == "Present delta") {
-      if (auto v = to_double(value)) return void(sf_->present_delta_ms = *v);
+      if (auto v = scan::parse_double(value)) return void(sf_->present_delta_ms = *v);
     } else if (key == "Finish Metadata" || key == "Last latch time" || key == "Drop time") {
       return;  // not used
     }
@@ -265,7 +256,7 @@ std::vector<std::string_view> split_frametimeline_polls(std::string_view text) {
       begins = frames || counted;
       counted = true;
     } else if (line.starts_with("Display Frame ")) {
-      const auto index = scan::to_int<std::int64_t>(without_marker(line.substr(14)));
+      const auto index = scan::parse_int<std::int64_t>(without_marker(line.substr(14)));
       if (index) {
         begins = frames && *index <= last_index;
         last_index = *index;

@@ -64,8 +64,8 @@ constexpr std::array<U32Key, 8> kU32Keys = {{
     {"99th gpu percentile", &GfxStats::gpu_p99_ms},
 }};
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+using scan::is_alpha;
+using scan::is_digit;
 
 // "<digits>[unit][ (anything)]", e.g. "9656484850794ns", "101ms", "2 (66.67%)".
 // Anything else (a decimal comma, a stray word) is malformed.
@@ -73,7 +73,7 @@ template <typename T>
 std::optional<T> parse_value(std::string_view v, std::string_view unit) {
   std::size_t i = 0;
   while (i < v.size() && is_digit(v[i])) ++i;
-  auto num = scan::to_int<T>(v.substr(0, i));
+  auto num = scan::parse_int<T>(v.substr(0, i));
   if (!num) return std::nullopt;
   std::string_view rest = v.substr(i);
   if (!unit.empty() && rest.starts_with(unit)) rest.remove_prefix(unit.size());
@@ -87,19 +87,15 @@ std::optional<T> parse_value(std::string_view v, std::string_view unit) {
 bool parse_histogram(std::string_view v, std::vector<HistogramBin>& bins) {
   bins.clear();
   bool ok = true;
-  std::size_t i = 0;
-  while (i < v.size()) {
-    while (i < v.size() && scan::is_blank(v[i])) ++i;
-    if (i >= v.size()) break;
-    std::size_t start = i;
-    while (i < v.size() && !scan::is_blank(v[i])) ++i;
-    std::string_view tok = v.substr(start, i - start);
+  scan::Tokens tokens(v);
+  std::string_view tok;
+  while (tokens.next(tok)) {
     std::size_t eq = tok.find("ms=");
     std::optional<std::uint32_t> label;
     std::optional<std::uint64_t> count;
     if (eq != std::string_view::npos) {
-      label = scan::to_int<std::uint32_t>(tok.substr(0, eq));
-      count = scan::to_int<std::uint64_t>(tok.substr(eq + 3));
+      label = scan::parse_int<std::uint32_t>(tok.substr(0, eq));
+      count = scan::parse_int<std::uint64_t>(tok.substr(eq + 3));
     }
     if (!label || !count || bins.size() >= kMaxBins) {
       ok = false;
@@ -128,14 +124,8 @@ bool is_view_root_line(std::string_view line) {
 template <std::size_t N>
 std::size_t split_fields(std::string_view line, std::array<std::string_view, N + 1>& out) {
   std::size_t n = 0;
-  std::size_t i = 0;
-  while (i < line.size() && n < out.size()) {
-    while (i < line.size() && scan::is_blank(line[i])) ++i;
-    if (i >= line.size()) break;
-    const std::size_t start = i;
-    while (i < line.size() && !scan::is_blank(line[i])) ++i;
-    out[n++] = line.substr(start, i - start);
-  }
+  scan::Tokens tokens(line);
+  while (n < out.size() && tokens.next(out[n])) ++n;
   return n;
 }
 
@@ -301,7 +291,7 @@ class Parser {
     if (rest.ends_with("**")) rest = scan::trim(rest.substr(0, rest.size() - 2));
     std::size_t i = 0;
     while (i < rest.size() && is_digit(rest[i])) ++i;
-    auto pid = scan::to_int<std::int32_t>(rest.substr(0, i));
+    auto pid = scan::parse_int<std::int32_t>(rest.substr(0, i));
     std::size_t open = rest.find('[');
     std::size_t close = rest.rfind(']');
     if (pid) p.pid = *pid;

@@ -15,13 +15,10 @@ constexpr int kMaxPreambleLines = 2;
 
 int count_int_tokens(std::string_view line) {
   int count = 0;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && scan::is_blank(line[i])) ++i;
-    if (i >= line.size()) break;
-    std::size_t start = i;
-    while (i < line.size() && !scan::is_blank(line[i])) ++i;
-    if (!scan::to_int<std::int64_t>(line.substr(start, i - start))) return -1;
+  scan::Tokens tokens(line);
+  std::string_view tok;
+  while (tokens.next(tok)) {
+    if (!scan::parse_int<std::int64_t>(tok)) return -1;
     ++count;
   }
   return count;
@@ -135,28 +132,6 @@ bool looks_like_thermal(std::string_view text) {
 }
 
 }  // namespace
-
-std::string_view input_kind_name(InputKind kind) {
-  switch (kind) {
-    case InputKind::logcat:
-      return "logcat";
-    case InputKind::gfxinfo:
-      return "gfxinfo";
-    case InputKind::thermal:
-      return "thermal";
-    case InputKind::sf_latency:
-      return "sf_latency";
-    case InputKind::sf_layer_list:
-      return "sf_layer_list";
-    case InputKind::power_state:
-      return "power_state";
-    case InputKind::frametimeline:
-      return "frametimeline";
-    case InputKind::timestats:
-      return "timestats";
-  }
-  return "unknown";
-}
 
 InputKind detect_input_kind(std::string_view text) {
   text = complete_lines(scan::strip_utf8_bom(text));

@@ -10,7 +10,6 @@ enum class InputKind : std::uint8_t {
   logcat, gfxinfo, sf_latency, sf_layer_list, power_state, frametimeline, timestats, thermal
 };
 
-std::string_view input_kind_name(InputKind kind);
 
 // `text` is decoded UTF-8 (see decode_to_utf8), possibly the head of a longer
 // input (an unterminated last line is not judged). In this order:

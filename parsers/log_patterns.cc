@@ -9,6 +9,8 @@
 #include <map>
 #include <system_error>
 
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 namespace {
 
@@ -34,17 +36,12 @@ RE2::Options regex_options() {
   return o;
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // The capture index `group` names in `re`, or -1 with `error` set.
 int resolve_group(const RE2& re, const std::string& group, std::string& error) {
   const int groups = re.NumberOfCapturingGroups();
-  if (all_digits(group)) {
-    int n = 0;
-    const auto [p, ec] = std::from_chars(group.data(), group.data() + group.size(), n);
-    if (ec == std::errc{} && p == group.data() + group.size() && n >= 1 && n <= groups) return n;
+  if (scan::all_digits(group)) {
+    const auto n = scan::parse_int<int>(group);
+    if (n && *n >= 1 && *n <= groups) return *n;
     error = "group " + group + " does not exist (the regex has " + std::to_string(groups) +
             (groups == 1 ? " group)" : " groups)");
     return -1;
@@ -62,9 +59,7 @@ int resolve_group(const RE2& re, const std::string& group, std::string& error) {
 std::string check_log_pattern_name(std::string_view name) {
   if (name.empty()) return "a name is needed";
   const bool ok = !name.empty() && name.size() <= kMaxLogPatternNameBytes &&
-                  !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
-                    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-                  });
+                  !scan::is_digit(name[0]) && std::all_of(name.begin(), name.end(), scan::is_word_char);
   if (ok) return "";
   return "'" + std::string(name.substr(0, kMaxLogPatternNameBytes)) +
          "' is not a pattern name ([A-Za-z_][A-Za-z0-9_]*, at most 64 characters)";

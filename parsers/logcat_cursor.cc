@@ -1,10 +1,8 @@
 #include "parsers/logcat_cursor.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -16,14 +14,12 @@ constexpr std::size_t kMaxPreambleBytes = 1 << 20;
 // indices settle it.
 constexpr std::size_t kMaxHeldBytes = 64 << 20;
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-
 // 8-4-4-4-12 hex digits, as the kernel prints boot_id.
 bool is_uuid(std::string_view s) {
   if (s.size() != 36) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? s[i] != '-' : !is_hex(s[i])) return false;
+    if (dash ? s[i] != '-' : !scan::is_hex_digit(s[i])) return false;
   }
   return true;
 }
@@ -32,11 +28,10 @@ bool is_uuid(std::string_view s) {
 std::optional<std::int64_t> leading_pid(std::string_view s) {
   const auto space = s.find(' ');
   const std::string_view first = s.substr(0, space);
-  std::int64_t pid = 0;
-  const auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), pid);
-  if (ec != std::errc() || end != first.data() + first.size() || pid <= 0 || pid > (1 << 22)) return std::nullopt;
+  const auto pid = scan::parse_int<std::int64_t>(first);
+  if (!pid || *pid <= 0 || *pid > (1 << 22)) return std::nullopt;
   for (char c : s.substr(first.size())) {
-    if (c != ' ' && (c < '0' || c > '9')) return std::nullopt;
+    if (c != ' ' && !scan::is_digit(c)) return std::nullopt;
   }
   return pid;
 }
@@ -68,26 +63,21 @@ std::uint64_t chatty_summary_lines(char priority, std::string_view tag, std::str
   }
   const auto space = m.rfind(' ');
   if (space == std::string_view::npos) return 0;
-  const std::string_view digits = m.substr(space + 1);
-  std::uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (ec != std::errc() || end != digits.data() + digits.size() || n == 0 || n > 65535) return 0;
+  const auto n = scan::parse_int<std::uint64_t>(m.substr(space + 1));
+  if (!n || *n == 0 || *n > 65535) return 0;
   m = m.substr(0, space);
-  if (m.ends_with(" identical")) return same_thread ? n : 0;
-  return m.ends_with(" expire") ? n : 0;
+  if (m.ends_with(" identical")) return same_thread ? *n : 0;
+  return m.ends_with(" expire") ? *n : 0;
 }
 
 std::optional<StreamPreamble> parse_stream_preamble(std::string_view text, const std::vector<std::string>& buffers) {
   StreamPreamble p;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto nl = rest.find('\n');
-    const std::string_view line = scan::trim(rest.substr(0, nl));
-    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    const std::string_view line = scan::trim(raw);
     if (p.boot_id.empty() && is_uuid(line)) {
-      p.boot_id.assign(line);
-      std::transform(p.boot_id.begin(), p.boot_id.end(), p.boot_id.begin(),
-                     [](char c) { return static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c); });
+      p.boot_id = scan::to_lower(line);
     } else if (p.logd_pid == 0) {
       if (auto pid = leading_pid(line)) p.logd_pid = *pid;
     }
@@ -195,11 +185,6 @@ bool LogcatFollower::watched_held(std::string_view buffer) const {
   return it != watched_held_.end() && it->second;
 }
 
-std::uint64_t LogcatFollower::rebase_hash(std::string_view buffer) const {
-  const auto it = cursor_.buffers.find(buffer);
-  return it == cursor_.buffers.end() ? 0 : it->second.rebase_hash;
-}
-
 void LogcatFollower::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     const void* nl = std::memchr(bytes.data(), '\n', bytes.size());
@@ -237,7 +222,7 @@ void LogcatFollower::line(std::string_view text) {
 }
 
 void LogcatFollower::read_preamble_line(std::string_view text) {
-  const std::string_view bare = scan::trim(dev::strip_cr(text.substr(0, text.size() - 1)));
+  const std::string_view bare = scan::trim(scan::strip_trailing_crs(text.substr(0, text.size() - 1)));
   if (bare != end_marker_) {
     if (preamble_.size() + text.size() > kMaxPreambleBytes) {
       state_ = State::failed;
@@ -417,7 +402,7 @@ void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::o
 }
 
 void LogcatFollower::log_line(std::string_view text) {
-  const std::string_view bare = dev::strip_cr(text.substr(0, text.size() - 1));
+  const std::string_view bare = scan::strip_trailing_crs(text.substr(0, text.size() - 1));
   if (auto b = buffer_separator(bare)) {
     buffer_.assign(*b);
     entry_.reset();

@@ -207,9 +207,6 @@ class LogcatFollower {
   // `buffer` (set before feeding; see watch()).
   void watch(std::string_view buffer, std::uint64_t hash);
   bool watched_held(std::string_view buffer) const;
-  // The hash of the entry the cursor of `buffer` was last rebased on logd's
-  // totals at (the stream's start, or the last check); 0 when unknown.
-  std::uint64_t rebase_hash(std::string_view buffer) const;
   // A check of the ring measured that the cursor lagged logd's count by
   // `lines` at the entry with hash `at`: the cursor moves on by that many,
   // and that entry becomes the rebase point. `why`: logd skipped the live

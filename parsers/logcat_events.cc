@@ -8,26 +8,16 @@
 #include <cstddef>
 #include <limits>
 
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 namespace {
 
 using std::size_t;
 using std::string_view;
 
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-string_view trim(string_view v) {
-  while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
-  while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
-  return v;
-}
-
-bool consume(string_view& v, string_view prefix) {
-  if (v.substr(0, prefix.size()) != prefix) return false;
-  v.remove_prefix(prefix.size());
-  return true;
-}
+using scan::all_digits;
+using scan::is_digit;
 
 // Unsigned decimal prefix of v (at least one digit, no overflow of `max`).
 bool consume_uint(string_view& v, std::uint64_t max, std::uint64_t& out) {
@@ -79,7 +69,7 @@ bool to_pid(string_view v, std::int32_t& out) {
 bool valid_process_name(string_view v) {
   if (v.empty()) return false;
   for (char c : v) {
-    if (is_space(c) || c == '/' || c == ',' || c == '[' || c == ']') return false;
+    if (scan::is_blank_or_cr(c) || c == '/' || c == ',' || c == '[' || c == ']') return false;
   }
   return true;
 }
@@ -112,7 +102,7 @@ struct Fields {
   int n = 0;
 };
 bool split_payload(string_view msg, Fields& out) {
-  msg = trim(msg);
+  msg = scan::trim_blank_or_cr(msg);
   if (msg.size() < 2 || msg.front() != '[' || msg.back() != ']') return false;
   msg = msg.substr(1, msg.size() - 2);
   out.n = 0;
@@ -121,14 +111,6 @@ bool split_payload(string_view msg, Fields& out) {
     out.f[static_cast<size_t>(out.n++)] = msg.substr(0, c);
     if (c == string_view::npos) break;
     msg.remove_prefix(c + 1);
-  }
-  return true;
-}
-
-bool all_digits(string_view v) {
-  if (v.empty()) return false;
-  for (char c : v) {
-    if (!is_digit(c)) return false;
   }
   return true;
 }
@@ -161,17 +143,17 @@ std::optional<ProcessEvent> parse_event_log(string_view tag, string_view msg) {
 }  // namespace
 
 std::optional<std::uint32_t> parse_skipped_frames(std::string_view tag, std::string_view message) {
-  if (trim(tag) != "Choreographer") return std::nullopt;
-  string_view m = trim(message);
-  if (!consume(m, "Skipped ")) return std::nullopt;
+  if (scan::trim_blank_or_cr(tag) != "Choreographer") return std::nullopt;
+  string_view m = scan::trim_blank_or_cr(message);
+  if (!scan::consume_prefix(m, "Skipped ")) return std::nullopt;
   std::uint64_t n = 0;
   if (!consume_uint(m, std::numeric_limits<std::uint32_t>::max(), n) || n == 0) {
     return std::nullopt;
   }
-  if (!consume(m, " frames!")) return std::nullopt;
+  if (!scan::consume_prefix(m, " frames!")) return std::nullopt;
   // Choreographer prints two spaces; accept any run of blanks, the final
   // period being optional (one capture lacks it).
-  const string_view rest = trim(m);
+  const string_view rest = scan::trim_blank_or_cr(m);
   constexpr string_view kTail = "The application may be doing too much work on its main thread";
   if (!rest.empty() && rest != kTail &&
       !(rest.size() == kTail.size() + 1 && rest.substr(0, kTail.size()) == kTail &&
@@ -182,15 +164,15 @@ std::optional<std::uint32_t> parse_skipped_frames(std::string_view tag, std::str
 }
 
 std::optional<DaveyFrame> parse_davey(std::string_view tag, std::string_view message) {
-  const string_view t = trim(tag);
+  const string_view t = scan::trim_blank_or_cr(tag);
   if (t != "OpenGLRenderer" && t != "HWUI") return std::nullopt;
-  string_view m = trim(message);
-  if (!consume(m, "Davey! duration=")) return std::nullopt;
+  string_view m = scan::trim_blank_or_cr(message);
+  if (!scan::consume_prefix(m, "Davey! duration=")) return std::nullopt;
   std::uint64_t dur = 0;
   if (!consume_uint(m, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), dur)) {
     return std::nullopt;
   }
-  if (!consume(m, "ms;")) return std::nullopt;
+  if (!scan::consume_prefix(m, "ms;")) return std::nullopt;
   DaveyFrame d;
   d.duration_ms = static_cast<std::int64_t>(dur);
   constexpr std::int64_t kUnsignalled = std::numeric_limits<std::int64_t>::max();
@@ -199,7 +181,7 @@ std::optional<DaveyFrame> parse_davey(std::string_view tag, std::string_view mes
   // by name and ignore the rest. A malformed pair is skipped, not fatal.
   while (!m.empty()) {
     size_t comma = m.find(',');
-    string_view pair = trim(m.substr(0, comma));
+    string_view pair = scan::trim_blank_or_cr(m.substr(0, comma));
     m = comma == string_view::npos ? string_view{} : m.substr(comma + 1);
     size_t eq = pair.find('=');
     if (eq == string_view::npos) continue;
@@ -222,13 +204,13 @@ std::optional<DaveyFrame> parse_davey(std::string_view tag, std::string_view mes
 }
 
 std::optional<ProcessEvent> parse_process_event(std::string_view tag, std::string_view message) {
-  const string_view t = trim(tag);
+  const string_view t = scan::trim_blank_or_cr(tag);
   if (t.size() > 3 && t.substr(0, 3) == "am_") return parse_event_log(t, message);
   // Only ActivityManager (system_server) speaks for process lifecycle; other
   // tags say "has died" about binder listeners and the like.
   if (t != "ActivityManager") return std::nullopt;
-  string_view m = trim(message);
-  if (consume(m, "Start proc ")) {
+  string_view m = scan::trim_blank_or_cr(message);
+  if (scan::consume_prefix(m, "Start proc ")) {
     // N+: "Start proc PID:NAME/UID for …"
     if (!m.empty() && is_digit(m[0])) {
       size_t i = 0;
@@ -246,11 +228,11 @@ std::optional<ProcessEvent> parse_process_event(std::string_view tag, std::strin
     while (end < rest.size() && is_digit(rest[end])) ++end;
     return make_event(ProcessEvent::Kind::start, rest.substr(0, end), name);
   }
-  if (consume(m, "Killing ")) {
+  if (scan::consume_prefix(m, "Killing ")) {
     // "Killing PID:NAME/UID (adj N): reason"
     return pid_name_uid(ProcessEvent::Kind::death, m);
   }
-  if (consume(m, "Process ")) {
+  if (scan::consume_prefix(m, "Process ")) {
     // "Process NAME (pid PID) has died[: state]"
     size_t open = m.find(" (pid ");
     if (open == string_view::npos) return std::nullopt;

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <limits>
 
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 namespace {
 
@@ -23,26 +25,18 @@ using std::string_view;
 
 constexpr std::int64_t kNsPerSec = 1'000'000'000;
 
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_space(char c) { return c == ' ' || c == '\t'; }
+// Header fields are padded with spaces (and tabs in hand-edited captures):
+// blanks (scan::is_blank) separate them; anything else is part of a field.
+using scan::is_blank;
+using scan::is_digit;
+using scan::is_word_char;
+using scan::skip_blank;
+using scan::trim_blank;
+
 // V D I W E F S come from liblog; A (assert) is what Android Studio prints.
 constexpr bool is_priority(char c) {
   return c == 'V' || c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'A' ||
          c == 'S';
-}
-constexpr bool is_word(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-size_t skip_spaces(string_view s, size_t i) {
-  while (i < s.size() && is_space(s[i])) ++i;
-  return i;
-}
-
-string_view trim(string_view v) {
-  while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
-  while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
-  return v;
 }
 
 // Reads exactly `width` digits.
@@ -54,14 +48,6 @@ bool fixed_digits(string_view s, size_t& i, int width, int& out) {
     ++i;
   }
   out = v;
-  return true;
-}
-
-bool all_digits(string_view v) {
-  if (v.empty()) return false;
-  for (char c : v) {
-    if (!is_digit(c)) return false;
-  }
   return true;
 }
 
@@ -88,7 +74,7 @@ bool read_id(string_view s, size_t& i, std::int32_t& out) {
 // A `-v uid` value: digits (app and system uids) or a short passwd name.
 bool set_uid(string_view tok, LogLine& line) {
   if (tok.empty() || tok.size() > 16) return false;
-  if (all_digits(tok)) {
+  if (scan::all_digits(tok)) {
     if (tok.size() > 10) return false;
     std::int64_t x = 0;
     for (char c : tok) x = x * 10 + (c - '0');
@@ -97,7 +83,7 @@ bool set_uid(string_view tok, LogLine& line) {
     return true;
   }
   for (char c : tok) {
-    if (!is_word(c)) return false;
+    if (!is_word_char(c)) return false;
   }
   line.uid_name = tok;
   return true;
@@ -187,7 +173,7 @@ bool read_zone(string_view s, size_t& i, std::int64_t& offset_sec) {
   size_t j = i + 2;
   int hh = 0, mm = 0;
   if (!fixed_digits(s, j, 2, hh) || !fixed_digits(s, j, 2, mm)) return true;
-  if (j < s.size() && !is_space(s[j]) && s[j] != ':' && s[j] != ']') return true;
+  if (j < s.size() && !is_blank(s[j]) && s[j] != ':' && s[j] != ']') return true;
   if (hh > 23 || mm > 59) return false;  // looks like a zone but is impossible
   offset_sec = (hh * 3600 + mm * 60) * (s[i + 1] == '-' ? -1 : 1);
   i = j;
@@ -198,7 +184,7 @@ bool read_zone(string_view s, size_t& i, std::int64_t& offset_sec) {
 bool parse_time(string_view s, size_t& i, const ParseOptions& opt, LogTime& out) {
   const size_t start = i;
   // -v epoch / -v monotonic right-align the seconds ("%19lld", "%6lld").
-  size_t p = skip_spaces(s, i);
+  size_t p = skip_blank(s, i);
   const size_t lead = p - start;
   const size_t d0 = p;
   std::uint64_t v = 0;
@@ -279,9 +265,9 @@ bool read_id_group(string_view s, size_t& i, IdGroup& g) {
   g.n = 0;
   size_t p = i;
   for (;;) {
-    p = skip_spaces(s, p);
+    p = skip_blank(s, p);
     size_t b = p;
-    while (p < s.size() && is_word(s[p]) && p - b <= 16) ++p;
+    while (p < s.size() && is_word_char(s[p]) && p - b <= 16) ++p;
     if (p == b || p - b > 16) return false;
     g.tok[static_cast<size_t>(g.n++)] = s.substr(b, p - b);
     if (p < s.size() && s[p] == ':' && g.n < 3) {
@@ -345,7 +331,7 @@ bool parse_brief_tail(string_view s, size_t i, LogLine& line) {
     if (!assign_ids(g, false, tmp)) continue;
     line = tmp;
     line.priority = s[i];
-    line.tag = trim(s.substr(tag_start, j - tag_start));
+    line.tag = trim_blank(s.substr(tag_start, j - tag_start));
     line.message = message_after_colon(s, p + 1);
     return true;
   }
@@ -359,7 +345,7 @@ bool parse_tag(string_view s, LogLine& line) {
   size_t c = find_tag_colon(s, 2);
   if (c == string_view::npos) return false;
   line.priority = s[0];
-  line.tag = trim(s.substr(2, c - 2));
+  line.tag = trim_blank(s.substr(2, c - 2));
   line.message = message_after_colon(s, c);
   return true;
 }
@@ -380,7 +366,7 @@ bool parse_process(string_view s, LogLine& line) {
   if (open == string_view::npos) return false;
   line.priority = s[0];
   line.message = rest.substr(0, open);
-  line.tag = trim(rest.substr(open + 3, rest.size() - open - 4));
+  line.tag = trim_blank(rest.substr(open + 3, rest.size() - open - 4));
   return true;
 }
 
@@ -400,19 +386,19 @@ bool parse_thread(string_view s, LogLine& line) {
 
 // After the time: "[ uid] pid tid P Tag     : msg".
 bool parse_threadtime_tail(string_view s, size_t i, LogLine& line) {
-  if (i >= s.size() || !is_space(s[i])) return false;
+  if (i >= s.size() || !is_blank(s[i])) return false;
   std::array<string_view, 3> tok;
   int n = 0;
   size_t p = i;
   for (;;) {
-    size_t b = skip_spaces(s, p);
+    size_t b = skip_blank(s, p);
     if (b == p && n > 0) return false;
     p = b;
     if (p >= s.size()) return false;
     // Priority letter followed by a space ends the id columns.
     if (n >= 2 && is_priority(s[p]) && p + 1 < s.size() && s[p + 1] == ' ') break;
     if (n == 3) return false;
-    while (p < s.size() && is_word(s[p]) && p - b <= 16) ++p;
+    while (p < s.size() && is_word_char(s[p]) && p - b <= 16) ++p;
     if (p == b || p - b > 16) return false;
     tok[static_cast<size_t>(n++)] = s.substr(b, p - b);
   }
@@ -429,7 +415,7 @@ bool parse_threadtime_tail(string_view s, size_t i, LogLine& line) {
   size_t c = find_tag_colon(s, tag_start);
   if (c == string_view::npos) return false;
   line.priority = s[p];
-  line.tag = trim(s.substr(tag_start, c - tag_start));
+  line.tag = trim_blank(s.substr(tag_start, c - tag_start));
   line.message = message_after_colon(s, c);
   return true;
 }
@@ -437,14 +423,14 @@ bool parse_threadtime_tail(string_view s, size_t i, LogLine& line) {
 // After the time: " P/Tag(pid): msg", or Eclipse/DDMS ": P/Tag(pid): msg".
 bool parse_time_tail(string_view s, size_t i, LogLine& line) {
   if (i < s.size() && s[i] == ':') ++i;
-  if (i >= s.size() || !is_space(s[i])) return false;
-  return parse_brief_tail(s, skip_spaces(s, i), line);
+  if (i >= s.size() || !is_blank(s[i])) return false;
+  return parse_brief_tail(s, skip_blank(s, i), line);
 }
 
 // After the time: "  pid-tid" and then '/' (legacy Studio) or spaces (new Studio).
 bool read_pid_dash_tid(string_view s, size_t& i, LogLine& line) {
-  if (i >= s.size() || !is_space(s[i])) return false;
-  size_t p = skip_spaces(s, i);
+  if (i >= s.size() || !is_blank(s[i])) return false;
+  size_t p = skip_blank(s, i);
   if (!read_id(s, p, line.pid) || p >= s.size() || s[p] != '-') return false;
   ++p;
   if (!read_id(s, p, line.tid)) return false;
@@ -456,23 +442,23 @@ bool read_pid_dash_tid(string_view s, size_t& i, LogLine& line) {
 bool parse_studio_legacy_tail(string_view s, size_t i, LogLine& line) {
   if (!read_pid_dash_tid(s, i, line) || i >= s.size() || s[i] != '/') return false;
   size_t b = ++i;
-  while (i < s.size() && !is_space(s[i])) ++i;
+  while (i < s.size() && !is_blank(s[i])) ++i;
   if (i == b || i >= s.size()) return false;
   line.package = s.substr(b, i - b);
-  i = skip_spaces(s, i);
+  i = skip_blank(s, i);
   if (i + 2 > s.size() || !is_priority(s[i]) || s[i + 1] != '/') return false;
   const size_t tag_start = i + 2;
   constexpr string_view kSmallColon = "\xEF\xB9\x95";  // U+FE55 in UTF-8
   for (size_t j = tag_start; j < s.size(); ++j) {
     if (s[j] == ':' && (j + 1 == s.size() || s[j + 1] == ' ')) {
       line.priority = s[i];
-      line.tag = trim(s.substr(tag_start, j - tag_start));
+      line.tag = trim_blank(s.substr(tag_start, j - tag_start));
       line.message = message_after_colon(s, j);
       return true;
     }
     if (s[j] == kSmallColon[0] && s.substr(j, 3) == kSmallColon) {
       line.priority = s[i];
-      line.tag = trim(s.substr(tag_start, j - tag_start));
+      line.tag = trim_blank(s.substr(tag_start, j - tag_start));
       size_t m = j + 3;
       if (m < s.size() && s[m] == ' ') ++m;
       line.message = s.substr(m);
@@ -487,8 +473,8 @@ bool parse_studio_legacy_tail(string_view s, size_t i, LogLine& line) {
 // column: the first lone priority letter followed by two spaces (or the end of
 // the line); the word before it is the package, the rest is the tag.
 bool parse_studio_tail(string_view s, size_t i, LogLine& line) {
-  if (!read_pid_dash_tid(s, i, line) || i >= s.size() || !is_space(s[i])) return false;
-  const size_t rest = skip_spaces(s, i);
+  if (!read_pid_dash_tid(s, i, line) || i >= s.size() || !is_blank(s[i])) return false;
+  const size_t rest = skip_blank(s, i);
   for (size_t k = rest + 1; k < s.size(); ++k) {
     if (!is_priority(s[k]) || s[k - 1] != ' ') continue;
     const bool at_end = k + 1 == s.size() || (k + 2 == s.size() && s[k + 1] == ' ');
@@ -500,7 +486,7 @@ bool parse_studio_tail(string_view s, size_t i, LogLine& line) {
     if (ps == pe) continue;
     line.priority = s[k];
     line.package = s.substr(ps, pe - ps);
-    line.tag = trim(s.substr(rest, ps - rest));
+    line.tag = trim_blank(s.substr(rest, ps - rest));
     if (line.tag.empty()) {  // package column hidden: the only word is the tag
       line.tag = line.package;
       line.package = {};
@@ -514,7 +500,7 @@ bool parse_studio_tail(string_view s, size_t i, LogLine& line) {
 // "[ time [uid:]pid:tid P/Tag ]" (-v long) or "[time pid:tid P/Tag]" (LogcatApp).
 bool parse_bracket_header(string_view s, bool spaced, const ParseOptions& opt, LogLine& line) {
   size_t e = s.size();
-  while (e > 0 && is_space(s[e - 1])) --e;
+  while (e > 0 && is_blank(s[e - 1])) --e;
   if (e < 2 || s[0] != '[' || s[e - 1] != ']') return false;
   size_t p = 1;
   if (spaced) {
@@ -524,14 +510,14 @@ bool parse_bracket_header(string_view s, bool spaced, const ParseOptions& opt, L
     return false;
   }
   if (!parse_time(s, p, opt, line.time)) return false;
-  if (p >= s.size() || !is_space(s[p])) return false;
+  if (p >= s.size() || !is_blank(s[p])) return false;
   IdGroup g;
   if (!read_id_group(s, p, g) || !assign_ids(g, true, line)) return false;
-  if (p >= s.size() || !is_space(s[p])) return false;
-  p = skip_spaces(s, p);
+  if (p >= s.size() || !is_blank(s[p])) return false;
+  p = skip_blank(s, p);
   if (p + 2 > e || !is_priority(s[p]) || s[p + 1] != '/') return false;
   line.priority = s[p];
-  line.tag = trim(s.substr(p + 2, e - 1 - (p + 2)));
+  line.tag = trim_blank(s.substr(p + 2, e - 1 - (p + 2)));
   line.message = {};
   return true;
 }
@@ -566,24 +552,6 @@ bool parse_untimed(string_view s, LogLayout layout, const ParseOptions& opt, Log
 
 }  // namespace
 
-std::string_view layout_name(LogLayout layout) {
-  switch (layout) {
-    case LogLayout::unknown: return "unknown";
-    case LogLayout::brief: return "brief";
-    case LogLayout::process: return "process";
-    case LogLayout::tag: return "tag";
-    case LogLayout::thread: return "thread";
-    case LogLayout::raw: return "raw";
-    case LogLayout::time: return "time";
-    case LogLayout::threadtime: return "threadtime";
-    case LogLayout::long_header: return "long";
-    case LogLayout::studio: return "studio";
-    case LogLayout::studio_legacy: return "studio_legacy";
-    case LogLayout::logcatapp: return "logcatapp";
-  }
-  return "unknown";
-}
-
 std::optional<LogLine> parse_log_line(std::string_view line, LogLayout layout,
                                       const ParseOptions& options) {
   LogLine out;
@@ -616,7 +584,7 @@ std::optional<LogLine> detect_log_line(std::string_view line, const ParseOptions
     // a bare number or uid name is threadtime, "P/" or ':' is time.
     size_t i = 0;
     if (!parse_time(line, i, options, out.time)) return std::nullopt;
-    size_t p = skip_spaces(line, i);
+    size_t p = skip_blank(line, i);
     size_t q = p;
     while (q < line.size() && is_digit(line[q])) ++q;
     LogLayout l = LogLayout::threadtime;
@@ -653,11 +621,11 @@ std::string_view strip_tool_prefix(std::string_view line) {
   while (j < line.size() && j <= 16 && line[j] != ']') ++j;
   if (j >= line.size() || line[j] != ']' || j < 2) return line;
   string_view inner = line.substr(1, j - 1);
-  string_view t = trim(inner);
+  string_view t = trim_blank(inner);
   if (!t.empty()) {
     // "+<digits> ms"
     if (t.size() < 5 || t[0] != '+' || t.substr(t.size() - 3) != " ms") return line;
-    if (!all_digits(t.substr(1, t.size() - 4))) return line;
+    if (!scan::all_digits(t.substr(1, t.size() - 4))) return line;
   }
   if (j + 1 < line.size() && line[j + 1] == ' ') return line.substr(j + 2);
   if (j + 1 == line.size()) return line.substr(j + 1);
@@ -678,21 +646,19 @@ std::optional<std::string_view> buffer_separator(std::string_view line) {
   } else {
     return std::nullopt;
   }
-  rest = trim(rest);
+  rest = trim_blank(rest);
   if (rest.empty()) return std::nullopt;
   for (char c : rest) {
-    if (!is_word(c)) return std::nullopt;
+    if (!is_word_char(c)) return std::nullopt;
   }
   return rest;
 }
 
 std::optional<std::int64_t> first_wall_time(std::string_view text, const ParseOptions& options) {
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    line = strip_tool_prefix(line);
+  scan::Lines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    const std::string_view line = strip_tool_prefix(scan::strip_cr(raw));
     std::optional<LogLine> parsed;
     if (!line.empty() && line.front() == '[') {
       for (const auto layout : {LogLayout::long_header, LogLayout::logcatapp}) {

@@ -25,7 +25,6 @@ enum class LogLayout : std::uint8_t {
   logcatapp,     // [01-02 03:04:05.678 123:456 I/Tag]   (LogcatApp export; message on the next line)
 };
 
-std::string_view layout_name(LogLayout layout);
 
 // Which clock a timestamp is on.
 enum class TimeBase : std::uint8_t { none, wall, monotonic };

@@ -3,19 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 namespace {
 
 constexpr std::size_t kEncodingProbeBytes = 64;
-
-std::string_view strip_cr(std::string_view s) {
-  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
 
 // A metric message on a line whose header could not be read: worth reporting
 // as a discard rather than as ordinary unmatched traffic.
@@ -24,7 +17,7 @@ bool looks_like_metric_message(std::string_view line) {
   if (at != std::string_view::npos) {
     std::size_t p = at + 8;
     std::size_t digits = 0;
-    while (p < line.size() && line[p] >= '0' && line[p] <= '9') ++p, ++digits;
+    while (p < line.size() && scan::is_digit(line[p])) ++p, ++digits;
     if (digits > 0 && line.substr(p, 8) == " frames!") return true;
   }
   return line.find("Davey! duration=") != std::string_view::npos;
@@ -276,7 +269,7 @@ void LogcatStream::feed_scanned(const ScannedRegion& region) {
 }
 
 void LogcatStream::process_line(std::string_view line) {
-  if (strip_cr(line).size() > options_.max_line_bytes) {
+  if (scan::strip_cr(line).size() > options_.max_line_bytes) {
     ++counts_.received;
     discard(DiscardReason::too_long);
     return;
@@ -301,7 +294,7 @@ std::optional<LogLine> LogcatStream::header_for(std::string_view line) {
 
 void LogcatStream::note_time(std::string_view last_line) {
   if (!options_.track_last_time) return;
-  last_line = strip_tool_prefix(strip_cr(last_line));
+  last_line = strip_tool_prefix(scan::strip_cr(last_line));
   if (last_line.empty() || layout_ == LogLayout::unknown || layout_ == LogLayout::raw) return;
   if (auto parsed = parse_log_line(last_line, layout_, options_.parse)) {
     if (parsed->time.base != TimeBase::none) last_time_ = parsed->time;
@@ -309,7 +302,7 @@ void LogcatStream::note_time(std::string_view last_line) {
 }
 
 void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
-  std::string_view line = strip_cr(raw_line);
+  std::string_view line = scan::strip_cr(raw_line);
   ++counts_.received;
   if (line.size() > options_.max_line_bytes) {
     discard(DiscardReason::too_long);
@@ -400,8 +393,8 @@ void LogcatStream::handle(std::string_view raw_line, unsigned flags) {
   } else if (auto event = parse_process_event(entry.tag, entry.message)) {
     ++counts_.parsed;
     sink_.on_process_event(entry, *event);
-  } else if ((entry.tag == "Choreographer" && starts_with(entry.message, "Skipped ")) ||
-             ((entry.tag == "OpenGLRenderer" || entry.tag == "HWUI") && starts_with(entry.message, "Davey!"))) {
+  } else if ((entry.tag == "Choreographer" && entry.message.starts_with("Skipped ")) ||
+             ((entry.tag == "OpenGLRenderer" || entry.tag == "HWUI") && entry.message.starts_with("Davey!"))) {
     discard(DiscardReason::malformed);
   } else {
     counted = false;

@@ -1,7 +1,8 @@
 #include "parsers/logd_statistics.h"
 
-#include <charconv>
 #include <vector>
+
+#include "parsers/text_scan.h"
 
 namespace jank::parsers {
 namespace {
@@ -13,14 +14,9 @@ struct Word {
 
 std::vector<Word> words(std::string_view line) {
   std::vector<Word> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) out.push_back({line.substr(i, j - i), i});
-    i = j;
-  }
+  scan::Tokens tokens(line, scan::is_blank_or_cr);
+  std::string_view tok;
+  while (tokens.next(tok)) out.push_back({tok, tokens.pos()});
   return out;
 }
 
@@ -28,9 +24,9 @@ std::vector<Word> words(std::string_view line) {
 bool cell_lines(std::string_view cell, std::uint64_t& lines) {
   const auto slash = cell.find('/');
   if (slash == std::string_view::npos) return false;
-  const std::string_view n = cell.substr(slash + 1);
-  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), lines);
-  return ec == std::errc() && end == n.data() + n.size();
+  const auto n = scan::parse_int<std::uint64_t>(cell.substr(slash + 1));
+  if (n) lines = *n;
+  return n.has_value();
 }
 
 }  // namespace
@@ -39,10 +35,9 @@ std::map<std::string, LogdBufferLines, std::less<>> parse_logd_statistics(std::s
   std::map<std::string, LogdBufferLines, std::less<>> out;
   std::vector<Word> names;
   bool total = false, now = false;
-  while (!text.empty() && !(total && now)) {
-    const auto nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+  scan::Lines text_lines(text);
+  std::string_view line;
+  while (!(total && now) && text_lines.next(line)) {
     const auto w = words(line);
     if (w.empty()) continue;
     if (w[0].text == "size/num") {

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
 
@@ -12,25 +11,17 @@ namespace {
 
 constexpr std::size_t kMaxUsers = 64;
 
-std::size_t indent_of(std::string_view line) {
-  std::size_t i = 0;
-  while (i < line.size() && scan::is_blank(line[i])) ++i;
-  return i;
-}
-
 // Value of "key=" up to the next blank (dumpsys prints several per line).
 std::optional<std::string_view> token_value(std::string_view line, std::string_view key) {
-  auto v = dev::after_key(line, key);
+  auto v = scan::after_key(line, key);
   if (!v) return std::nullopt;
-  std::size_t end = 0;
-  while (end < v->size() && !scan::is_blank((*v)[end])) ++end;
-  return v->substr(0, end);
+  return scan::first_word(*v);
 }
 
 void read_block_line(std::string_view t, PackageInfo& p) {
-  if (auto v = token_value(t, "versionCode="); v && !p.version_code) p.version_code = scan::to_int<std::int64_t>(*v);
-  if (auto v = token_value(t, "minSdk="); v && !p.min_sdk) p.min_sdk = scan::to_int<std::int32_t>(*v);
-  if (auto v = token_value(t, "targetSdk="); v && !p.target_sdk) p.target_sdk = scan::to_int<std::int32_t>(*v);
+  if (auto v = token_value(t, "versionCode="); v && !p.version_code) p.version_code = scan::parse_int<std::int64_t>(*v);
+  if (auto v = token_value(t, "minSdk="); v && !p.min_sdk) p.min_sdk = scan::parse_int<std::int32_t>(*v);
+  if (auto v = token_value(t, "targetSdk="); v && !p.target_sdk) p.target_sdk = scan::parse_int<std::int32_t>(*v);
   if (t.starts_with("versionName=") && !p.version_name) p.version_name = std::string(scan::trim(t.substr(12)));
   if (auto v = token_value(t, "installerPackageName="); v && !p.installer) p.installer = std::string(*v);
   if (t.starts_with("firstInstallTime=") && !p.first_install_time)
@@ -39,7 +30,7 @@ void read_block_line(std::string_view t, PackageInfo& p) {
     p.last_update_time = std::string(scan::trim(t.substr(15)));
   if (t.starts_with("User ") && p.users.size() < kMaxUsers) {
     std::size_t used = 0;
-    auto id = dev::leading_int<std::int32_t>(t.substr(5), &used);
+    auto id = scan::leading_int<std::int32_t>(t.substr(5), &used);
     if (id && t.substr(5 + used).starts_with(':')) {
       PackageUser u;
       u.user = *id;
@@ -63,10 +54,10 @@ std::optional<PackageInfo> parse_package_info(std::string_view text, std::string
   scan::Lines lines(scan::strip_utf8_bom(text));
   std::string_view raw;
   while (lines.next(raw)) {
-    std::string_view line = dev::strip_cr(raw);
+    std::string_view line = scan::strip_trailing_crs(raw);
     std::string_view t = scan::trim(line);
     if (t.empty()) continue;
-    std::size_t indent = indent_of(line);
+    const auto indent = static_cast<std::size_t>(t.data() - line.data());  // what trim took off the front
     if (indent == 0) {
       cur = nullptr;
       if (t.starts_with("Unable to find package")) return std::nullopt;

@@ -1,6 +1,5 @@
 #include "parsers/power_state.h"
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -26,14 +25,6 @@ std::optional<ScreenPower> display_of(std::string_view v) {
   return std::nullopt;
 }
 
-// The value after `key` up to the first blank.
-std::string_view value_after(std::string_view line, std::size_t at, std::string_view key) {
-  std::string_view v = line.substr(at + key.size());
-  std::size_t end = 0;
-  while (end < v.size() && !scan::is_blank(v[end])) ++end;
-  return v.substr(0, end);
-}
-
 }  // namespace
 
 ScreenPower PowerState::screen() const {
@@ -54,14 +45,14 @@ PowerState parse_power_state(std::string_view text) {
   std::string_view raw;
   while (lines.next(raw)) {
     ++out.lines;
-    const std::string_view line = scan::trim(dev::strip_cr(raw));
+    const std::string_view line = scan::trim(scan::strip_trailing_crs(raw));
     // Only the first of each counts: a whole dump repeats neither, and a
     // later section quoting one (a wake lock's history) must not override it.
     if (line.rfind(kWakefulness, 0) == 0 && !out.wakefulness) {
-      const auto w = wakefulness_of(value_after(line, 0, kWakefulness));
+      const auto w = wakefulness_of(scan::first_word(line.substr(kWakefulness.size())));
       if (w) out.wakefulness = w; else ++out.malformed_lines;
     } else if (line.rfind(kDisplayPower, 0) == 0 && !out.display) {
-      const auto d = display_of(value_after(line, 0, kDisplayPower));
+      const auto d = display_of(scan::first_word(line.substr(kDisplayPower.size())));
       if (d) out.display = d; else ++out.malformed_lines;
     }
   }

@@ -4,7 +4,6 @@
 #include <optional>
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -25,7 +24,7 @@ struct Layout {
 // what -A and plain ps print). Returns false for anything else.
 bool parse_header(std::string_view line, Layout& out) {
   Layout l;
-  dev::Tokens toks(line);
+  scan::Tokens toks(line);
   std::string_view tok;
   int i = 0;
   bool has_pc = false, has_state = false;
@@ -71,7 +70,7 @@ ProcessList parse_process_list(std::string_view text) {
       continue;
     }
     // Tokenise only up to the NAME column; NAME is the rest of the line.
-    dev::Tokens toks(line);
+    scan::Tokens toks(line);
     std::string_view tok;
     int n = 0;
     while (n <= layout.name && toks.next(tok)) {
@@ -83,9 +82,9 @@ ProcessList parse_process_list(std::string_view text) {
       ++out.malformed_lines;
       continue;
     }
-    auto pid = scan::to_int<std::int32_t>(cells[static_cast<std::size_t>(layout.pid)]);
+    auto pid = scan::parse_int<std::int32_t>(cells[static_cast<std::size_t>(layout.pid)]);
     std::optional<std::int32_t> ppid;
-    if (layout.ppid >= 0) ppid = scan::to_int<std::int32_t>(cells[static_cast<std::size_t>(layout.ppid)]);
+    if (layout.ppid >= 0) ppid = scan::parse_int<std::int32_t>(cells[static_cast<std::size_t>(layout.ppid)]);
     if (!pid || *pid < 0 || (layout.ppid >= 0 && (!ppid || *ppid < 0))) {
       ++out.malformed_lines;
       continue;

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -30,7 +29,7 @@ std::optional<Head> parse_head(std::string_view line) {
   Head h;
   h.key = line.substr(1, sep - 1);
   for (char c : h.key)
-    if (c == '[' || c == ']' || dev::is_space(c)) return std::nullopt;
+    if (c == '[' || c == ']' || scan::is_ascii_space(c)) return std::nullopt;
   h.value = line.substr(sep + 4);
   if (!h.value.empty() && h.value.back() == ']') {
     h.value.remove_suffix(1);
@@ -66,7 +65,7 @@ Properties parse_properties(std::string_view text) {
 
   while (lines.next(raw)) {
     // Only the line break is removed: blanks inside a value are data.
-    std::string_view line = dev::strip_cr(raw);
+    std::string_view line = scan::strip_trailing_crs(raw);
     if (pending) {
       auto head = parse_head(line);
       if (head && head->closed) {
@@ -128,9 +127,9 @@ DeviceFacts device_facts(const Properties& props) {
   f.release = get("ro.build.version.release");
   f.fingerprint = get("ro.build.fingerprint");
   f.build_type = get("ro.build.type");
-  if (auto v = get("ro.build.version.sdk")) f.sdk = scan::to_int<std::int32_t>(scan::trim(*v));
+  if (auto v = get("ro.build.version.sdk")) f.sdk = scan::parse_int<std::int32_t>(scan::trim(*v));
   if (auto v = get("debug.choreographer.skipwarning"))
-    f.choreographer_skipwarning = scan::to_int<std::int32_t>(scan::trim(*v));
+    f.choreographer_skipwarning = scan::parse_int<std::int32_t>(scan::trim(*v));
   if (auto v = get("ro.debuggable")) {
     std::string_view s = scan::trim(*v);
     if (s == "1" || s == "true") f.debuggable = true;

@@ -11,20 +11,17 @@ namespace {
 // SurfaceFlinger prints 127 rows; the cap only guards against hostile input.
 constexpr std::size_t kMaxRows = 4096;
 
-// Splits on runs of blanks (TAB in real dumps, spaces after copy/paste) into
+// Splits on runs of inline space (TAB in real dumps, spaces after copy/paste) into
 // at most `max` integers. Returns how many were parsed, or -1 on a non-integer
 // token or more than `max` tokens.
 template <std::size_t N>
 int split_ints(std::string_view line, std::array<std::int64_t, N>& out) {
   std::size_t count = 0;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && scan::is_blank(line[i])) ++i;
-    if (i >= line.size()) break;
-    std::size_t start = i;
-    while (i < line.size() && !scan::is_blank(line[i])) ++i;
+  scan::Tokens tokens(line);
+  std::string_view tok;
+  while (tokens.next(tok)) {
     if (count >= N) return -1;
-    auto v = scan::to_int<std::int64_t>(line.substr(start, i - start));
+    auto v = scan::parse_int<std::int64_t>(tok);
     if (!v) return -1;
     out[count++] = *v;
   }

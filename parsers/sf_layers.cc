@@ -1,6 +1,5 @@
 #include "parsers/sf_layers.h"
 
-#include "parsers/device_text.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
 
@@ -54,7 +53,7 @@ SfLayerList parse_sf_layer_list(std::string_view text) {
   scan::Lines lines(scan::strip_utf8_bom(text));
   std::string_view line;
   while (lines.next(line)) {
-    line = dev::strip_cr(line);
+    line = scan::strip_trailing_crs(line);
     if (line.empty()) continue;
     if (line.starts_with(kWrapper)) {
       const auto name = unwrap(line);

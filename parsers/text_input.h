@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "parsers/text_scan.h"
+
 namespace jank::parsers {
 
 enum class Encoding : std::uint8_t { utf8, utf8_bom, utf16le_bom, utf16le };
@@ -52,10 +54,6 @@ class LineSplitter {
   std::size_t buffered() const { return partial_.size(); }
 
  private:
-  static std::string_view strip_cr(std::string_view s) {
-    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-    return s;
-  }
   std::size_t max_;
   std::string partial_;
   bool skipping_ = false;   // inside an over-long line already delivered
@@ -87,7 +85,7 @@ void LineSplitter::feed(std::string_view data, F&& on_line) {
     }
     if (partial_.empty()) {
       if (piece.size() <= max_) {
-        on_line(strip_cr(piece), false);
+        on_line(scan::strip_cr(piece), false);
       } else {
         on_line(piece.substr(0, max_), true);
       }
@@ -95,7 +93,7 @@ void LineSplitter::feed(std::string_view data, F&& on_line) {
     }
     if (partial_.size() + piece.size() <= max_) {
       partial_.append(piece);
-      on_line(strip_cr(std::string_view(partial_)), false);
+      on_line(scan::strip_cr(std::string_view(partial_)), false);
     } else {
       partial_.append(piece.substr(0, max_ - partial_.size()));
       on_line(std::string_view(partial_), true);
@@ -106,7 +104,7 @@ void LineSplitter::feed(std::string_view data, F&& on_line) {
 
 template <typename F>
 void LineSplitter::finish(F&& on_line) {
-  if (!partial_.empty() && !skipping_) on_line(strip_cr(std::string_view(partial_)), false);
+  if (!partial_.empty() && !skipping_) on_line(scan::strip_cr(std::string_view(partial_)), false);
   partial_.clear();
   skipping_ = false;
 }

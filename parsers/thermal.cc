@@ -6,7 +6,6 @@
 #include <unordered_set>
 #include <utility>
 
-#include "parsers/device_text.h"
 #include "parsers/text_scan.h"
 
 namespace jank::parsers {
@@ -55,7 +54,7 @@ std::optional<double> java_float(std::string_view s) {
   if (s == "NaN") return std::nan("");
   if (s == "Infinity") return HUGE_VAL;
   if (s == "-Infinity") return -HUGE_VAL;
-  if (s.empty() || !(dev::is_digit(s.front()) || s.front() == '-')) return std::nullopt;
+  if (s.empty() || !(scan::is_digit(s.front()) || s.front() == '-')) return std::nullopt;
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
@@ -83,9 +82,9 @@ Entry parse_temperature(std::string_view line, ThermalTemperature& out) {
   if (status_at == std::string_view::npos || status_at < name_at + kName.size()) return Entry::malformed;
 
   const auto value = java_float(body.substr(kValue.size(), type_at - kValue.size()));
-  const auto type = scan::to_int<int>(body.substr(type_at + kType.size(), name_at - type_at - kType.size()));
+  const auto type = scan::parse_int<int>(body.substr(type_at + kType.size(), name_at - type_at - kType.size()));
   const std::string_view name = body.substr(name_at + kName.size(), status_at - name_at - kName.size());
-  const auto status = scan::to_int<int>(body.substr(status_at + kStatus.size()));
+  const auto status = scan::parse_int<int>(body.substr(status_at + kStatus.size()));
   if (!value || !type || name.empty() || !status || *status < 0 || *status > 6) return Entry::malformed;
   if (!std::isfinite(*value)) return Entry::non_finite;
   out.name = std::string(name);
@@ -107,8 +106,8 @@ bool parse_cooling_device(std::string_view line, ThermalCoolingDevice& out) {
   if (type_at == std::string_view::npos) return false;
   const std::size_t name_at = body.find(kName, type_at);
   if (name_at == std::string_view::npos) return false;
-  const auto value = scan::to_int<std::int64_t>(body.substr(kValue.size(), type_at - kValue.size()));
-  const auto type = scan::to_int<int>(body.substr(type_at + kType.size(), name_at - type_at - kType.size()));
+  const auto value = scan::parse_int<std::int64_t>(body.substr(kValue.size(), type_at - kValue.size()));
+  const auto type = scan::parse_int<int>(body.substr(type_at + kType.size(), name_at - type_at - kType.size()));
   const std::string_view name = body.substr(name_at + kName.size());
   if (!value || !type || name.empty()) return false;
   out.name = std::string(name);
@@ -148,7 +147,7 @@ ThermalDump parse_thermalservice(std::string_view text) {
   std::string_view raw;
   while (lines.next(raw)) {
     ++out.lines;
-    const std::string_view line = scan::trim(dev::strip_cr(raw));
+    const std::string_view line = scan::trim(scan::strip_trailing_crs(raw));
     if (line.empty()) continue;
 
     if (line.starts_with(kTemperature)) {
@@ -202,7 +201,7 @@ ThermalDump parse_thermalservice(std::string_view text) {
       status_seen = true;
       const std::string_view v = scan::trim(line.substr(kThermalStatus.size()));
       if (v == kStatusNotKnown) continue;
-      const auto s = scan::to_int<int>(v);
+      const auto s = scan::parse_int<int>(v);
       if (s && *s >= 0 && *s <= 6) out.status = s;
       else ++out.malformed_lines;
     } else if (line.starts_with(kHalReady)) {
@@ -280,15 +279,6 @@ std::string_view thermal_status_name(int status) {
     case 6: return "shutdown";
     default: return "unknown";
   }
-}
-
-std::string_view thermal_refusal_name(ThermalRefusal r) {
-  switch (r) {
-    case ThermalRefusal::none: return "none";
-    case ThermalRefusal::permission_denied: return "permission_denied";
-    case ThermalRefusal::service_missing: return "service_missing";
-  }
-  return "none";
 }
 
 }  // namespace jank::parsers

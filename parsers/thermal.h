@@ -93,6 +93,4 @@ std::string_view thermal_type_name(int type);
 // "shutdown"; "unknown" outside 0..6.
 std::string_view thermal_status_name(int status);
 
-std::string_view thermal_refusal_name(ThermalRefusal r);
-
 }  // namespace jank::parsers

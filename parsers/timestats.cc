@@ -1,9 +1,7 @@
 #include "parsers/timestats.h"
 
 #include <charconv>
-#include <cmath>
 #include <limits>
-#include <system_error>
 
 #include "parsers/frametimeline.h"
 #include "parsers/text_scan.h"
@@ -29,16 +27,9 @@ constexpr std::string_view kJankHeader = "Global aggregated jank payload (Timeli
 // The counters are int32 on the device (%d): a negative value is a wrapped
 // counter, not a count.
 std::optional<std::uint64_t> to_count(std::string_view v) {
-  const auto n = scan::to_int<std::uint64_t>(v);
+  const auto n = scan::parse_int<std::uint64_t>(v);
   if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return std::nullopt;
   return n;
-}
-
-std::optional<double> to_double(std::string_view s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
 }
 
 std::string_view without_suffix(std::string_view v, std::string_view suffix, bool& ok) {
@@ -51,7 +42,7 @@ std::optional<int> to_fps(std::string_view v) {
   bool ok = false;
   v = without_suffix(v, "fps", ok);
   if (!ok) return std::nullopt;
-  const auto n = scan::to_int<int>(v);
+  const auto n = scan::parse_int<int>(v);
   if (!n || *n < 0) return std::nullopt;
   return n;
 }
@@ -61,7 +52,8 @@ bool is_ms_value(std::string_view v, bool integer) {
   bool ok = false;
   v = without_suffix(v, "ms", ok);
   if (!ok) return false;
-  return integer ? scan::to_int<std::int64_t>(v).has_value() : to_double(v).has_value();
+  if (integer) return scan::parse_int<std::int64_t>(v).has_value();
+  return scan::parse_finite(v, std::chars_format::fixed).has_value();
 }
 
 // "<N>ms=<N>" tokens: one histogram line (85 buckets on 11-16).
@@ -72,8 +64,8 @@ bool is_histogram_line(std::string_view line) {
     const std::string_view tok = line.substr(0, sp);
     line = sp == std::string_view::npos ? std::string_view() : scan::trim(line.substr(sp + 1));
     const std::size_t eq = tok.find("ms=");
-    if (eq == std::string_view::npos || !scan::to_int<std::int64_t>(tok.substr(0, eq)) ||
-        !scan::to_int<std::int64_t>(tok.substr(eq + 3)))
+    if (eq == std::string_view::npos || !scan::parse_int<std::int64_t>(tok.substr(0, eq)) ||
+        !scan::parse_int<std::int64_t>(tok.substr(eq + 3)))
       return false;
     ++tokens;
   }
@@ -85,12 +77,12 @@ bool is_config_stats_line(std::string_view line) {
   std::size_t tokens = 0;
   while (!line.empty()) {
     const std::size_t fps = line.find("fps");
-    if (fps == std::string_view::npos || !scan::to_int<int>(line.substr(0, fps))) return false;
+    if (fps == std::string_view::npos || !scan::parse_int<int>(line.substr(0, fps))) return false;
     line = scan::trim(line.substr(fps + 3));
     if (!line.starts_with("=")) return false;
     line = scan::trim(line.substr(1));
     const std::size_t ms = line.find("ms");
-    if (ms == std::string_view::npos || !scan::to_int<std::int64_t>(line.substr(0, ms))) return false;
+    if (ms == std::string_view::npos || !scan::parse_int<std::int64_t>(line.substr(0, ms))) return false;
     line = scan::trim(line.substr(ms + 2));
     ++tokens;
   }
@@ -203,7 +195,7 @@ class Parser {
 
   void legacy_key(std::string_view key, std::string_view value) {
     if (key == "statsStart" || key == "statsEnd") {
-      const auto v = scan::to_int<std::int64_t>(value);
+      const auto v = scan::parse_int<std::int64_t>(value);
       if (!v) return malformed();
       (key == "statsStart" ? out_.stats_start : out_.stats_end) = *v;
       return;
@@ -212,7 +204,7 @@ class Parser {
         key == "clientCompositionReusedFrames" || key == "refreshRateSwitches" || key == "compositionStrategyChanges" ||
         key == "compositionStrategyPredicted" || key == "compositionStrategyPredictionSucceeded" ||
         key == "compositionStrategyPredictionFailed") {
-      if (scan::to_int<std::int64_t>(value)) return;
+      if (scan::parse_int<std::int64_t>(value)) return;
     } else if (key == "displayOnTime" || key == "totalP2PTime") {
       if (is_ms_value(value, true)) return;
     } else if (key == "averageFrameDuration" || key == "averageRenderEngineTiming") {
@@ -258,7 +250,7 @@ class Parser {
     } else if (key == "uid") {
       bit = kUid;
       if (!take(bit)) return;
-      if (const auto v = scan::to_int<std::int64_t>(value)) {
+      if (const auto v = scan::parse_int<std::int64_t>(value)) {
         layer_.uid = *v;
         ok = true;
       }
@@ -296,7 +288,7 @@ class Parser {
     } else if (key == "frameRate" || key == "averageFPS") {
       bit = key == "frameRate" ? kFrameRate : kAverageFps;
       if (!take(bit)) return;
-      ok = to_double(value).has_value();
+      ok = scan::parse_finite(value, std::chars_format::fixed).has_value();
     } else if (key == "frameRateCompatibility" || key == "seamlessness") {
       bit = key == "seamlessness" ? kSeamless : kCompat;
       if (!take(bit)) return;
@@ -334,8 +326,6 @@ class Parser {
 
 }  // namespace
 
-std::string_view ts_jank_field_key(TsJankField field) { return kJankKeys[static_cast<std::size_t>(field)]; }
-
 std::uint32_t ts_jank_field_cause(TsJankField field) {
   // TimeStats.cpp updateJankPayload: which JankType bit feeds which counter.
   switch (field) {
@@ -358,28 +348,6 @@ std::uint32_t ts_jank_field_cause(TsJankField field) {
       return 0;
   }
   return 0;
-}
-
-std::string_view ts_game_mode_name(TsGameMode mode) {
-  switch (mode) {
-    case TsGameMode::not_printed:
-      return "";
-    case TsGameMode::unsupported:
-      return "unsupported";
-    case TsGameMode::standard:
-      return "standard";
-    case TsGameMode::performance:
-      return "performance";
-    case TsGameMode::battery:
-      return "battery";
-    case TsGameMode::custom:
-      return "custom";
-    case TsGameMode::unspecified:
-      return "unspecified";
-    case TsGameMode::other:
-      return "other";
-  }
-  return "";
 }
 
 TimeStatsDump parse_timestats(std::string_view text) {

@@ -44,8 +44,6 @@ inline constexpr std::array<TsJankField, kTsJankFieldCount> kTsJankFields = {
     TsJankField::sf_long_gpu,           TsJankField::sf_unattributed,     TsJankField::app_unattributed,
     TsJankField::sf_scheduling,         TsJankField::sf_prediction_error, TsJankField::app_buffer_stuffing};
 
-// The key as the dump prints it ("sfLongCpuJankyFrames").
-std::string_view ts_jank_field_key(TsJankField field);
 // The JankBit (parsers/frametimeline.h) the field counts, so that
 // jank_bit_name() gives the project's cause label; 0 for the two totals.
 std::uint32_t ts_jank_field_cause(TsJankField field);
@@ -60,7 +58,6 @@ struct TsJankPayload {
 // A layer's game mode, the same on every version (12 printed "GameModeBattery",
 // 13+ "Battery"; 13+ print the number of a mode without a name: `other`).
 enum class TsGameMode : std::uint8_t { not_printed, unsupported, standard, performance, battery, custom, unspecified, other };
-std::string_view ts_game_mode_name(TsGameMode mode);  // "standard", …; "" for not_printed
 
 struct TsGlobalBucket {
   int refresh_rate_fps = 0;  // displayRefreshRate, rounded to 30 fps buckets by SurfaceFlinger

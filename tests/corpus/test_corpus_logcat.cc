@@ -15,6 +15,7 @@
 #include "metrics/store.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/text_input.h"
+#include "tests/support/names.h"
 
 namespace {
 
@@ -75,7 +76,7 @@ std::string corpus_format_name(parsers::LogLayout layout) {
     case parsers::LogLayout::studio: return "studio-new";
     case parsers::LogLayout::studio_legacy: return "studio-3x";
     case parsers::LogLayout::logcatapp: return "long-like";
-    default: return std::string(parsers::layout_name(layout));
+    default: return std::string(test::layout_name(layout));
   }
 }
 

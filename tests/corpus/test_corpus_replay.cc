@@ -12,6 +12,7 @@
 #include "app/replay.h"
 #include "parsers/input_kind.h"
 #include "parsers/text_input.h"
+#include "tests/support/names.h"
 
 namespace fs = std::filesystem;
 
@@ -91,7 +92,7 @@ TEST_CASE("every corpus file is recognised as the input it is", "[corpus][replay
     if (rel.starts_with("surfaceflinger/")) expected = InputKind::sf_latency;
     if (rel.find("_sf_list_") != std::string::npos) expected = InputKind::sf_layer_list;
     INFO(rel);
-    CHECK(jank::parsers::input_kind_name(kind) == jank::parsers::input_kind_name(expected));
+    CHECK(jank::test::input_kind_name(kind) == jank::test::input_kind_name(expected));
   }
   CHECK(kinds[InputKind::sf_layer_list] == 1);
   CHECK(kinds[InputKind::sf_latency] == 3);

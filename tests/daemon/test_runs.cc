@@ -136,8 +136,14 @@ TEST_CASE("a run started and stopped with the CLI counts exactly what the simula
   // Open: listed as running, with its series on /metrics.
   const RunResult list = cli(ex, {"list", "--json"});
   REQUIRE(list.exit == 0);
-  CHECK(list.out.find("\"" + id + "\"") != std::string::npos);
-  CHECK(list.out.find("\"running\"") != std::string::npos);
+  const auto listed = parse_json(list.out);
+  REQUIRE(listed);
+  const Json* open = nullptr;
+  for (const Json& r : (*listed)["runs"].arr) {
+    if (r["id"].str == id) open = &r;
+  }
+  REQUIRE(open != nullptr);
+  CHECK((*open)["state"].str == "running");
 
   REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
   std::this_thread::sleep_for(6s);
@@ -255,7 +261,15 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   CHECK(worse.exit == 1);
   CHECK(worse.out.find("verdict: REGRESSION in janky_percent, sm") != std::string::npos);
   // The runs carry the version they measured.
-  CHECK(list.out.find("\"2.0\"") != std::string::npos);
+  const auto listed = parse_json(list.out);
+  REQUIRE(listed);
+  bool measured_2_0 = false;
+  for (const Json& r : (*listed)["runs"].arr) {
+    for (const Json& d : r["devices"].arr) {
+      for (const Json& v : d["versions"].arr) measured_2_0 = measured_2_0 || v["name"].str == "2.0";
+    }
+  }
+  CHECK(measured_2_0);
   const RunResult same = compare(candidate, again);
   INFO(same.out << same.err);
   CHECK(same.exit == 0);

@@ -9,6 +9,7 @@
 #include "devsim/shell.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
+#include "tests/devsim/truth.h"
 
 using namespace jank::devsim;
 namespace parsers = jank::parsers;
@@ -97,9 +98,12 @@ TEST_CASE("devsim hwui profile: polls read every profiled frame once on each rel
       CHECK_FALSE(p.has_gfxinfo);
     }
     CHECK(t.rows > 1500);
-    CHECK(dev.truth_json().find("\"profile\":{\"on\":true,\"frames\":" + std::to_string(t.frames) +
-                                ",\"rows\":" + std::to_string(t.rows) + ",\"lost\":0,\"pending\":0,") !=
-          std::string::npos);
+    const auto profile = test::truth_app(dev, kFeed).at("profile");
+    CHECK(profile.at("on").get<bool>());
+    CHECK(profile.at("frames").get<std::uint64_t>() == t.frames);
+    CHECK(profile.at("rows").get<std::uint64_t>() == t.rows);
+    CHECK(profile.at("lost").get<std::uint64_t>() == 0);
+    CHECK(profile.at("pending").get<std::uint64_t>() == 0);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/package_info.h"
+#include "tests/devsim/truth.h"
 
 using namespace jank::devsim;
 namespace parsers = jank::parsers;
@@ -94,8 +95,10 @@ TEST_CASE("devsim install: a new build restarts the app with its version and jan
   const std::string log = run_shell(worse, "logcat -d -b system").out;
   CHECK(log.find("Process com.example.feed (pid " + std::to_string(pid_before) + ") has died") != std::string::npos);
   CHECK(log.find("Start proc " + std::to_string(a.pid) + ":com.example.feed/") != std::string::npos);
-  CHECK(worse.truth_json().find("\"version_name\":\"2.0-rc1\",\"version_code\":20000,\"jank_factor\":3.000") !=
-        std::string::npos);
+  const auto truth = test::truth_app(worse, kFeed);
+  CHECK(truth.at("version_name").get<std::string>() == "2.0-rc1");
+  CHECK(truth.at("version_code").get<std::int64_t>() == 20000);
+  CHECK(truth.at("jank_factor").get<double>() == 3.0);
 
   clock.advance_ms(300'000);
   same.advance();

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "app/replay.h"
 #include "metrics/sources/thermal.h"
 #include "app/thermal_poller.h"
@@ -126,9 +128,11 @@ TEST_CASE("devsim thermal: a severe episode slows frames and below severe nothin
   CHECK(dump.temperatures[0].status == 4);
   REQUIRE(dump.cooling_devices.size() == 1);
   CHECK(dump.cooling_devices[0].value == 3);
-  const std::string truth = severe.truth_json();
-  CHECK(truth.find("\"thermal\":{\"status\":4,\"episode\":true,\"throttle\":2.00,\"temperatures\":[{\"name\":\"skin\"") !=
-        std::string::npos);
+  const auto thermal = severe.truth().at("thermal");
+  CHECK(thermal.at("status").get<int>() == 4);
+  CHECK(thermal.at("episode").get<bool>());
+  CHECK(thermal.at("throttle").get<double>() == 2.0);
+  CHECK(thermal.at("temperatures").at(0).at("name").get<std::string>() == "skin");
   // The episode's heat drives the skin towards critical.
   CHECK(reading(severe.thermal(), "skin") > reading(normal.thermal(), "skin") + 1);
 

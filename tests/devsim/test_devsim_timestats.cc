@@ -8,6 +8,7 @@
 #include "devsim/timestats_dump.h"
 #include "metrics/timestats_tracker.h"
 #include "parsers/timestats.h"
+#include "tests/support/queries.h"
 
 using namespace jank::devsim;
 namespace parsers = jank::parsers;
@@ -175,6 +176,6 @@ TEST_CASE("devsim timestats: the tracker follows a layer pull between dumps", "[
   CHECK(!o.bucket_reset);
   const metrics::TsLayerKey game{"SurfaceView[com.example.game/com.example.game.MainActivity](BLAST)", 10321, 120, 60,
                                  parsers::TsGameMode::custom};
-  CHECK(tracker.layer_total(game, parsers::TsJankField::total_timeline_frames) == 2990 + 100);
+  CHECK(jank::test::layer_total(tracker, game, parsers::TsJankField::total_timeline_frames) == 2990 + 100);
   CHECK(tracker.layers().at(game).total_frames == 2990 + 100);
 }

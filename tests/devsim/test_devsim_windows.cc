@@ -9,6 +9,7 @@
 #include "devsim/shell.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
+#include "tests/devsim/truth.h"
 
 using namespace jank::devsim;
 namespace parsers = jank::parsers;
@@ -101,9 +102,9 @@ TEST_CASE("devsim windows: each window's frames polled through framestats equal 
     const auto& shop = store.device("sim0").packages.at("com.example.shop").windows.windows();
     REQUIRE(shop.size() == 1);
     CHECK(shop.begin()->second.frames == dev.app("com.example.shop")->windows[0].frames);
-    const std::string truth = dev.truth_json();
-    CHECK(truth.find("\"windows\":[{\"title\":\"" + kMain + "\",\"frames\":" +
-                     std::to_string(sim_window(a, kMain)->frames) + ",") != std::string::npos);
+    const auto first = test::truth_app(dev, kFeed).at("windows").at(0);
+    CHECK(first.at("title").get<std::string>() == kMain);
+    CHECK(first.at("frames").get<std::uint64_t>() == sim_window(a, kMain)->frames);
   }
 }
 

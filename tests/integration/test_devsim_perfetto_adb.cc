@@ -47,7 +47,11 @@ TEST_CASE("adb: arm then trigger then pull a simulated Perfetto trace byte for b
   CHECK(r.out.find(std::string("-o\0", 3) + kTrace) != std::string::npos);
 
   // A second arm while ours runs: refused, the first goes on.
-  REQUIRE(sim.control("perfetto sim0 foreign 0 jank_exporter").find("\"refused\":true") != std::string::npos);
+  const std::string foreign = sim.control("perfetto sim0 foreign 0 jank_exporter");
+  REQUIRE(foreign.rfind("OK ", 0) == 0);
+  const auto refused = parse_json(foreign.substr(3));
+  REQUIRE(refused);
+  REQUIRE((*refused)["devices"][0]["refused"].b);
   CHECK(adb.adb({"-s", s, "shell", "trigger_perfetto jank_exporter"}).exit == 0);
   REQUIRE(wait_until([&] { return adb.adb({"-s", s, "shell", "cat /proc/" + pid + "/cmdline"}).exit == 1; }, 10000ms,
                      100ms));

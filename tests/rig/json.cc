@@ -1,94 +1,47 @@
 #include "tests/rig/json.h"
 
-#include <cstdlib>
+#include <nlohmann/json.hpp>
 
 namespace jank::rig {
 namespace {
 
 const Json kNull{};
 
-struct Parser {
-  std::string_view s;
-  std::size_t i = 0;
-  bool ok = true;
-
-  void ws() {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
-  }
-  bool eat(char c) {
-    ws();
-    if (i < s.size() && s[i] == c) {
-      ++i;
-      return true;
-    }
-    return false;
-  }
-  std::string string() {
-    std::string out;
-    if (!eat('"')) {
-      ok = false;
-      return out;
-    }
-    while (i < s.size() && s[i] != '"') {
-      if (s[i] == '\\' && i + 1 < s.size()) {
-        ++i;
-        char c = s[i];
-        out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-      } else {
-        out += s[i];
-      }
-      ++i;
-    }
-    if (i >= s.size()) ok = false;
-    ++i;
-    return out;
-  }
-  Json value() {
-    Json j;
-    ws();
-    if (i >= s.size()) {
-      ok = false;
-      return j;
-    }
-    const char c = s[i];
-    if (c == '{') {
-      ++i;
-      j.type = Json::Type::object;
-      if (eat('}')) return j;
-      do {
-        std::string k = string();
-        if (!eat(':')) ok = false;
-        j.obj[k] = value();
-      } while (ok && eat(','));
-      if (!eat('}')) ok = false;
-    } else if (c == '[') {
-      ++i;
-      j.type = Json::Type::array;
-      if (eat(']')) return j;
-      do {
-        j.arr.push_back(value());
-      } while (ok && eat(','));
-      if (!eat(']')) ok = false;
-    } else if (c == '"') {
-      j.type = Json::Type::string;
-      j.str = string();
-    } else if (s.substr(i, 4) == "true" || s.substr(i, 5) == "false") {
+// nlohmann's value as the rig's tree (absent keys and indices read as null).
+Json from(const nlohmann::json& v) {
+  Json j;
+  switch (v.type()) {
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      break;
+    case nlohmann::json::value_t::boolean:
       j.type = Json::Type::boolean;
-      j.b = s[i] == 't';
-      i += j.b ? 4 : 5;
-    } else if (s.substr(i, 4) == "null") {
-      i += 4;
-    } else {
-      std::string num(s.substr(i, s.find_first_of(",]} \n", i) - i));
-      char* end = nullptr;
+      j.b = v.get<bool>();
+      break;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float:
       j.type = Json::Type::number;
-      j.num = std::strtod(num.c_str(), &end);
-      if (num.empty() || *end) ok = false;
-      i += num.size();
-    }
-    return j;
+      j.num = v.get<double>();
+      break;
+    case nlohmann::json::value_t::string:
+      j.type = Json::Type::string;
+      j.str = v.get<std::string>();
+      break;
+    case nlohmann::json::value_t::array:
+      j.type = Json::Type::array;
+      j.arr.reserve(v.size());
+      for (const auto& e : v) j.arr.push_back(from(e));
+      break;
+    case nlohmann::json::value_t::object:
+      j.type = Json::Type::object;
+      for (const auto& [k, e] : v.items()) j.obj.emplace(k, from(e));
+      break;
+    case nlohmann::json::value_t::binary:
+      break;
   }
-};
+  return j;
+}
 
 }  // namespace
 
@@ -100,11 +53,9 @@ const Json& Json::operator[](std::string_view key) const {
 const Json& Json::operator[](std::size_t idx) const { return idx < arr.size() ? arr[idx] : kNull; }
 
 std::optional<Json> parse_json(std::string_view text) {
-  Parser p{text};
-  Json j = p.value();
-  p.ws();
-  if (!p.ok || p.i != text.size()) return std::nullopt;
-  return j;
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return std::nullopt;
+  return from(doc);
 }
 
 }  // namespace jank::rig

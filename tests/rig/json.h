@@ -1,4 +1,7 @@
-// A minimal JSON reader for the simulator's ready file and ground truth.
+// The tests' view of a JSON document (the simulator's ready file and ground
+// truth, the exporter's and Prometheus's answers): parsed by nlohmann-json,
+// held as a tree where an absent key or index reads as null (0, "", false),
+// so a test can walk a document it is checking without a guard at each step.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +29,7 @@ struct Json {
   std::size_t size() const { return type == Type::array ? arr.size() : obj.size(); }
 };
 
-// nullopt on malformed input.
+// nullopt when `text` is not one JSON document.
 std::optional<Json> parse_json(std::string_view text);
 
 }  // namespace jank::rig

@@ -8,6 +8,7 @@
 
 #include "ingest/protocol.h"
 #include "parsers/names.h"
+#include "tests/support/names.h"
 
 using namespace jank::ingest;
 using namespace std::string_literals;
@@ -234,9 +235,9 @@ TEST_CASE("diff_device_lists reports added and changed and removed devices by se
   CHECK(replug[0].old_state == replug[0].new_state);
   CHECK(replug[0].info.transport_id == 7u);
 
-  CHECK(device_change_name(DeviceChange::added) == "added");
-  CHECK(device_change_name(DeviceChange::changed) == "changed");
-  CHECK(device_change_name(DeviceChange::removed) == "removed");
+  CHECK(jank::test::device_change_name(DeviceChange::added) == "added");
+  CHECK(jank::test::device_change_name(DeviceChange::changed) == "changed");
+  CHECK(jank::test::device_change_name(DeviceChange::removed) == "removed");
 }
 
 TEST_CASE("diff_device_lists: applying the events to the old list yields the new one", "[adb]") {

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "config/files.h"
 #include "config/schema.h"
+#include "tests/support/names.h"
 #include "tests/unit/test_support.h"
 
 using namespace jank::config;
@@ -35,7 +36,7 @@ TEST_CASE("every key is declared once, with a type, a help text and a default th
       CHECK_FALSE(s.range_text().empty());
     }
   }
-  CHECK(keys.size() == known_keys().size());
+  CHECK(keys.size() == jank::test::known_keys().size());
   CHECK(find_setting("timeouts.command_max_seconds") != nullptr);
   CHECK(find_setting("gfxinfo") == nullptr);
 }

@@ -11,6 +11,7 @@
 #include "metrics/store.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/names.h"
+#include "tests/support/prometheus_text.h"
 
 using namespace jank;
 
@@ -119,7 +120,7 @@ TEST_CASE("label values from devices are valid UTF-8 in the exposition", "[hosti
   store.record_skip(d, "com.caf\xc3\xa9", 1'000'000'000, true, 4);      // é stays
   store.record_skip(d, "com.\xed\xa0\x80.surrogate", 1'000'000'000, true, 2);  // CESU surrogate: invalid
   exporters::StoreCollector c(store, exporters::input_time_now());
-  const std::string text = exporters::serialize_text(c.Collect());
+  const std::string text = test::serialize_text(c.Collect());
   CHECK(c.Text().str() == text);
   CHECK_THAT(text, Catch::Contains(
                        "android_choreographer_skipped_frames_total{serial=\"emu\\\\xFF\\\"x\\ny\",package=\"com.\\\\xFF\\\\xFE\\\"bad\"} 9"));

@@ -16,6 +16,7 @@
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
+#include "tests/support/prometheus_text.h"
 #include "tests/unit/test_support.h"
 
 using namespace jank;
@@ -151,7 +152,7 @@ TEST_CASE("/metrics answers OpenMetrics or the 0.0.4 text by the Accept header",
   CHECK(head == openmetrics.substr(0, openmetrics.find("\r\n\r\n") + 4));
 
   // prometheus-cpp collectables answer in OpenMetrics too.
-  exporters::HttpServer cpp_server(options, exporters::exposition_of({collector}), {});
+  exporters::HttpServer cpp_server(options, test::exposition_of({collector}), {});
   const std::string cpp = get(cpp_server.ports()[0], "/metrics", prometheus_accept);
   CHECK_THAT(cpp, Catch::Contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"));
   CHECK_THAT(cpp, Catch::Contains("\n# TYPE android_choreographer_skipped_frames counter\n"));
@@ -165,7 +166,7 @@ TEST_CASE("HTTP basic auth guards / and /metrics but not the probes", "[http]") 
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
   options.basic_auth = std::make_pair(std::string("prom"), std::string("s3cret"));
-  exporters::HttpServer server(options, exporters::exposition_of({collector}), {});
+  exporters::HttpServer server(options, test::exposition_of({collector}), {});
   const int port = server.ports()[0];
   CHECK_THAT(get(port, "/metrics"), Catch::StartsWith("HTTP/1.1 401"));
   CHECK_THAT(get(port, "/metrics"), Catch::Contains("WWW-Authenticate: Basic"));

@@ -3,9 +3,10 @@
 #include <string>
 
 #include "parsers/input_kind.h"
+#include "tests/support/names.h"
 
 using jank::parsers::detect_input_kind;
-using jank::parsers::input_kind_name;
+using jank::test::input_kind_name;
 using jank::parsers::InputKind;
 
 TEST_CASE("input_kind: names", "[input_kind]") {

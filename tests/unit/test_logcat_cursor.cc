@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "parsers/logcat_cursor.h"
+#include "tests/support/queries.h"
 #include "tests/unit/fake_logd.h"
 
 using namespace jank::parsers;
@@ -414,10 +415,10 @@ TEST_CASE("a check of the ring measures a live skip at once, and the next resume
   LogcatFollower f(first.cursor, kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
   const std::string old_line = FakeLogd::line(logd.ring[0].back());
   f.feed(live_stream_skipped_ahead(logd));
-  CHECK(f.rebase_hash("main") == log_line_hash(std::string_view(old_line).substr(0, old_line.size() - 1)));
+  CHECK(jank::test::rebase_hash(f, "main") == log_line_hash(std::string_view(old_line).substr(0, old_line.size() - 1)));
   // The check: the ring as it is now, against the cursor as it is now.
   LogcatFollower check(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
-  check.watch("main", f.rebase_hash("main"));
+  check.watch("main", jank::test::rebase_hash(f, "main"));
   check.feed(logd.stream());
   check.settle();
   CHECK(check.anchor_found("main"));
@@ -451,7 +452,7 @@ TEST_CASE("a check of a ring that still holds the rebase entry takes logd's extr
   REQUIRE(f.cursor().buffers.at("main").index == 3);  // logd says 7
   logd.identical_run(0, "same", 5);  // written after the check's snapshot: the live stream counts it itself
   LogcatFollower check(f.cursor(), kBuffers, kEnd, 4096, [](const LogcatFollower::Line&) {});
-  check.watch("main", f.rebase_hash("main"));
+  check.watch("main", jank::test::rebase_hash(f, "main"));
   check.feed(logd.stream());
   check.settle();
   CHECK(check.anchor_found("main"));

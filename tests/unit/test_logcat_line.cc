@@ -12,16 +12,17 @@
 #include <utility>
 
 #include "parsers/logcat_line.h"
+#include "tests/support/names.h"
 
 using jank::parsers::buffer_separator;
 using jank::parsers::detect_log_line;
-using jank::parsers::layout_name;
 using jank::parsers::LogLayout;
 using jank::parsers::LogLine;
 using jank::parsers::parse_log_line;
 using jank::parsers::ParseOptions;
 using jank::parsers::strip_tool_prefix;
 using jank::parsers::TimeBase;
+using jank::test::layout_name;
 
 namespace {
 

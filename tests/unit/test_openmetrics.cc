@@ -16,6 +16,7 @@
 #include "exporters/openmetrics.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
+#include "tests/support/prometheus_text.h"
 #include "tests/unit/exposition_fixture.h"
 
 using namespace jank;
@@ -353,7 +354,7 @@ TEST_CASE("prometheus-cpp families in OpenMetrics", "[openmetrics]") {
     families.push_back(f);
   }
   std::string text;
-  exporters::append_openmetrics_exposition(families, text);
+  test::append_openmetrics_exposition(families, text);
   CHECK(text ==
         "# TYPE requests counter\n"
         "# HELP requests Requests \\\"served\\\".\\nSecond line.\n"
@@ -385,13 +386,13 @@ TEST_CASE("prometheus-cpp families in OpenMetrics", "[openmetrics]") {
   auto without_help = families;
   for (auto& f : without_help) f.help.clear();
   std::string classic;
-  exporters::append_text_exposition(without_help, classic);
+  test::append_text_exposition(without_help, classic);
   CHECK(samples(text) == samples(classic));
 
   // A timestamp is in seconds.
   families.resize(1);
   families[0].metric[0].timestamp_ms = 1'700'000'000'123;
   text.clear();
-  exporters::append_openmetrics_exposition(families, text);
+  test::append_openmetrics_exposition(families, text);
   CHECK_THAT(text, Catch::EndsWith("requests_total{path=\"/a\\\"b\"} 7 1700000000.123\n"));
 }

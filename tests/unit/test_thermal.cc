@@ -3,6 +3,7 @@
 #include <string>
 
 #include "parsers/thermal.h"
+#include "tests/support/names.h"
 #include "tests/unit/crlf.h"
 
 using namespace jank::parsers;
@@ -372,7 +373,7 @@ TEST_CASE("thermalservice: empty answers and refusals are not a dump", "[thermal
       "android.permission.DUMP permission\n");
   CHECK_FALSE(denied.recognised);
   CHECK(denied.refusal == ThermalRefusal::permission_denied);
-  CHECK(thermal_refusal_name(denied.refusal) == "permission_denied");
+  CHECK(jank::test::thermal_refusal_name(denied.refusal) == "permission_denied");
   CHECK_FALSE(denied.status.has_value());
   CHECK(denied.temperatures.empty());
   CHECK(denied.malformed_lines == 0);
@@ -380,7 +381,7 @@ TEST_CASE("thermalservice: empty answers and refusals are not a dump", "[thermal
   const ThermalDump missing = parse_thermalservice("Can't find service: thermalservice\r\n");
   CHECK_FALSE(missing.recognised);
   CHECK(missing.refusal == ThermalRefusal::service_missing);
-  CHECK(thermal_refusal_name(missing.refusal) == "service_missing");
+  CHECK(jank::test::thermal_refusal_name(missing.refusal) == "service_missing");
 
   const ThermalDump other = parse_thermalservice("Temperature{mValue=30.0, mType=3, mName=skin, mStatus=0}\n");
   CHECK_FALSE(other.recognised);

@@ -10,6 +10,8 @@
 #include "metrics/timestats_tracker.h"
 #include "parsers/frametimeline.h"
 #include "parsers/timestats.h"
+#include "tests/support/names.h"
+#include "tests/support/queries.h"
 
 using namespace jank::parsers;
 using jank::metrics::TimeStatsTracker;
@@ -352,7 +354,7 @@ TEST_CASE("timestats: an Android 15 dump with a game layer", "[timestats]") {
   CHECK(d.layers[0].dropped_frames == 4);
   CHECK(d.layers[0].jank[TsJankField::sf_prediction_error] == 4);
   CHECK(d.layers[1].game_mode == TsGameMode::other);  // a mode without a name prints as its number
-  CHECK(ts_game_mode_name(TsGameMode::custom) == "custom");
+  CHECK(jank::test::ts_game_mode_name(TsGameMode::custom) == "custom");
 }
 
 TEST_CASE("timestats: CRLF line ends and indentation read the same", "[timestats]") {
@@ -454,7 +456,6 @@ TEST_CASE("timestats: garbage is counted and never a row", "[timestats]") {
 }
 
 TEST_CASE("timestats: jank fields name the project's causes", "[timestats]") {
-  CHECK(ts_jank_field_key(TsJankField::sf_unattributed) == "sfUnattributedJankyFrames");
   CHECK(jank_bit_name(ts_jank_field_cause(TsJankField::sf_unattributed)) == "display_hal");
   CHECK(jank_bit_name(ts_jank_field_cause(TsJankField::app_unattributed)) == "app_deadline_missed");
   CHECK(jank_bit_name(ts_jank_field_cause(TsJankField::sf_long_cpu)) == "sf_cpu_deadline_missed");
@@ -473,8 +474,8 @@ TEST_CASE("timestats tracker: growth adds the difference and a repeat adds nothi
   const auto again = t.observe(dump_of(100, {layer_row(kFeed + "#5", 1600, 15)}, 1900, 20));
   CHECK(!again.bucket_reset);
   CHECK(!again.layer_reset);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1600);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::app_unattributed) == 15);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1600);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::app_unattributed) == 15);
   CHECK(t.layers().at(key_of(kFeed)).total_frames == 1600);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 1900);
   CHECK(t.resets() == 0);
@@ -488,7 +489,7 @@ TEST_CASE("timestats tracker: a new statsStart resets the buckets and keeps grow
   CHECK(pull.bucket_reset);
   CHECK(!pull.layer_reset);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 11000);  // added whole
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1100);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1100);
   CHECK(t.bucket_resets() == 1);
   CHECK(t.layer_resets() == 0);
 
@@ -496,8 +497,8 @@ TEST_CASE("timestats tracker: a new statsStart resets the buckets and keeps grow
   const auto clear = t.observe(dump_of(900, {layer_row(kFeed + "#5", 40, 1)}, 50, 1));
   CHECK(clear.bucket_reset);
   CHECK(clear.layer_reset);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1140);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::janky_frames) == 12);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1140);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::janky_frames) == 12);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 11050);
   CHECK(t.resets() == 2);
 }
@@ -512,8 +513,8 @@ TEST_CASE("timestats tracker: counters going down without a statsStart change re
   const auto o = t.observe(dump_of(100, {layer_row(kFeed + "#5", 30, 1), layer_row(mail + "#9", 600, 6, 10200)}, 2200, 22));
   CHECK(o.layer_reset);
   CHECK(!o.bucket_reset);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1030);
-  CHECK(t.layer_total(key_of(mail, 10200), TsJankField::total_timeline_frames) == 1100);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1030);
+  CHECK(jank::test::layer_total(t, key_of(mail, 10200), TsJankField::total_timeline_frames) == 1100);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 2200);
   CHECK(t.layer_resets() == 1);
   CHECK(t.resets() == 1);
@@ -524,10 +525,10 @@ TEST_CASE("timestats tracker: a key that disappears keeps its totals and counts 
   const std::string mail = "com.example.mail/com.example.mail.Inbox";
   t.observe(dump_of(100, {layer_row(kFeed + "#5", 1000, 10), layer_row(mail + "#9", 500, 5, 10200)}, 1500, 15));
   t.observe(dump_of(100, {layer_row(kFeed + "#5", 1100, 11)}, 1600, 16));  // truncated: mail missing
-  CHECK(t.layer_total(key_of(mail, 10200), TsJankField::total_timeline_frames) == 500);
+  CHECK(jank::test::layer_total(t, key_of(mail, 10200), TsJankField::total_timeline_frames) == 500);
   t.observe(dump_of(100, {layer_row(kFeed + "#5", 1200, 12), layer_row(mail + "#9", 520, 5, 10200)}, 1720, 17));
-  CHECK(t.layer_total(key_of(mail, 10200), TsJankField::total_timeline_frames) == 520);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1200);
+  CHECK(jank::test::layer_total(t, key_of(mail, 10200), TsJankField::total_timeline_frames) == 520);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1200);
   CHECK(t.resets() == 0);
 
   // Back lower after a gap: it was cleared while away; only it starts again.
@@ -535,8 +536,8 @@ TEST_CASE("timestats tracker: a key that disappears keeps its totals and counts 
   const auto o = t.observe(dump_of(100, {layer_row(kFeed + "#5", 1400, 14), layer_row(mail + "#9", 7, 0, 10200)}, 1940, 19));
   CHECK(!o.layer_reset);
   CHECK(t.key_resets() == 1);
-  CHECK(t.layer_total(key_of(mail, 10200), TsJankField::total_timeline_frames) == 527);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1400);
+  CHECK(jank::test::layer_total(t, key_of(mail, 10200), TsJankField::total_timeline_frames) == 527);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1400);
 }
 
 TEST_CASE("timestats tracker: a layer recreated with a new suffix continues its series", "[timestats]") {
@@ -545,10 +546,10 @@ TEST_CASE("timestats tracker: a layer recreated with a new suffix continues its 
   // The activity was recreated: the old row stays listed beside the new one.
   t.observe(dump_of(100, {layer_row(kFeed + "#5", 1050, 10), layer_row(kFeed + "#77", 200, 3)}));
   CHECK(t.layers().size() == 1);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1250);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::janky_frames) == 13);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1250);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::janky_frames) == 13);
   t.observe(dump_of(100, {layer_row(kFeed + "#5", 1050, 10), layer_row(kFeed + "#77", 300, 4)}));
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1350);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1350);
   CHECK(t.resets() == 0);
 }
 
@@ -564,10 +565,10 @@ TEST_CASE("timestats tracker: keys beyond the cap are counted as overflow", "[ti
   // Still not stored when it grows: never counted, so never counted twice.
   t.observe(d);
   CHECK(t.overflow_rows() == 4);
-  CHECK(t.layer_total(key_of("c/c.C"), TsJankField::total_timeline_frames) == 0);
+  CHECK(jank::test::layer_total(t, key_of("c/c.C"), TsJankField::total_timeline_frames) == 0);
   // A known key's new suffix is no new key.
   t.observe(dump_of(100, {layer_row("a/a.A#1", 10, 1), layer_row("b/b.B#2", 20, 2), layer_row("a/a.A#9", 5, 0)}));
-  CHECK(t.layer_total(key_of("a/a.A"), TsJankField::total_timeline_frames) == 15);
+  CHECK(jank::test::layer_total(t, key_of("a/a.A"), TsJankField::total_timeline_frames) == 15);
 }
 
 TEST_CASE("timestats tracker: an empty answer forgets the baselines", "[timestats]") {
@@ -577,10 +578,10 @@ TEST_CASE("timestats tracker: an empty answer forgets the baselines", "[timestat
   const auto o = t.observe(empty);
   CHECK(o.layer_reset);
   CHECK(o.bucket_reset);
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 1000);  // kept
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 1000);  // kept
   // Android 12 names repeat (#0): a higher value after the restart is new, not growth.
   t.observe(dump_of(5000, {layer_row(kFeed + "#0", 1500, 20)}, 1500, 20));
-  CHECK(t.layer_total(key_of(kFeed), TsJankField::total_timeline_frames) == 2500);
+  CHECK(jank::test::layer_total(t, key_of(kFeed), TsJankField::total_timeline_frames) == 2500);
   CHECK(t.resets() == 1);
   // Other answers teach nothing.
   TimeStatsDump other;
@@ -593,14 +594,14 @@ TEST_CASE("timestats tracker: parsed dumps of two versions", "[timestats]") {
   TimeStatsTracker t;
   t.observe(parse_timestats(kAndroid12));
   const TsLayerKey feed{kFeed, 10123, 90, 90, TsGameMode::unsupported};
-  CHECK(t.layer_total(feed, TsJankField::app_unattributed) == 95);
-  CHECK(t.layer_total({"none", 10123, 90, 90, TsGameMode::unsupported}, TsJankField::sf_long_cpu) == 1);
+  CHECK(jank::test::layer_total(t, feed, TsJankField::app_unattributed) == 95);
+  CHECK(jank::test::layer_total(t, {"none", 10123, 90, 90, TsGameMode::unsupported}, TsJankField::sf_long_cpu) == 1);
   CHECK(t.buckets().at(TsBucketKey{60, 30})[TsJankField::total_timeline_frames] == 400);
   // The device's later dump started again (another statsStart, fewer frames).
   t.observe(parse_timestats(kAndroid13));
   CHECK(t.bucket_resets() == 1);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 3500);
-  CHECK(t.layer_total(feed, TsJankField::app_unattributed) == 95);
+  CHECK(jank::test::layer_total(t, feed, TsJankField::app_unattributed) == 95);
 }
 
 TEST_CASE("timestats store: the checkpoint keeps totals and baselines so a restart counts only what grew",
@@ -640,8 +641,8 @@ TEST_CASE("timestats store: the checkpoint keeps totals and baselines so a resta
   restored.record_timestats(r, dump(150, 5));
   const jank::metrics::TsLayerKey key{"com.example.feed/com.example.feed.MainActivity", 10001, 120, 120,
                                       jank::parsers::TsGameMode::standard};
-  CHECK(r.timestats.layer_total(key, jank::parsers::TsJankField::total_timeline_frames) == 150);
-  CHECK(r.timestats.layer_total(key, jank::parsers::TsJankField::app_unattributed) == 5);
+  CHECK(jank::test::layer_total(r.timestats, key, jank::parsers::TsJankField::total_timeline_frames) == 150);
+  CHECK(jank::test::layer_total(r.timestats, key, jank::parsers::TsJankField::app_unattributed) == 5);
   CHECK(r.timestats.buckets().at({120, 120})[jank::parsers::TsJankField::total_timeline_frames] == 150);
 
   // A baseline from a dump the tracker never took (seen past its sequence) is refused, and read afresh.
