@@ -209,6 +209,10 @@ void DeviceController::follow() {
   gfxinfo_ = std::make_unique<GfxinfoPoller>(
       PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns, release()});
   gfxinfo_->start(std::chrono::milliseconds(2000));
+  // Framestats rows wait for FrameTimeline's verdicts only where they come.
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    shared_.store.expect_frametimeline(d, polls_frametimeline(*config_, d));
+  });
   if (config_->surfaceflinger_enabled) {
     // After the first gfxinfo round has named the foreground app.
     surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_);

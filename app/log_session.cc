@@ -24,6 +24,7 @@ LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string
   // A pattern gone from the configuration (a reload, a restart) takes its series along.
   shared_.store.retain_patterns(d, options.patterns);
   sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d, config_->log_patterns_max_values);
+  device_ = &d;
   lines_base_ = d.lines;
   unheld_base_ = d.continuity.unheld_lines;
   ++d.live.logcat_streams;
@@ -147,13 +148,13 @@ void LogSession::check_continuity(parsers::LogCursor snapshot) {
 }
 
 void LogSession::sync_unheld() {
-  shared_.store.device(serial_).continuity.unheld_lines = unheld_base_ + follower_->unheld_total();
+  device_->continuity.unheld_lines = unheld_base_ + follower_->unheld_total();
 }
 
 // The store follows the follower: counts, cursor and what the stream found
 // change together, under one lock, so a checkpoint sees all or none.
 void LogSession::after_feed() {
-  auto& d = shared_.store.device(serial_);
+  auto& d = *device_;
   if (follower_->settled() && !plan_applied_) apply_plan();
   d.lines = lines_base_;
   d.lines += stream_->counts();
@@ -206,7 +207,7 @@ void LogSession::apply_plan() {
 void LogSession::on_line(const parsers::LogcatFollower::Line& line) {
   // Before the first line of a new boot names a pid.
   if (!plan_applied_ && follower_->settled()) apply_plan();
-  auto& d = shared_.store.device(serial_);
+  auto& d = *device_;
   if (line.new_entry && line.device_ns) {
     const std::int64_t at = d.clock.observe(*line.device_ns, fed_at_ns_);
     d.live.last_line_time_ns = *line.device_ns;

@@ -68,6 +68,9 @@ class LogSession {
   Clock host_now_;
   AndroidRelease release_;
   std::unique_ptr<metrics::DeviceLogcatRecorder> sink_;
+  // The store's record of the device, as sink_ holds it: a device is erased
+  // only after its session ends. Looked up once, not once per line.
+  metrics::DeviceMetrics* device_ = nullptr;
   std::unique_ptr<parsers::LogcatStream> stream_;
   std::unique_ptr<parsers::LogcatFollower> follower_;
   parsers::LineCounts lines_base_;  // the device's totals before this stream

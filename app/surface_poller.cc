@@ -190,14 +190,26 @@ void SurfacePoller::record(const char* command, const ingest::ShellResult& r, F 
   apply(d);
 }
 
-int SurfacePoller::device_sdk() {
+namespace {
+
+int sdk_of(const metrics::DeviceMetrics& device) {
   int sdk = 0;
-  std::lock_guard<std::mutex> lock(shared_.mutex);
-  const auto& info = shared_.store.device(serial_).live.info;
+  const auto& info = device.live.info;
   if (const auto it = info.find("sdk"); it != info.end()) {
     std::from_chars(it->second.data(), it->second.data() + it->second.size(), sdk);
   }
   return sdk;
+}
+
+}  // namespace
+
+bool polls_frametimeline(const config::Config& c, const metrics::DeviceMetrics& device) {
+  return c.surfaceflinger_enabled && c.surfaceflinger_frametimeline && sdk_of(device) >= kFrameTimelineSdk;
+}
+
+int SurfacePoller::device_sdk() {
+  std::lock_guard<std::mutex> lock(shared_.mutex);
+  return sdk_of(shared_.store.device(serial_));
 }
 
 void SurfacePoller::run_job(const PollSchedule::Job& job) {

@@ -79,11 +79,21 @@ inline Step attach_all(const AdbServer& adb, const DevSim& sim) {
 }
 
 // The real exporter on `adb` with `config_yaml`, logging warnings only; its
-// configuration, state and log in `dir`.
+// configuration, state and log in `dir`. JANK_BENCH_EXPORTER_ENV, when set,
+// holds space-separated NAME=VALUE entries for the exporter's environment
+// alone, so a profiler can be preloaded into it without touching the adb
+// server or the simulator (docs/performance.md, issue 31), e.g.
+//   JANK_BENCH_EXPORTER_ENV="LD_PRELOAD=/usr/lib/heaptrack/libheaptrack_preload.so
+//                            DUMP_HEAPTRACK_OUTPUT=/tmp/exporter.heaptrack.raw"
 inline Exporter start_exporter(const AdbServer& adb, const TempDir& dir, const std::string& config_yaml) {
   const std::string config = dir.path() + "/bench.yaml";
   std::ofstream(config) << config_yaml;
-  return Exporter({adb.port()}, dir.path(), {"--config", config, "--log-level", "warning"});
+  std::vector<std::string> env;
+  if (const char* text = std::getenv("JANK_BENCH_EXPORTER_ENV")) {
+    std::istringstream in(text);
+    for (std::string entry; in >> entry;) env.push_back(entry);
+  }
+  return Exporter({adb.port()}, dir.path(), {"--config", config, "--log-level", "warning"}, true, env);
 }
 
 // Waits until the exporter has every device up with a logcat stream open and

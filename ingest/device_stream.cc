@@ -1,8 +1,8 @@
 #include "ingest/device_stream.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
+#include <memory>
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -40,6 +40,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     boost::system::error_code ignored;
     socket_.close(ignored);
     callbacks_ = {};  // they may own whoever owns us
+    release_buffer();
   }
 
   std::uint64_t bytes = 0;
@@ -54,38 +55,46 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   }
 
   void read() {
+    // Not zeroed: a read fills what it reports, and untouched pages cost no memory.
+    if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReadBuffer);
+    reading_ = true;
     auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(buffer_), [self](boost::system::error_code ec, std::size_t n) {
-      if (self->closed_) return;
-      if (n > 0) {
-        self->bytes += n;
-        const std::string_view chunk(self->buffer_.data(), n);
-        if (self->protocol_ == ShellProtocol::v2) {
-          if (self->demux_.feed(chunk, *self) != ShellV2Error::none) {
-            return self->finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}, {}});
-          }
-          if (self->closed_) return;  // a callback closed us
-        } else if (self->callbacks_.on_data) {
-          self->callbacks_.on_data(chunk);
-          if (self->closed_) return;
+    socket_.async_read_some(asio::buffer(buffer_.get(), kReadBuffer),
+                            [self](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
+  }
+
+  void on_read(boost::system::error_code ec, std::size_t n) {
+    // reading_ stays set while the chunk is handed on: a callback may close us.
+    if (closed_) return done_reading();
+    if (n > 0) {
+      bytes += n;
+      const std::string_view chunk(buffer_.get(), n);
+      if (protocol_ == ShellProtocol::v2) {
+        if (demux_.feed(chunk, *this) != ShellV2Error::none) {
+          done_reading();
+          return finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}, {}});
         }
+      } else if (callbacks_.on_data) {
+        callbacks_.on_data(chunk);
       }
-      if (ec) {
-        // EOF: legacy shell has no other end; v2 should have sent its exit packet.
-        StreamEnd end;
-        end.error_output = self->error_output;
-        if (self->protocol_ == ShellProtocol::v2 && self->exit_code_) {
-          end.exit_code = self->exit_code_;
-        } else if (self->protocol_ == ShellProtocol::legacy && ec == asio::error::eof) {
-          // normal end of a legacy command
-        } else {
-          end.error = AdbError{ec == asio::error::eof ? AdbErrorKind::eof : AdbErrorKind::io, ec.message()};
-        }
-        return self->finish(std::move(end));
+      if (closed_) return done_reading();  // a callback closed us
+    }
+    reading_ = false;
+    if (ec) {
+      // EOF: legacy shell has no other end; v2 should have sent its exit packet.
+      StreamEnd end;
+      end.error_output = error_output;
+      if (protocol_ == ShellProtocol::v2 && exit_code_) {
+        end.exit_code = exit_code_;
+      } else if (protocol_ == ShellProtocol::legacy && ec == asio::error::eof) {
+        // normal end of a legacy command
+      } else {
+        end.error = AdbError{ec == asio::error::eof ? AdbErrorKind::eof : AdbErrorKind::io, ec.message()};
       }
-      if (self->options_.read_batch.count() > 0 && n < self->buffer_.size() / 2) return self->read_later();
-      self->read();
-    });
+      return finish(std::move(end));
+    }
+    if (options_.read_batch.count() > 0 && n < kReadBuffer / 2) return read_later();
+    read();
   }
 
   // Timers land on shared ticks so that many streams are served per wake-up.
@@ -118,6 +127,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     batch_timer_.cancel();
     boost::system::error_code ignored;
     socket_.close(ignored);
+    release_buffer();
     auto callbacks = std::move(callbacks_);
     callbacks_ = {};
     if (callbacks.on_end) callbacks.on_end(end);
@@ -131,8 +141,22 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   StreamOptions options_;
   AdbRequest request_;
   ShellV2Demuxer demux_;
+  // The read buffer is held only while the stream reads: its owner often
+  // keeps a finished command's stream until the next command, and a device
+  // has several such parts (issue 31: 64 KiB each, 136 MiB at 500 devices).
+  // A pending read owns it until its handler runs.
+  void release_buffer() {
+    if (!reading_) buffer_.reset();
+  }
+  void done_reading() {
+    reading_ = false;
+    release_buffer();
+  }
+  static constexpr std::size_t kReadBuffer = 64 * 1024;
+
   std::optional<int> exit_code_;
-  std::array<char, 64 * 1024> buffer_{};
+  std::unique_ptr<char[]> buffer_;
+  bool reading_ = false;  // an async_read_some is pending: it may write into buffer_
   bool closed_ = false;
 };
 

@@ -67,6 +67,12 @@ PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
   return p;
 }
 
+void Store::expect_frametimeline(DeviceMetrics& device, bool expected) {
+  device.frametimeline_expected = expected;
+  if (expected) return;
+  for (auto& [name, pkg] : device.packages) pkg.frame_join = FrameJoin();
+}
+
 void Store::mark_running_packages_alive(DeviceMetrics& device) {
   if (host_now_ns_ == 0) return;
   device.pid_names.for_each_running([&](std::int32_t pid, const std::string& name) {
@@ -433,8 +439,10 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     }
     pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
-    for (const TimedFrame& frame : timed) {
-      if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
+    if (device.frametimeline_expected) {
+      for (const TimedFrame& frame : timed) {
+        if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
+      }
     }
   };
   for (const auto& process : dump.processes) {

@@ -213,6 +213,12 @@ struct DeviceMetrics {
   } surface_input;
   // The device's FrameTimeline window: frames counted once across polls.
   FrameTimelineTracker frametimeline;
+  // Whether FrameTimeline verdicts can come (record_frametimeline): while
+  // false, framestats rows do not wait in PackageMetrics::frame_join for a
+  // verdict that never comes (up to FrameJoin::kMaxWaiting rows per app, a
+  // few hundred bytes each). Replays leave it true; the daemon sets it per
+  // session (Store::expect_frametimeline).
+  bool frametimeline_expected = true;
   std::int64_t frametimeline_polled_ns = 0;  // host time of the previous --frametimeline poll (0: none yet)
   // TimeStats' counters across its resets (surfaceflinger.timestats),
   // checkpointed with their baselines.
@@ -274,6 +280,11 @@ class Store {
   // The series for `name` on this device, or the shared overflow series once
   // the device has max_packages_per_device packages.
   PackageMetrics& package(DeviceMetrics& device, std::string_view name);
+
+  // Whether `device` will get FrameTimeline dumps (the daemon polls
+  // --frametimeline on it). Off, the halves waiting for their match are
+  // dropped: none can come.
+  void expect_frametimeline(DeviceMetrics& device, bool expected);
 
   void record_skip(DeviceMetrics& device, std::string_view package, std::int64_t time_ns, bool has_time,
                    std::uint32_t frames);

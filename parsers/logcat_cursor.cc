@@ -186,6 +186,21 @@ bool LogcatFollower::watched_held(std::string_view buffer) const {
 }
 
 void LogcatFollower::feed(std::string_view bytes) {
+  feed_lines(bytes);
+  hash_deferred();
+}
+
+void LogcatFollower::hash_deferred() {
+  for (Deferred& d : deferred_) {
+    if (!d.set) continue;
+    d.set = false;
+    if (const auto it = cursor_.buffers.find(d.buffer); it != cursor_.buffers.end()) {
+      it->second.last_hash = log_line_hash(d.text);
+    }
+  }
+}
+
+void LogcatFollower::feed_lines(std::string_view bytes) {
   while (!bytes.empty()) {
     const void* nl = std::memchr(bytes.data(), '\n', bytes.size());
     const std::size_t upto = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - bytes.data()) + 1 : bytes.size();
@@ -385,7 +400,8 @@ void LogcatFollower::flush() {
 }
 
 void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns,
-                          bool new_entry, std::uint64_t hash, std::uint64_t summary, bool in_ring) {
+                          bool new_entry, std::uint64_t hash, std::uint64_t summary, bool in_ring,
+                          std::optional<std::string_view> deferred) {
   if (new_entry) {
     if (auto it = cursor_.buffers.find(buffer); it != cursor_.buffers.end()) {
       // A summary read after the ring stands for its lines of logd's count;
@@ -396,6 +412,17 @@ void LogcatFollower::pass(std::string_view buffer, std::string_view text, std::o
       if (summary > 0 && in_ring) ring_excess_[it->first] += summary - 1;
       // logd writes a summary's text as it prints it: no anchor.
       it->second.last_hash = summary > 0 ? 0 : hash;
+      Deferred* d = nullptr;
+      for (Deferred& x : deferred_) {
+        if (x.buffer == it->first) d = &x;
+      }
+      if (summary == 0 && deferred) {
+        if (d == nullptr) d = &deferred_.emplace_back(Deferred{it->first, {}, false});
+        d->text.assign(*deferred);
+        d->set = true;
+      } else if (d != nullptr) {
+        d->set = false;
+      }
     }
   }
   sink_(Line{text, ns, new_entry});
@@ -405,7 +432,7 @@ void LogcatFollower::log_line(std::string_view text) {
   const std::string_view bare = scan::strip_trailing_crs(text.substr(0, text.size() - 1));
   if (auto b = buffer_separator(bare)) {
     buffer_.assign(*b);
-    entry_.reset();
+    has_entry_ = false;
     if (state_ == State::following) {
       pass(buffer_, text, std::nullopt, false, 0);
     } else {
@@ -425,9 +452,14 @@ void LogcatFollower::log_line(std::string_view text) {
   std::uint64_t summary = 0;
   bool in_ring = false;
   if (header && header->time.base == TimeBase::wall) {
-    EntryKey key{header->time.ns, header->pid, header->tid, header->priority, std::string(header->tag)};
-    if (!entry_ || !(*entry_ == key)) {
-      entry_ = std::move(key);
+    if (!has_entry_ || entry_.ns != header->time.ns || entry_.pid != header->pid || entry_.tid != header->tid ||
+        entry_.priority != header->priority || entry_.tag != header->tag) {
+      has_entry_ = true;
+      entry_.ns = header->time.ns;
+      entry_.pid = header->pid;
+      entry_.tid = header->tid;
+      entry_.priority = header->priority;
+      entry_.tag.assign(header->tag);
       entry_ns_ = header->time.ns;
       new_entry = true;
       ++entries_;
@@ -439,12 +471,16 @@ void LogcatFollower::log_line(std::string_view text) {
       in_ring = plan != plan_->buffers.end() && ++printed_[buffer_] <= plan->second.held;
     }
   }
-  const std::uint64_t hash = new_entry ? log_line_hash(bare) : 0;
+  // Following, an entry's hash matters only if it is its buffer's last one
+  // when the feed ends (hash_deferred), or if the ring's content is checked.
+  const bool defer = new_entry && state_ == State::following && !in_ring;
+  const std::uint64_t hash = new_entry && !defer ? log_line_hash(bare) : 0;
   if (in_ring) {
     if (const auto w = watch_.find(buffer_); w != watch_.end() && w->second == hash) watched_held_[buffer_] = true;
   }
   if (state_ == State::following) {
-    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, new_entry, hash, summary, in_ring);
+    pass(buffer_, text, has_entry_ ? entry_ns_ : std::nullopt, new_entry, hash, summary, in_ring,
+         defer ? std::optional<std::string_view>(bare) : std::nullopt);
     return;
   }
   // Catching up: entries are held until each buffer knows which of its held
@@ -460,7 +496,7 @@ void LogcatFollower::log_line(std::string_view text) {
   } else if (last_dropped_ || !settled_) {
     ++dropped_lines_;
   } else {
-    pass(buffer_, text, entry_ ? entry_ns_ : std::nullopt, false, 0);
+    pass(buffer_, text, has_entry_ ? entry_ns_ : std::nullopt, false, 0);
   }
 }
 

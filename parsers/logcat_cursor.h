@@ -254,7 +254,21 @@ class LogcatFollower {
   // `summary`: the entry is a chatty summary of that many lines; `in_ring`:
   // printed as part of the ring dump.
   void pass(std::string_view buffer, std::string_view text, std::optional<std::int64_t> ns, bool new_entry,
-            std::uint64_t hash, std::uint64_t summary = 0, bool in_ring = false);
+            std::uint64_t hash, std::uint64_t summary = 0, bool in_ring = false,
+            std::optional<std::string_view> deferred = std::nullopt);
+  void feed_lines(std::string_view bytes);
+  void hash_deferred();
+
+  // A buffer's last counted entry while following, hashed once a feed ends
+  // rather than for every entry: only the last one of each buffer stays in
+  // the cursor, and hashing every line was a sixth of the daemon's logcat
+  // work at 500 devices (issue 31).
+  struct Deferred {
+    std::string buffer;  // a key of cursor_.buffers
+    std::string text;
+    bool set = false;
+  };
+  std::vector<Deferred> deferred_;
 
   LogCursor saved_;
   std::vector<std::string> buffers_;
@@ -294,9 +308,11 @@ class LogcatFollower {
     std::int32_t pid = 0, tid = 0;
     char priority = 0;
     std::string tag;
-    bool operator==(const EntryKey&) const = default;
   };
-  std::optional<EntryKey> entry_;
+  // The current entry's key; kept (its tag's storage reused) while
+  // `has_entry_` is false, so that a line costs no allocation.
+  EntryKey entry_;
+  bool has_entry_ = false;
   std::optional<std::int64_t> entry_ns_;
   std::uint64_t dropped_lines_ = 0;
   std::uint64_t entries_ = 0;

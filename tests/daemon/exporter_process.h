@@ -75,9 +75,11 @@ inline std::map<std::string, double> parse_samples(const std::string& text) {
 class Exporter {
  public:
   // Waits until /readyz answers over plain HTTP, unless `wait_ready` is false
-  // (an HTTPS exporter: the caller waits its own way).
+  // (an HTTPS exporter: the caller waits its own way). `env`: NAME=VALUE
+  // entries set in the exporter's environment only (a profiler's preload).
   Exporter(const std::vector<std::uint16_t>& adb_ports, const std::string& state_dir,
-           const std::vector<std::string>& extra = {}, bool wait_ready = true)
+           const std::vector<std::string>& extra = {}, bool wait_ready = true,
+           const std::vector<std::string>& env = {})
       : port_(free_port()), dir_("jank-exporter") {
     std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "--listen", "127.0.0.1:" + std::to_string(port_),
                                      "--state-dir", state_dir, "--log-level", "debug"};
@@ -87,7 +89,7 @@ class Exporter {
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
     log_ = dir_.path() + "/exporter.log";
-    proc_ = ChildProcess(argv, {}, log_);
+    proc_ = ChildProcess(argv, env, log_);
     if (wait_ready) {
       wait_until([&] { return http_get(port_, "/readyz", 1000ms).find(" 200 ") != std::string::npos; }, 15000ms);
     }
