@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/replay.h"
-#include "app/thermal_poller.h"
+#include "app/cli/replay.h"
+#include "app/session/thermal_poller.h"
 #include "devsim/model.h"
 #include "devsim/shell.h"
 #include "parsers/thermal.h"

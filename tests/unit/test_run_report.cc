@@ -1,5 +1,5 @@
 // The run report's generator (exporters/run_report.h) and its command
-// (app/report.h): escaping, the embedded data, the table's numbers, missing
+// (app/cli/report.h): escaping, the embedded data, the table's numbers, missing
 // metrics, errors that name file and field, determinism.
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/report.h"
+#include "app/cli/report.h"
 #include "exporters/report_assets.h"
 #include "exporters/run_report.h"
 #include "tests/browser/html_scan.h"

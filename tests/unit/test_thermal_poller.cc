@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/thermal_poller.h"
+#include "app/session/thermal_poller.h"
 
 using namespace jank;
 using namespace std::chrono_literals;

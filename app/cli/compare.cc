@@ -1,0 +1,353 @@
+#include "app/cli/compare.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string_view>
+
+#include "app/cli/compare_input.h"
+#include "app/cli/compare_output.h"
+#include "app/cli/replay.h"
+#include "parsers/utf8.h"
+
+namespace jank::app {
+namespace {
+
+struct Options {
+  std::vector<std::string> sources;
+  std::string by;  // "", "version", "id" or "tag=KEY"
+  std::vector<std::string> baseline_values, candidate_values;
+  std::string package;
+  metrics::CompareOptions compare;
+  double timeout_seconds = kDefaultFetchTimeoutSeconds;  // per URL source
+  bool json = false;
+  bool help = false;
+};
+
+// A usage error (exit 64).
+struct UsageError {
+  std::string message;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = std::min(s.find(',', start), s.size());
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool parse_double(std::string_view text, double& out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+std::string metric_names() {
+  std::string names;
+  for (const auto& m : metrics::compared_metrics()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+  return names;
+}
+
+const metrics::MetricDef& known_metric(const std::string& name) {
+  const auto* def = metrics::find_compared_metric(name);
+  if (def == nullptr) throw UsageError{"unknown metric '" + name + "'; metrics: " + metric_names()};
+  return *def;
+}
+
+void parse_threshold(const std::string& spec, metrics::CompareOptions& o) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos) throw UsageError{"--threshold needs METRIC=VALUE or METRIC=VALUE%"};
+  const auto& def = known_metric(spec.substr(0, eq));
+  std::string value = spec.substr(eq + 1);
+  metrics::Threshold t;
+  if (!value.empty() && value.back() == '%') {
+    t.relative = true;
+    value.pop_back();
+  }
+  if (!parse_double(value, t.value) || !(t.value >= 0) || !std::isfinite(t.value))
+    throw UsageError{"--threshold " + spec + ": the value must be a number ≥ 0, optionally followed by %"};
+  o.thresholds[std::string(def.name)] = t;
+}
+
+Options parse_args(const std::vector<std::string>& args) {
+  Options o;
+  bool values_given = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size() || args[i + 1].empty()) throw UsageError{a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--by") {
+      o.by = value();
+      if (o.by != "version" && o.by != "id" && !(o.by.starts_with("tag=") && o.by.size() > 4))
+        throw UsageError{"--by needs version, id or tag=KEY"};
+    } else if (a == "--baseline" || a == "--candidate") {
+      auto& values = a == "--baseline" ? o.baseline_values : o.candidate_values;
+      for (auto& v : split_commas(value())) values.push_back(std::move(v));
+      values_given = true;
+    } else if (a == "--package") {
+      o.package = value();
+    } else if (a == "--per") {
+      const std::string per = value();
+      if (per != "run" && per != "device") throw UsageError{"--per needs run or device"};
+      o.compare.per_run = per == "run";
+    } else if (a == "--alpha") {
+      const std::string v = value();
+      if (!parse_double(v, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5))
+        throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
+    } else if (a == "--threshold") {
+      parse_threshold(value(), o.compare);
+    } else if (a == "--timeout") {
+      const std::string v = value();
+      if (!parse_double(v, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
+        throw UsageError{"--timeout needs a positive number of seconds"};
+    } else if (a == "--metrics") {
+      for (const auto& name : split_commas(value())) o.compare.metrics.emplace_back(known_metric(name).name);
+    } else if (!a.empty() && a[0] != '-') {
+      o.sources.push_back(a);
+    } else {
+      throw UsageError{"unknown option " + a};
+    }
+  }
+  if (o.help) return o;
+  if (o.by.empty()) {
+    if (values_given) throw UsageError{"--baseline and --candidate select runs with --by"};
+    if (o.sources.size() != 2) throw UsageError{"give BASELINE and CANDIDATE, or --by with the sources to select from"};
+  } else {
+    if (o.sources.empty()) throw UsageError{"--by needs one or more sources to select runs from"};
+    const bool both = !o.baseline_values.empty() && !o.candidate_values.empty();
+    if (!both && (o.by != "version" || values_given))
+      throw UsageError{"--by " + o.by + " needs both --baseline and --candidate values"};
+  }
+  return o;
+}
+
+std::vector<LoadedRun> load_all(const std::vector<std::string>& sources, const Options& o,
+                                std::vector<std::string>& notices) {
+  const std::string& package = o.package;
+  std::vector<LoadedRun> runs;
+  for (const auto& s : sources) {
+    auto some = load_source(s, notices, o.timeout_seconds);
+    for (auto& r : some) {
+      if (!package.empty() && r.run.package != package) continue;
+      runs.push_back(std::move(r));
+    }
+  }
+  return runs;
+}
+
+// The value --by reads from a run, if it has one.
+std::optional<std::string> key_of(const LoadedRun& r, const std::string& by) {
+  if (by == "id") return r.run.id;
+  if (by == "version") {
+    if (r.version) return r.version->name;
+    return std::nullopt;
+  }
+  const auto it = r.tags.find(by.substr(4));
+  if (it == r.tags.end()) return std::nullopt;
+  return it->second;
+}
+
+// --by version with no values: the two versions present, the lower
+// versionCode being the baseline.
+void pick_two_versions(const std::vector<LoadedRun>& pool, Options& o) {
+  std::map<std::string, std::optional<std::int64_t>> found;
+  for (const auto& r : pool)
+    if (r.version) found.emplace(r.version->name, r.version->code);
+  std::string list;
+  for (const auto& [name, code] : found)
+    list += (list.empty() ? "" : ", ") + name + (code ? " (" + std::to_string(*code) + ")" : "");
+  auto a = found.begin(), b = std::next(a, found.size() >= 2 ? 1 : 0);
+  if (found.size() != 2 || !a->second || !b->second || *a->second == *b->second)
+    throw UsageError{"--by version without --baseline and --candidate needs exactly two versions with different "
+                     "version codes; found: " +
+                     (list.empty() ? std::string("none") : list)};
+  if (*a->second > *b->second) std::swap(a, b);
+  o.baseline_values = {a->first};
+  o.candidate_values = {b->first};
+}
+
+CompareSide make_side(const std::vector<LoadedRun>& runs, std::string label) {
+  CompareSide side{std::move(label), {}, 0};
+  for (const auto& r : runs) {
+    side.run_ids.push_back(r.run.id);
+    side.devices += r.run.devices.size();
+  }
+  return side;
+}
+
+// Keeps each run once per side; a run on both sides is an input error.
+void check_sides(std::vector<LoadedRun>& a, std::vector<LoadedRun>& b, std::vector<std::string>& notices) {
+  for (auto* side : {&a, &b}) {
+    std::set<std::string> seen;
+    std::erase_if(*side, [&](const LoadedRun& r) {
+      if (seen.insert(r.run.id).second) return false;
+      notices.push_back(r.origin + ": run " + r.run.id + " given twice: counted once");
+      return true;
+    });
+  }
+  for (const auto& r : b)
+    if (std::any_of(a.begin(), a.end(), [&](const LoadedRun& x) { return x.run.id == r.run.id; }))
+      throw InputError("run " + r.run.id + " is both in the baseline and in the candidate");
+  for (const auto* side : {&a, &b}) {
+    const char* name = side == &a ? "baseline" : "candidate";
+    if (side->empty()) throw InputError(std::string("the ") + name + " has no finished run to compare");
+    std::set<std::string> packages;
+    for (const auto& r : *side) packages.insert(r.run.package);
+    if (packages.size() > 1)
+      notices.push_back(std::string("the ") + name + " mixes several apps (--package selects one)");
+  }
+  // Samples pool devices, so a different mix of devices shows up as a change.
+  std::set<std::string> serials_a, serials_b;
+  for (const auto& r : a)
+    for (const auto& d : r.run.devices) serials_a.insert(d.serial);
+  for (const auto& r : b)
+    for (const auto& d : r.run.devices) serials_b.insert(d.serial);
+  if (serials_a != serials_b)
+    notices.push_back("the baseline's devices (" + std::to_string(serials_a.size()) + ") and the candidate's (" +
+                      std::to_string(serials_b.size()) + ") are not the same: the device mix may show as a change");
+  if (a.front().run.package != b.front().run.package)
+    notices.push_back("the baseline is " + a.front().run.package + ", the candidate " + b.front().run.package);
+}
+
+int compare(Options& o, std::ostream& out, std::ostream& err) {
+  CompareReport report;
+  report.options = o.compare;
+  std::vector<LoadedRun> a, b;
+  std::string label_a, label_b;
+  if (o.by.empty()) {
+    a = load_all({o.sources[0]}, o, report.notices);
+    b = load_all({o.sources[1]}, o, report.notices);
+    label_a = o.sources[0];
+    label_b = o.sources[1];
+  } else {
+    auto pool = load_all(o.sources, o, report.notices);
+    if (o.by == "version") {
+      for (const auto& r : pool)
+        if (!r.version) report.notices.push_back(r.origin + ": run " + r.run.id + " has no single app version: " + r.version_problem);
+      if (o.baseline_values.empty()) pick_two_versions(pool, o);
+    }
+    for (const auto& r : pool) {
+      const auto key = key_of(r, o.by);
+      if (!key) continue;
+      auto in = [&](const std::vector<std::string>& values) {
+        return std::find(values.begin(), values.end(), *key) != values.end();
+      };
+      if (in(o.baseline_values)) a.push_back(r);
+      if (in(o.candidate_values)) b.push_back(r);
+    }
+    if (o.by == "id") {
+      for (const auto* values : {&o.baseline_values, &o.candidate_values})
+        for (const auto& id : *values)
+          if (std::none_of(pool.begin(), pool.end(), [&](const LoadedRun& r) { return r.run.id == id; }))
+            throw InputError("run " + id + " is not among the finished runs of the sources");
+    }
+    auto label = [&](const std::vector<std::string>& values) {
+      std::string joined;
+      for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
+      return (o.by == "id" ? std::string("runs ") : o.by == "version" ? "version " : o.by.substr(4) + "=") + joined;
+    };
+    label_a = label(o.baseline_values);
+    label_b = label(o.candidate_values);
+  }
+  check_sides(a, b, report.notices);
+  report.baseline = make_side(a, label_a);
+  report.candidate = make_side(b, label_b);
+  std::vector<metrics::CompareRun> runs_a, runs_b;
+  for (const auto& r : a) runs_a.push_back(r.run);
+  for (const auto& r : b) runs_b.push_back(r.run);
+  report.comparison = metrics::compare_runs(runs_a, runs_b, o.compare);
+  for (const auto& n : report.notices) err << "jank_exporter compare: " << parsers::terminal_text(n) << "\n";
+  if (o.json)
+    write_compare_json(out, report);
+  else
+    write_compare_text(out, report);
+  switch (report.comparison.overall) {
+    case metrics::Verdict::kRegression:
+      return kExitRegression;
+    case metrics::Verdict::kInsufficientData:
+      return kExitNoInput;
+    default:
+      return kExitOk;
+  }
+}
+
+}  // namespace
+
+void print_compare_help(std::ostream& out) {
+  out << "Usage: jank_exporter compare [OPTIONS] BASELINE CANDIDATE\n"
+         "       jank_exporter compare [OPTIONS] --by KEY [--baseline V,...] [--candidate V,...] SOURCE...\n"
+         "\n"
+         "Compares run results (docs/runs.md) of a baseline build and a candidate build,\n"
+         "metric by metric (Mann-Whitney U test, Hodges-Lehmann shift), and gives a verdict.\n"
+         "\n"
+         "BASELINE, CANDIDATE and SOURCE are each a results file (a run list or one run),\n"
+         "a directory of them (every *.json), or an exporter's http://HOST:PORT (its\n"
+         "/api/runs). Only finished runs count; devices with settled false are left out.\n"
+         "\n"
+         "Options:\n"
+         "  --by KEY              select both sides from the SOURCEs by KEY: version (the\n"
+         "                        app's versionName at the start), tag=NAME, or id\n"
+         "  --baseline V,...      the baseline's values of KEY; --candidate likewise. With\n"
+         "                        --by version both may be left out when exactly two\n"
+         "                        versions are present: the lower versionCode is the baseline\n"
+         "  --package PKG         only runs of this app\n"
+         "  --per device|run      one sample per run and device (default), or per run\n"
+         "                        (its devices averaged)\n"
+         "  --alpha A             significance level, 0 < A < 0.5 (default 0.05)\n"
+         "  --threshold M=V[%]    the change of medians metric M must reach to count,\n"
+         "                        absolute or percent of the baseline; repeatable\n"
+         "  --metrics M,...       compare only these metrics\n"
+         "  --timeout SECONDS     the longest an http:// source may take to answer in\n"
+         "                        full (default 30)\n"
+         "  --json                print JSON instead of a table\n"
+         "  -h, --help            this text\n"
+         "\n"
+         "Metrics (default threshold):\n";
+  for (const auto& m : metrics::compared_metrics()) {
+    out << "  " << m.name << " (" << m.unit << ", " << (m.better == metrics::Better::kLower ? "lower" : "higher")
+        << " is better): " << m.threshold.value << (m.threshold.relative ? "%" : "") << "\n";
+  }
+  out << "\n"
+         "A metric regresses when p < alpha and its median moved the worse way by at least\n"
+         "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
+         "\n"
+         "Exit status: 0 no regression, 1 regression, 64 bad usage, 66 a source cannot be\n"
+         "read or is not format-1 results, a side has no run, or no metric has 3 samples\n"
+         "on each side.\n";
+}
+
+int run_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    Options o = parse_args(args);
+    if (o.help) {
+      print_compare_help(out);
+      return kExitOk;
+    }
+    return compare(o, out, err);
+  } catch (const UsageError& e) {
+    err << "jank_exporter compare: " << parsers::terminal_text(e.message) << "\n";
+    err << "Try 'jank_exporter compare --help'.\n";
+    return kExitUsage;
+  } catch (const InputError& e) {
+    err << "jank_exporter compare: " << parsers::terminal_text(e.what()) << "\n";
+    return kExitNoInput;
+  } catch (const std::bad_alloc&) {
+    err << "jank_exporter compare: out of memory\n";
+    return kExitNoInput;
+  }
+}
+
+}  // namespace jank::app
