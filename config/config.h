@@ -164,6 +164,4 @@ LoadResult load_config_file(const std::string& path);
 // (config/schema.h).
 std::vector<std::string> known_keys();
 
-inline constexpr int kExitConfig = 78;  // EX_CONFIG
-
 }  // namespace jank::config

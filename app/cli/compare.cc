@@ -11,7 +11,7 @@
 
 #include "app/cli/compare_input.h"
 #include "app/cli/compare_output.h"
-#include "app/cli/replay.h"
+#include "app/core/exit_codes.h"
 #include "parsers/utf8.h"
 
 namespace jank::app {

@@ -6,13 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "app/core/exit_codes.h"
+
 namespace jank::app {
 
-// Exit status 1: some metric regressed. Usage errors and unreadable or
-// unusable input exit with replay's kExitUsage and kExitNoInput.
-inline constexpr int kExitRegression = 1;
-
-// `args` excludes "compare" itself.
+// `args` excludes "compare" itself. Exits kExitOk (no metric regressed),
+// kExitRegression, kExitUsage, or kExitNoInput (unreadable or unusable input).
 int run_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 void print_compare_help(std::ostream& out);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli/compare.h"
+#include "app/core/exit_codes.h"
 #include "app/daemon/daemon.h"
 #include "app/core/log.h"
 #include "app/cli/replay.h"
@@ -71,12 +72,12 @@ void print_usage(std::ostream& out) {
 int check_config(const std::string& path) {
   auto result = jank::config::load_config_file(path);
   for (const auto& e : result.errors) std::cerr << e.to_string() << "\n";
-  if (!result.ok()) return jank::config::kExitConfig;
+  if (!result.ok()) return jank::app::kExitConfig;
   const auto problems = jank::config::check_named_files(result.config);
   for (const auto& p : problems) std::cerr << path << ": " << p << "\n";
-  if (!problems.empty()) return jank::config::kExitConfig;
+  if (!problems.empty()) return jank::app::kExitConfig;
   std::cout << path << ": valid\n";
-  return 0;
+  return jank::app::kExitOk;
 }
 
 }  // namespace
@@ -111,10 +112,10 @@ int main(int argc, char** argv) {
     };
     if (a == "-h" || a == "--help") {
       print_usage(std::cout);
-      return 0;
+      return jank::app::kExitOk;
     } else if (a == "--version") {
       std::cout << "jank_exporter " << JANK_VERSION << "\n";
-      return 0;
+      return jank::app::kExitOk;
     } else if (a == "--check-config") {
       return check_config(value("--check-config"));
     } else if (a == "--config") {
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
   if (!options.config_path.empty()) {
     auto result = jank::config::load_config_file(options.config_path);
     for (const auto& e : result.errors) std::cerr << e.to_string() << "\n";
-    if (!result.ok()) return jank::config::kExitConfig;
+    if (!result.ok()) return jank::app::kExitConfig;
     options.config = result.config;
   }
   jank::app::apply_overrides(options, options.config);

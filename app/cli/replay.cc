@@ -355,7 +355,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   if (!o.config.empty()) {
     const auto loaded = config::load_config_file(o.config);
     for (const auto& e : loaded.errors) err << e.to_string() << "\n";
-    if (!loaded.ok()) return config::kExitConfig;
+    if (!loaded.ok()) return kExitConfig;
     o.patterns = loaded.config.log_pattern_set;
     o.max_pattern_values = loaded.config.log_patterns_max_values;
   }

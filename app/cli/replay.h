@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "app/core/exit_codes.h"
+
 namespace jank::app {
 
-// Exit codes (sysexits.h values, which operators' tooling already knows).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 64;
-inline constexpr int kExitNoInput = 66;
-
-// `args` excludes "replay" itself. `stdin_file` is read for "-".
+// `args` excludes "replay" itself. `stdin_file` is read for "-". Exits
+// kExitOk, kExitUsage, kExitNoInput (an input unreadable) or kExitConfig.
 int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err);
 
 void print_replay_help(std::ostream& out);

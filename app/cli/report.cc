@@ -172,7 +172,7 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   }
   if (o.help) {
     print_report_help(out);
-    return 0;
+    return kExitOk;
   }
   exporters::RunReportRequest request;
   request.title = o.title;
@@ -200,13 +200,13 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
       err << "jank_exporter report: cannot write standard output\n";
       return kExitReportFailed;
     }
-    return 0;
+    return kExitOk;
   }
   if (std::string w = write_output(o.output, result.html); !w.empty()) {
     err << "jank_exporter report: " << parsers::terminal_text(w) << "\n";
     return kExitReportFailed;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace jank::app

@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "app/core/exit_codes.h"
+
 namespace jank::app {
 
-// Every failure (usage, unreadable or bad input, unwritable output) exits 2
-// and writes nothing: a CI step reads 0 as "the report is there".
-inline constexpr int kExitReportFailed = 2;
-
-// `args` excludes "report" itself. `stdin_file` is read for "-".
+// `args` excludes "report" itself. `stdin_file` is read for "-". Every
+// failure (usage, unreadable or bad input, unwritable output) exits
+// kExitReportFailed and writes nothing: a CI step reads 0 as "the report is
+// there".
 int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err);
 
 void print_report_help(std::ostream& out);

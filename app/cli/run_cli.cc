@@ -18,7 +18,7 @@
 #include "parsers/utf8.h"
 
 #include "app/cli/http_client.h"
-#include "app/cli/replay.h"
+#include "app/core/exit_codes.h"
 
 namespace jank::app {
 namespace {
@@ -101,7 +101,7 @@ void print_run(const Json& run, std::ostream& out) {
 
 int fail(std::ostream& err, const std::string& message) {
   err << "jank_exporter run: " << parsers::terminal_text(message) << "\n";
-  return 1;
+  return kExitFailure;
 }
 
 // The error the exporter gave (fit for a terminal), or the HTTP status.
@@ -288,7 +288,7 @@ int run_runs_cli(const std::vector<std::string>& args, std::ostream& out, std::o
     } else {
       out << r.body;
     }
-    return 0;
+    return kExitOk;
   }
   std::string id = o.id;
   if (o.verb == "start") {
@@ -301,24 +301,24 @@ int run_runs_cli(const std::vector<std::string>& args, std::ostream& out, std::o
     id = sent.get<std::string>();
     if (o.wait && !session.wait_for(id, "running", why)) return fail(err, why);
     out << id << "\n";
-    return 0;
+    return kExitOk;
   }
   if (o.verb == "stop") {
     const HttpReply r = session.request("POST", "/api/runs/" + id + "/stop");
     if (r.status != 202) return fail(err, reason(r));
-    if (!o.wait) return 0;
+    if (!o.wait) return kExitOk;
     if (!session.wait_for(id, "finished", why)) return fail(err, why);
   }
   const HttpReply r = session.request("GET", "/api/runs/" + id + csv);
   if (r.status != 200) return fail(err, reason(r));
   if (o.format != "text") {
     out << r.body;
-    return 0;
+    return kExitOk;
   }
   const Json j = Json::parse(r.body, nullptr, false);
   if (!j.is_object()) return fail(err, "the exporter sent no JSON");
   print_run(j, out);
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace jank::app

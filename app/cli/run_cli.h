@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "app/core/exit_codes.h"
+
 namespace jank::app {
 
-// Exit status: 0 done, 1 the exporter refused or did not answer (or a wait
-// timed out), 64 usage.
+// Exit status: kExitOk done, kExitFailure the exporter refused or did not
+// answer (or a wait timed out), kExitUsage.
 int run_runs_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace jank::app

@@ -10,6 +10,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "app/core/exit_codes.h"
 #include "app/daemon/device_registry.h"
 #include "app/api/http_routes.h"
 #include "app/daemon/live_sampler.h"
@@ -88,11 +89,11 @@ class Daemon {
     std::string error;
     if (!state_file().prepare(error)) {
       log_error(error);
-      return 1;
+      return kExitFailure;
     }
     state_file().restore(shared_, clock_.wall_ns());
     traces_.configure(*config_);
-    if (!start_http()) return 1;
+    if (!start_http()) return kExitFailure;
     start_trackers();
     wait_signal();
     schedule_checkpoint();
@@ -104,7 +105,7 @@ class Daemon {
     notifier_.ready();
     log_info("jank_exporter " JANK_VERSION " listening on " + config_->listen_address);
     run_loop();
-    return 0;  // every failure returns earlier, before the loop runs
+    return kExitOk;  // every failure returns earlier, before the loop runs
   }
 
  private:

@@ -20,7 +20,8 @@ struct DaemonOptions {
 // Applies the command-line overrides to a loaded configuration.
 void apply_overrides(const DaemonOptions& options, config::Config& config);
 
-// Runs until SIGTERM or SIGINT; returns the process exit status.
+// Runs until SIGTERM or SIGINT; returns the process exit status: kExitOk,
+// or kExitFailure when it cannot start (app/core/exit_codes.h).
 int run_daemon(DaemonOptions options);
 
 }  // namespace jank::app
