@@ -7,9 +7,11 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "app/cli/compare_input.h"
+#include "app/cli/cli_parse.h"
 #include "app/cli/compare_output.h"
 #include "app/core/exit_codes.h"
 #include "parsers/utf8.h"
@@ -25,12 +27,12 @@ struct Options {
   metrics::CompareOptions compare;
   double timeout_seconds = kDefaultFetchTimeoutSeconds;  // per URL source
   bool json = false;
-  bool help = false;
 };
 
-// A usage error (exit 64).
-struct UsageError {
-  std::string message;
+// The values as given, checked once all are parsed.
+struct Given {
+  std::string by, package, per, alpha, timeout;
+  std::vector<std::string> baseline, candidate, thresholds, metrics;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -76,52 +78,94 @@ void parse_threshold(const std::string& spec, metrics::CompareOptions& o) {
   o.thresholds[std::string(def.name)] = t;
 }
 
-Options parse_args(const std::vector<std::string>& args) {
-  Options o;
-  bool values_given = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size() || args[i + 1].empty()) throw UsageError{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--by") {
-      o.by = value();
-      if (o.by != "version" && o.by != "id" && !(o.by.starts_with("tag=") && o.by.size() > 4))
-        throw UsageError{"--by needs version, id or tag=KEY"};
-    } else if (a == "--baseline" || a == "--candidate") {
-      auto& values = a == "--baseline" ? o.baseline_values : o.candidate_values;
-      for (auto& v : split_commas(value())) values.push_back(std::move(v));
-      values_given = true;
-    } else if (a == "--package") {
-      o.package = value();
-    } else if (a == "--per") {
-      const std::string per = value();
-      if (per != "run" && per != "device") throw UsageError{"--per needs run or device"};
-      o.compare.per_run = per == "run";
-    } else if (a == "--alpha") {
-      const std::string v = value();
-      if (!parse_double(v, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5))
-        throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
-    } else if (a == "--threshold") {
-      parse_threshold(value(), o.compare);
-    } else if (a == "--timeout") {
-      const std::string v = value();
-      if (!parse_double(v, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
-        throw UsageError{"--timeout needs a positive number of seconds"};
-    } else if (a == "--metrics") {
-      for (const auto& name : split_commas(value())) o.compare.metrics.emplace_back(known_metric(name).name);
-    } else if (!a.empty() && a[0] != '-') {
-      o.sources.push_back(a);
-    } else {
-      throw UsageError{"unknown option " + a};
-    }
+constexpr const char* kUsage =
+    "Usage: jank_exporter compare [OPTIONS] BASELINE CANDIDATE\n"
+    "       jank_exporter compare [OPTIONS] --by KEY [--baseline V,...] [--candidate V,...] SOURCE...\n"
+    "\n"
+    "Compares run results (docs/runs.md) of a baseline build and a candidate build,\n"
+    "metric by metric (Mann-Whitney U test, Hodges-Lehmann shift), and gives a verdict.\n"
+    "\n"
+    "BASELINE, CANDIDATE and SOURCE are each a results file (a run list or one run),\n"
+    "a directory of them (every *.json), or an exporter's http://HOST:PORT (its\n"
+    "/api/runs). Only finished runs count; devices with settled false are left out.\n";
+
+std::string footer() {
+  std::string text = "Metrics (default threshold):\n";
+  for (const auto& m : metrics::compared_metrics()) {
+    std::ostringstream line;
+    line << "  " << m.name << " (" << m.unit << ", " << (m.better == metrics::Better::kLower ? "lower" : "higher")
+         << " is better): " << m.threshold.value << (m.threshold.relative ? "%" : "") << "\n";
+    text += line.str();
   }
-  if (o.help) return o;
+  return text +
+         "\n"
+         "A metric regresses when p < alpha and its median moved the worse way by at least\n"
+         "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
+         "\n"
+         "Exit status: 0 no regression, 1 regression, 64 bad usage, 66 a source cannot be\n"
+         "read or is not format-1 results, a side has no run, or no metric has 3 samples\n"
+         "on each side.";
+}
+
+void add_options(CLI::App& app, Given& g, Options& o) {
+  app.add_option("SOURCE", o.sources, "a results file, a directory of them, or http://HOST:PORT")
+      ->option_text("...");
+  app.add_option("--by", g.by,
+                 "select both sides from the SOURCEs by KEY: version (the\n"
+                 "app's versionName at the start), tag=NAME, or id")
+      ->option_text("KEY");
+  app.add_option("--baseline", g.baseline,
+                 "the baseline's values of KEY; --candidate likewise. With\n"
+                 "--by version both may be left out when exactly two\n"
+                 "versions are present: the lower versionCode is the baseline")
+      ->option_text("V,...")
+      ->allow_extra_args(false);
+  app.add_option("--candidate", g.candidate, "the candidate's values of KEY")->option_text("V,...")->allow_extra_args(false);
+  app.add_option("--package", g.package, "only runs of this app")->option_text("PKG");
+  app.add_option("--per", g.per, "one sample per run and device (default), or per run\n(its devices averaged)")
+      ->option_text("device|run");
+  app.add_option("--alpha", g.alpha, "significance level, 0 < A < 0.5 (default 0.05)")->option_text("A");
+  app.add_option("--threshold", g.thresholds,
+                 "the change of medians metric M must reach to count,\n"
+                 "absolute or percent of the baseline; repeatable")
+      ->option_text("M=V[%]")
+      ->allow_extra_args(false);
+  app.add_option("--metrics", g.metrics, "compare only these metrics")->option_text("M,...")->allow_extra_args(false);
+  app.add_option("--timeout", g.timeout, "the longest an http:// source may take to answer in\nfull (default 30)")
+      ->option_text("SECONDS");
+  app.add_flag("--json", o.json, "print JSON instead of a table");
+}
+
+// The checks of the values given, in the words of the options.
+void check(const CLI::App& app, const Given& g, Options& o) {
+  for (const CLI::Option* opt : app.get_options()) {  // an empty argument is none
+    for (const auto& v : opt->results())
+      if (v.empty()) throw UsageError{opt->get_positional() ? "an empty SOURCE" : opt->get_name() + " needs a value"};
+  }
+  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+  if (given("--by")) {
+    o.by = g.by;
+    if (o.by != "version" && o.by != "id" && !(o.by.starts_with("tag=") && o.by.size() > 4))
+      throw UsageError{"--by needs version, id or tag=KEY"};
+  }
+  for (const auto& v : g.baseline)
+    for (auto& s : split_commas(v)) o.baseline_values.push_back(std::move(s));
+  for (const auto& v : g.candidate)
+    for (auto& s : split_commas(v)) o.candidate_values.push_back(std::move(s));
+  const bool values_given = given("--baseline") || given("--candidate");
+  o.package = g.package;
+  if (given("--per")) {
+    if (g.per != "run" && g.per != "device") throw UsageError{"--per needs run or device"};
+    o.compare.per_run = g.per == "run";
+  }
+  if (given("--alpha") && (!parse_double(g.alpha, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5)))
+    throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
+  for (const auto& spec : g.thresholds) parse_threshold(spec, o.compare);
+  if (given("--timeout") &&
+      (!parse_double(g.timeout, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds)))
+    throw UsageError{"--timeout needs a positive number of seconds"};
+  for (const auto& list : g.metrics)
+    for (const auto& name : split_commas(list)) o.compare.metrics.emplace_back(known_metric(name).name);
   if (o.by.empty()) {
     if (values_given) throw UsageError{"--baseline and --candidate select runs with --by"};
     if (o.sources.size() != 2) throw UsageError{"give BASELINE and CANDIDATE, or --by with the sources to select from"};
@@ -131,7 +175,6 @@ Options parse_args(const std::vector<std::string>& args) {
     if (!both && (o.by != "version" || values_given))
       throw UsageError{"--by " + o.by + " needs both --baseline and --candidate values"};
   }
-  return o;
 }
 
 std::vector<LoadedRun> load_all(const std::vector<std::string>& sources, const Options& o,
@@ -286,61 +329,17 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-void print_compare_help(std::ostream& out) {
-  out << "Usage: jank_exporter compare [OPTIONS] BASELINE CANDIDATE\n"
-         "       jank_exporter compare [OPTIONS] --by KEY [--baseline V,...] [--candidate V,...] SOURCE...\n"
-         "\n"
-         "Compares run results (docs/runs.md) of a baseline build and a candidate build,\n"
-         "metric by metric (Mann-Whitney U test, Hodges-Lehmann shift), and gives a verdict.\n"
-         "\n"
-         "BASELINE, CANDIDATE and SOURCE are each a results file (a run list or one run),\n"
-         "a directory of them (every *.json), or an exporter's http://HOST:PORT (its\n"
-         "/api/runs). Only finished runs count; devices with settled false are left out.\n"
-         "\n"
-         "Options:\n"
-         "  --by KEY              select both sides from the SOURCEs by KEY: version (the\n"
-         "                        app's versionName at the start), tag=NAME, or id\n"
-         "  --baseline V,...      the baseline's values of KEY; --candidate likewise. With\n"
-         "                        --by version both may be left out when exactly two\n"
-         "                        versions are present: the lower versionCode is the baseline\n"
-         "  --package PKG         only runs of this app\n"
-         "  --per device|run      one sample per run and device (default), or per run\n"
-         "                        (its devices averaged)\n"
-         "  --alpha A             significance level, 0 < A < 0.5 (default 0.05)\n"
-         "  --threshold M=V[%]    the change of medians metric M must reach to count,\n"
-         "                        absolute or percent of the baseline; repeatable\n"
-         "  --metrics M,...       compare only these metrics\n"
-         "  --timeout SECONDS     the longest an http:// source may take to answer in\n"
-         "                        full (default 30)\n"
-         "  --json                print JSON instead of a table\n"
-         "  -h, --help            this text\n"
-         "\n"
-         "Metrics (default threshold):\n";
-  for (const auto& m : metrics::compared_metrics()) {
-    out << "  " << m.name << " (" << m.unit << ", " << (m.better == metrics::Better::kLower ? "lower" : "higher")
-        << " is better): " << m.threshold.value << (m.threshold.relative ? "%" : "") << "\n";
-  }
-  out << "\n"
-         "A metric regresses when p < alpha and its median moved the worse way by at least\n"
-         "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
-         "\n"
-         "Exit status: 0 no regression, 1 regression, 64 bad usage, 66 a source cannot be\n"
-         "read or is not format-1 results, a side has no run, or no metric has 3 samples\n"
-         "on each side.\n";
-}
-
 int run_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const auto app = make_command("jank_exporter compare", kUsage, footer());
+  Options o;
+  Given g;
+  add_options(*app, g, o);
+  if (auto status = parse_command(*app, args, out, err)) return *status;
   try {
-    Options o = parse_args(args);
-    if (o.help) {
-      print_compare_help(out);
-      return kExitOk;
-    }
+    check(*app, g, o);
     return compare(o, out, err);
   } catch (const UsageError& e) {
-    err << "jank_exporter compare: " << parsers::terminal_text(e.message) << "\n";
-    err << "Try 'jank_exporter compare --help'.\n";
-    return kExitUsage;
+    return usage_error(*app, err, e.message);
   } catch (const InputError& e) {
     err << "jank_exporter compare: " << parsers::terminal_text(e.what()) << "\n";
     return kExitNoInput;

@@ -14,6 +14,4 @@ namespace jank::app {
 // kExitRegression, kExitUsage, or kExitNoInput (unreadable or unusable input).
 int run_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-void print_compare_help(std::ostream& out);
-
 }  // namespace jank::app

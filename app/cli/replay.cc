@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -18,6 +17,7 @@
 
 #include "app/cli/replay_dumps.h"
 #include "app/cli/replay_input.h"
+#include "app/cli/replay_options.h"
 #include "config/config.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/store.h"
@@ -37,75 +37,11 @@ constexpr std::size_t kProbeBytes = 64 * 1024;
 // framestats dump is a few hundred KiB).
 constexpr std::size_t kMaxDumpBytes = 256u << 20;
 
-struct Options {
-  unsigned threads = 0;  // 0: one per core
-  std::string serial = "replay";
-  double refresh_hz = 60;
-  bool refresh_given = false;  // --refresh-rate was given
-  std::int64_t window_seconds = 60;
-  int year = 0;
-  std::string layer;  // for --latency captures that do not name theirs
-  std::string config;  // --config: its log_patterns are counted
-  std::shared_ptr<const parsers::LogPatternSet> patterns;
-  std::size_t max_pattern_values = metrics::kDefaultPatternValues;
-  std::vector<std::string> files;
-};
-
-template <typename T>
-bool parse_number(std::string_view text, T& out) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
-
 int current_utc_year() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
   return tm.tm_year + 1900;
-}
-
-// Returns an error message, or "" on success.
-std::string parse_args(const std::vector<std::string>& args, Options& o, bool& help) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string& v) -> bool {
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "-h" || a == "--help") {
-      help = true;
-    } else if (a == "--serial") {
-      if (!value(v) || v.empty()) return "--serial needs a name";
-      o.serial = v;
-    } else if (a == "--refresh-rate") {
-      if (!value(v) || !parse_number(v, o.refresh_hz) || !(o.refresh_hz > 0 && o.refresh_hz <= 1000))
-        return "--refresh-rate needs a rate in Hz between 0 and 1000";
-      o.refresh_given = true;
-    } else if (a == "--window-seconds") {
-      if (!value(v) || !parse_number(v, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400)
-        return "--window-seconds needs a whole number of seconds from 1 to 86400";
-    } else if (a == "--layer") {
-      if (!value(v) || v.empty()) return "--layer needs the layer's exact name";
-      o.layer = v;
-    } else if (a == "--config") {
-      if (!value(v) || v.empty()) return "--config needs a configuration file";
-      o.config = v;
-    } else if (a == "--threads") {
-      if (!value(v) || !parse_number(v, o.threads) || o.threads < 1 || o.threads > 64)
-        return "--threads needs a number from 1 to 64";
-    } else if (a == "--year") {
-      if (!value(v) || !parse_number(v, o.year) || o.year < 1970 || o.year > 9999)
-        return "--year needs a year from 1970 to 9999";
-    } else if (a == "-" || (!a.empty() && a[0] != '-')) {
-      o.files.push_back(a);
-    } else {
-      return "unknown option " + a;
-    }
-  }
-  if (!help && o.files.empty()) return "no input: give one or more FILEs, or - for standard input";
-  return "";
 }
 
 // Files at least this big are scanned on several threads.
@@ -210,7 +146,7 @@ bool replay_mapped(Input& in, unsigned threads, const parsers::LogPatternSet* pa
 }
 
 // Runs one input through the pipeline. Returns an error message or "".
-std::string replay_one(const std::string& name, Input& in, const Options& o, metrics::Store& store,
+std::string replay_one(const std::string& name, Input& in, const ReplayOptions& o, metrics::Store& store,
                        metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
   std::string head;
   while (head.size() < kProbeBytes) {
@@ -269,7 +205,7 @@ std::string replay_one(const std::string& name, Input& in, const Options& o, met
 // --latency inputs print most often (the shorter on a tie), else the default.
 // Standard input is read once, in the main pass: a period only it holds is
 // not used here.
-double judging_refresh_hz(const Options& o) {
+double judging_refresh_hz(const ReplayOptions& o) {
   if (o.refresh_given) return o.refresh_hz;
   std::map<std::int64_t, std::uint64_t> periods;
   for (const std::string& name : o.files) {
@@ -296,62 +232,9 @@ double judging_refresh_hz(const Options& o) {
 
 }  // namespace
 
-void print_replay_help(std::ostream& out) {
-  out << "Usage: jank_exporter replay [OPTIONS] FILE... | -\n"
-         "\n"
-         "Runs recorded inputs through jank_exporter's parsers and metrics and prints\n"
-         "the Prometheus exposition the daemon would serve for them. Each input's kind\n"
-         "is detected: a logcat capture (any `logcat -v` layout, Android Studio or\n"
-         "`flutter run` output; UTF-8 or UTF-16LE), a `dumpsys gfxinfo [framestats]`\n"
-         "output, `dumpsys SurfaceFlinger --list` or `--latency LAYER` output (one or\n"
-         "several polls in a row; its refresh period sets the refresh rate), or\n"
-         "`dumpsys power` output (the screen state), or `dumpsys SurfaceFlinger\n"
-         "--frametimeline -all` output (one or several polls: frames by jank type),\n"
-         "or `dumpsys SurfaceFlinger --timestats -dump` output (one or several).\n"
-         "All inputs belong to one device,\n"
-         "in the order given; polls of a layer are counted once each frame, as live.\n"
-         "\n"
-         "Options:\n"
-         "  --serial NAME          serial label of the device (default: replay)\n"
-         "  --refresh-rate HZ      refresh rate when no input measures it (default: 60);\n"
-         "                         framestats rows without FrameInterval and gfxinfo's\n"
-         "                         refresh-aware slow frames are judged by it, else by the\n"
-         "                         period the --latency inputs print most often, decided\n"
-         "                         before any input is read (never by input order)\n"
-         "  --window-seconds S     window of the SM and worst-skip gauges, ending at the\n"
-         "                         newest timestamp of the input (default: 60); SM\n"
-         "                         divides by the part of it the input covers, from its\n"
-         "                         oldest timestamp on (android_choreographer_sm_span_seconds)\n"
-         "  --year YYYY            year for timestamps printed without one (default: this year)\n"
-         "  --layer NAME           layer of --latency captures that do not name it; a\n"
-         "                         command line (... --latency NAME) kept in a capture\n"
-         "                         names the polls after it\n"
-         "  --threads N            threads scanning large files (default: one per core)\n"
-         "  --config FILE          count the log_patterns of this configuration file (its\n"
-         "                         other keys are checked, not used)\n"
-         "  -h, --help             this text\n"
-         "\n"
-         "A `dumpsys thermalservice` output gives the thermal status and temperatures\n"
-         "(of the last one given).\n"
-         "\n"
-         "Processes are labelled by name when the input names them (process start\n"
-         "lines, Android Studio layouts, gfxinfo headers), otherwise package=\"pid:N\".\n"
-         "\n"
-         "Exit status: 0 success, 64 bad usage, 66 an input could not be read,\n"
-         "78 the configuration file is not valid.\n";
-}
-
 int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err) {
-  Options o;
-  bool help = false;
-  if (std::string e = parse_args(args, o, help); !e.empty()) {
-    err << "jank_exporter replay: " << e << "\n(see jank_exporter replay --help)\n";
-    return kExitUsage;
-  }
-  if (help) {
-    print_replay_help(out);
-    return kExitOk;
-  }
+  ReplayOptions o;
+  if (auto status = parse_replay_options(args, o, out, err)) return *status;
   if (!o.config.empty()) {
     const auto loaded = config::load_config_file(o.config);
     for (const auto& e : loaded.errors) err << e.to_string() << "\n";

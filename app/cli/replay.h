@@ -15,6 +15,4 @@ namespace jank::app {
 // kExitOk, kExitUsage, kExitNoInput (an input unreadable) or kExitConfig.
 int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err);
 
-void print_replay_help(std::ostream& out);
-
 }  // namespace jank::app

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <random>
 
+#include "app/cli/cli_parse.h"
 #include "app/cli/results_file.h"
 #include "exporters/run_report.h"
 #include "parsers/utf8.h"
@@ -16,48 +17,60 @@
 namespace jank::app {
 namespace {
 
-enum class Target { runs, baseline, candidate };
-
 struct Options {
   std::string output;  // "" = standard output
   std::string title;
   std::vector<std::string> runs, baseline, candidate;
   std::string verdict;
-  bool help = false;
 };
 
-// Returns an error message, or "" on success. A file list option takes the
-// arguments after it up to the next option, so that a shell glob fits.
-std::string parse_args(const std::vector<std::string>& args, Options& o) {
-  Target target = Target::runs;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string& v) -> bool {
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return !v.empty();
-    };
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-    } else if (a == "-o" || a == "--output") {
-      if (!value(o.output)) return a + " needs a file name";
-    } else if (a == "--title") {
-      if (!value(o.title)) return "--title needs a text";
-    } else if (a == "--verdict") {
-      if (!value(o.verdict)) return "--verdict needs the JSON result of `jank_exporter compare`";
-    } else if (a == "--baseline") {
-      target = Target::baseline;
-    } else if (a == "--candidate") {
-      target = Target::candidate;
-    } else if (a == "--") {
-      for (++i; i < args.size(); ++i) o.runs.push_back(args[i]);
-    } else if (a == "-" || (!a.empty() && a[0] != '-')) {
-      (target == Target::runs ? o.runs : target == Target::baseline ? o.baseline : o.candidate).push_back(a);
-    } else {
-      return "unknown option " + a;
-    }
-  }
-  if (o.help) return "";
+constexpr const char* kUsage =
+    "Usage: jank_exporter report [-o FILE] [--title TEXT] [INPUT...]\n"
+    "                            [--baseline FILE... --candidate FILE... [--verdict FILE]]\n"
+    "\n"
+    "Writes one self-contained HTML page (no network: CSS, JS, data and charts\n"
+    "inline) from run results files (docs/runs.md, format 1): each holds one run\n"
+    "(`jank_exporter run show ID --json`, GET /api/runs/ID) or a list\n"
+    "{\"format\": 1, \"runs\": [...]}. The page has the table of runs (one row per\n"
+    "run and device) and, per device, SM and FPS over time, skipped and janky\n"
+    "frames per step, jank causes and the frame-time distribution when the\n"
+    "results carry them (run lists carry no series or histograms).\n";
+
+constexpr const char* kFooter =
+    "INPUT and FILE may be - for standard input (once). Exit status: 0 written,\n"
+    "64 bad usage, 2 an input or output error (named by file and field, e.g.\n"
+    "\"a.json: devices[0].metrics.sm: expected a number, found a string\"); nothing\n"
+    "is written then.";
+
+// --baseline and --candidate take the arguments after them up to the next
+// option, so that a shell glob fits.
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("INPUT", o.runs, "a results file, or - for standard input")->option_text("...");
+  app.add_option("-o,--output", o.output, "write the page to FILE (default: standard output)")->option_text("FILE");
+  app.add_option("--title", o.title, "the page's title (default: Jank report)")->option_text("TEXT");
+  app.add_option("--baseline", o.baseline, "runs of the baseline build (the files up to the next option)")
+      ->option_text("FILE...")
+      ->expected(1, CLI::detail::expected_max_vector_size);
+  app.add_option("--candidate", o.candidate,
+                 "runs of the candidate build: the page shows each metric's\n"
+                 "median per build and the change, side by side")
+      ->option_text("FILE...")
+      ->expected(1, CLI::detail::expected_max_vector_size);
+  app.add_option("--verdict", o.verdict,
+                 "the JSON result of `jank_exporter compare`: its verdict\n"
+                 "is shown, and its medians instead of the page's own")
+      ->option_text("FILE");
+}
+
+// Returns an error message, or "" when the options make a report.
+std::string check(const CLI::App& app, const Options& o) {
+  auto empty = [&](const char* name) {
+    const CLI::Option* opt = app.get_option(name);
+    return opt->count() > 0 && opt->results().back().empty();
+  };
+  if (empty("--output")) return "-o needs a file name";
+  if (empty("--title")) return "--title needs a text";
+  if (empty("--verdict")) return "--verdict needs the JSON result of `jank_exporter compare`";
   if (o.runs.empty() && o.baseline.empty() && o.candidate.empty()) return "no input: give one or more results files";
   if (o.baseline.empty() != o.candidate.empty()) return "--baseline and --candidate go together, each with files";
   return "";
@@ -135,45 +148,12 @@ std::string write_output(const std::string& path, const std::string& html) {
 
 }  // namespace
 
-void print_report_help(std::ostream& out) {
-  out << "Usage: jank_exporter report [-o FILE] [--title TEXT] [INPUT...]\n"
-         "                            [--baseline FILE... --candidate FILE... [--verdict FILE]]\n"
-         "\n"
-         "Writes one self-contained HTML page (no network: CSS, JS, data and charts\n"
-         "inline) from run results files (docs/runs.md, format 1): each holds one run\n"
-         "(`jank_exporter run show ID --json`, GET /api/runs/ID) or a list\n"
-         "{\"format\": 1, \"runs\": [...]}. The page has the table of runs (one row per\n"
-         "run and device) and, per device, SM and FPS over time, skipped and janky\n"
-         "frames per step, jank causes and the frame-time distribution when the\n"
-         "results carry them (run lists carry no series or histograms).\n"
-         "\n"
-         "Options:\n"
-         "  -o, --output FILE     write the page to FILE (default: standard output)\n"
-         "  --title TEXT          the page's title (default: Jank report)\n"
-         "  --baseline FILE...    runs of the baseline build (the files up to the next option)\n"
-         "  --candidate FILE...   runs of the candidate build: the page shows each metric's\n"
-         "                        median per build and the change, side by side\n"
-         "  --verdict FILE        the JSON result of `jank_exporter compare`: its verdict\n"
-         "                        is shown, and its medians instead of the page's own\n"
-         "  -h, --help            this text\n"
-         "\n"
-         "INPUT and FILE may be - for standard input (once). Exit status: 0 written,\n"
-         "2 usage or input error (named by file and field, e.g.\n"
-         "\"a.json: devices[0].metrics.sm: expected a number, found a string\"); nothing\n"
-         "is written then.\n";
-}
-
 int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err) {
+  const auto app = make_command("jank_exporter report", kUsage, kFooter);
   Options o;
-  if (std::string e = parse_args(args, o); !e.empty()) {
-    err << "jank_exporter report: " << parsers::terminal_text(e) << "\n";
-    print_report_help(err);
-    return kExitReportFailed;
-  }
-  if (o.help) {
-    print_report_help(out);
-    return kExitOk;
-  }
+  add_options(*app, o);
+  if (auto status = parse_command(*app, args, out, err)) return *status;
+  if (std::string e = check(*app, o); !e.empty()) return usage_error(*app, err, e);
   exporters::RunReportRequest request;
   request.title = o.title;
   std::string e = read_all(o.runs, stdin_file, request.runs);

@@ -11,12 +11,10 @@
 
 namespace jank::app {
 
-// `args` excludes "report" itself. `stdin_file` is read for "-". Every
-// failure (usage, unreadable or bad input, unwritable output) exits
-// kExitReportFailed and writes nothing: a CI step reads 0 as "the report is
-// there".
+// `args` excludes "report" itself. `stdin_file` is read for "-". A usage
+// error exits kExitUsage, like every command's; every other failure
+// (unreadable or bad input, unwritable output) kExitReportFailed. Either
+// writes nothing: a CI step reads 0 as "the report is there".
 int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std::ostream& out, std::ostream& err);
-
-void print_report_help(std::ostream& out);
 
 }  // namespace jank::app

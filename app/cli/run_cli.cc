@@ -17,6 +17,7 @@
 #include "metrics/run_book.h"
 #include "parsers/utf8.h"
 
+#include "app/cli/cli_parse.h"
 #include "app/cli/http_client.h"
 #include "app/core/exit_codes.h"
 
@@ -24,22 +25,6 @@ namespace jank::app {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr const char* kUsage =
-    "Usage: jank_exporter run start --package PKG [--name NAME] [--id ID] [--serial S]... [--tag K=V]...\n"
-    "                               [--no-wait]           prints the run id once its baseline is taken\n"
-    "       jank_exporter run stop ID [--no-wait] [--json|--csv]   waits for the final counts\n"
-    "       jank_exporter run list [--json|--csv]\n"
-    "       jank_exporter run show ID [--json|--csv]\n"
-    "Common options:\n"
-    "  --url URL             the exporter (default $JANK_EXPORTER_URL, else http://127.0.0.1:9789)\n"
-    "  --user NAME --password-file FILE   HTTP basic auth, as configured on the exporter\n"
-    "  --ca-file FILE        https: trust this PEM bundle;  --insecure: no certificate check\n"
-    "  --timeout SECONDS     longest the whole command may take, a start or stop's\n"
-    "                        settling included (default 120); each request also gives\n"
-    "                        up after 10 s without a full answer\n"
-    "Without --serial a run covers every device the exporter follows now. Exit status: 0 done,\n"
-    "1 refused, unreachable or timed out, 64 usage. docs/runs.md describes the results.\n";
 
 struct Options {
   std::string verb, id, url, user, password_file;
@@ -114,86 +99,122 @@ std::string reason(const HttpReply& r) {
 
 // `run` refuses an id outside the grammar before any request: it goes into
 // the request's path.
-bool check_run_id(const std::string& id, std::ostream& err) {
-  if (metrics::valid_run_id(id)) return true;
-  err << "jank_exporter run: '" << parsers::terminal_text(id) << "': " << metrics::kRunIdRule << "\n";
-  return false;
+void check_run_id(const std::string& id) {
+  if (!metrics::valid_run_id(id)) throw UsageError{"'" + id + "': " + std::string(metrics::kRunIdRule)};
 }
 
-bool parse_args(const std::vector<std::string>& args, Options& o, std::ostream& err) {
-  if (args.empty()) return false;
-  o.verb = args[0];
-  if (o.verb != "start" && o.verb != "stop" && o.verb != "list" && o.verb != "show") return false;
+constexpr const char* kFooter = "Exit status: 0 done, 1 refused, unreachable or timed out, 64 usage.";
+
+// The values as given, checked once all are parsed.
+struct Given {
+  std::string id, url, user, password_file, ca_file, timeout, package, name, run_id;
+  std::vector<std::string> serials, tags;
+  bool insecure = false, no_wait = false;
+};
+
+// What every verb takes: where the exporter is, and how long to wait for it.
+void add_common(CLI::App& verb, Given& g) {
+  verb.add_option("--url", g.url, "the exporter (default $JANK_EXPORTER_URL, else\nhttp://127.0.0.1:9789)")
+      ->option_text("URL");
+  verb.add_option("--user", g.user, "HTTP basic auth, as configured on the exporter;\nwith --password-file")
+      ->option_text("NAME");
+  verb.add_option("--password-file", g.password_file, "the file whose first line is the password")
+      ->option_text("FILE");
+  verb.add_option("--ca-file", g.ca_file, "https: trust this PEM bundle")->option_text("FILE");
+  verb.add_flag("--insecure", g.insecure, "https: no certificate check");
+  verb.add_option("--timeout", g.timeout,
+                  "longest the whole command may take, a start or stop's\n"
+                  "settling included (default 120); each request also gives\n"
+                  "up after 10 s without a full answer")
+      ->option_text("SECONDS");
+}
+
+void add_formats(CLI::App& verb) {
+  verb.add_flag("--json")->description("print the exporter's JSON as it sent it");
+  verb.add_flag("--csv")->description("print the exporter's CSV as it sent it");
+}
+
+std::unique_ptr<CLI::App> make_run_command(Given& g) {
+  auto app = make_command("jank_exporter run",
+                          "Usage: jank_exporter run start|stop|list|show [OPTIONS]\n"
+                          "\n"
+                          "A test harness's side of the runs API (docs/runs.md): starts and stops\n"
+                          "runs on a running exporter and prints their results.\n",
+                          "`jank_exporter run VERB --help` lists a verb's options.\n" + std::string(kFooter));
+  app->require_subcommand(0, 1);  // none: an error of its own (run_runs_cli), after those of the words given
+  CLI::App* start = add_verb(*app, "start", "start a run; prints its id once its baseline is taken",
+                             "Usage: jank_exporter run start --package PKG [--name NAME] [--id ID] [--serial S]...\n"
+                             "                               [--tag K=V]... [--no-wait] [OPTIONS]\n"
+                             "\n"
+                             "Starts a run and prints its id once its baseline is taken (every device\n"
+                             "polled after the start). Without --serial a run covers every device the\n"
+                             "exporter follows now.\n",
+                             kFooter);
+  start->add_option("--package", g.package, "the app measured (required)")->option_text("PKG");
+  start->add_option("--name", g.name, "the run's name")->option_text("NAME");
+  start->add_option("--id", g.run_id, "the run's id (default: the exporter makes one)")->option_text("ID");
+  start->add_option("--serial", g.serials, "a device of the run; repeatable")->option_text("S")->allow_extra_args(false);
+  start->add_option("--tag", g.tags, "a tag of the run; repeatable")->option_text("K=V")->allow_extra_args(false);
+  start->add_flag("--no-wait", g.no_wait, "print the id at once, before the baseline is taken");
+  CLI::App* stop = add_verb(*app, "stop", "stop a run; waits for the final counts, prints the results",
+                            "Usage: jank_exporter run stop ID [--no-wait] [--json|--csv] [OPTIONS]\n"
+                            "\n"
+                            "Stops the run ID, waits for its final counts (every device polled after\n"
+                            "the stop) and prints its results.\n",
+                            kFooter);
+  stop->add_option("ID", g.id, "the run's id");
+  stop->add_flag("--no-wait", g.no_wait, "return once the stop is accepted, print nothing");
+  CLI::App* list = add_verb(*app, "list", "the runs the exporter keeps",
+                            "Usage: jank_exporter run list [--json|--csv] [OPTIONS]\n\nThe runs the exporter keeps.\n",
+                            kFooter);
+  CLI::App* show = add_verb(*app, "show", "one run's results",
+                            "Usage: jank_exporter run show ID [--json|--csv] [OPTIONS]\n\nThe results of the run ID.\n",
+                            kFooter);
+  show->add_option("ID", g.id, "the run's id");
+  for (CLI::App* verb : {stop, list, show}) add_formats(*verb);
+  for (CLI::App* verb : {start, stop, list, show}) add_common(*verb, g);
+  return app;
+}
+
+// The checks of what the verb was given, in the words of its options.
+void check(const CLI::App& verb, const Given& g, Options& o) {
+  auto given = [&](const char* name) {
+    const CLI::Option* opt = verb.get_option_no_throw(name);
+    return opt != nullptr && opt->count() > 0;
+  };
+  o.verb = verb.get_name();
   const char* env_url = std::getenv("JANK_EXPORTER_URL");
-  o.url = env_url != nullptr && *env_url != '\0' ? env_url : "http://127.0.0.1:9789";
-  Json serials = Json::array(), tags = Json::object();
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::optional<std::string> {
-      if (i + 1 >= args.size()) {
-        err << "jank_exporter run: " << a << " needs a value\n";
-        return std::nullopt;
-      }
-      return args[++i];
-    };
-    std::optional<std::string> v;
-    if (a == "--no-wait") {
-      o.wait = false;
-    } else if (a == "--json" || a == "--csv") {
-      o.format = a.substr(2);
-    } else if (a == "--insecure") {
-      o.http.insecure = true;
-    } else if (a == "--url" || a == "--user" || a == "--password-file" || a == "--ca-file" || a == "--package" ||
-               a == "--name" || a == "--id" || a == "--serial" || a == "--tag" || a == "--timeout") {
-      if (!(v = value())) return false;
-      if (a == "--url") o.url = *v;
-      if (a == "--user") o.user = *v;
-      if (a == "--password-file") o.password_file = *v;
-      if (a == "--ca-file") o.http.ca_file = *v;
-      if (a == "--package") o.spec["package"] = *v;
-      if (a == "--name") o.spec["name"] = *v;
-      if (a == "--id") o.spec["id"] = *v;
-      if (a == "--serial") serials.push_back(*v);
-      if (a == "--tag") {
-        const auto eq = v->find('=');
-        if (eq == std::string::npos || eq == 0) {
-          err << "jank_exporter run: --tag takes KEY=VALUE\n";
-          return false;
-        }
-        tags[v->substr(0, eq)] = v->substr(eq + 1);
-      }
-      if (a == "--timeout") {
-        char* end = nullptr;
-        o.timeout_seconds = std::strtod(v->c_str(), &end);
-        if (end == v->c_str() || *end != '\0' || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds)) {
-          err << "jank_exporter run: --timeout takes a positive number of seconds\n";
-          return false;
-        }
-      }
-    } else if (!a.empty() && a[0] != '-' && o.id.empty() && (o.verb == "stop" || o.verb == "show")) {
-      o.id = a;
-    } else {
-      err << "jank_exporter run: unknown argument '" << parsers::terminal_text(a) << "'\n";
-      return false;
-    }
+  o.url = given("--url") ? g.url : env_url != nullptr && *env_url != '\0' ? env_url : "http://127.0.0.1:9789";
+  o.user = g.user;
+  o.password_file = g.password_file;
+  o.http.ca_file = g.ca_file;
+  o.http.insecure = g.insecure;
+  o.wait = !g.no_wait;
+  for (const CLI::Option* opt : verb.parse_order())  // the last of --json and --csv counts
+    if (opt->get_name() == "--json" || opt->get_name() == "--csv") o.format = opt->get_name().substr(2);
+  if (given("--package")) o.spec["package"] = g.package;
+  if (given("--name")) o.spec["name"] = g.name;
+  if (given("--id")) o.spec["id"] = g.run_id;
+  if (!g.serials.empty()) o.spec["serials"] = g.serials;
+  Json tags = Json::object();
+  for (const auto& tag : g.tags) {
+    const auto eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError{"--tag takes KEY=VALUE"};
+    tags[tag.substr(0, eq)] = tag.substr(eq + 1);
   }
-  if (!serials.empty()) o.spec["serials"] = serials;
   if (!tags.empty()) o.spec["tags"] = tags;
-  if (o.verb == "start" && !o.spec.contains("package")) {
-    err << "jank_exporter run start: --package is required\n";
-    return false;
+  if (given("--timeout")) {
+    char* end = nullptr;
+    o.timeout_seconds = std::strtod(g.timeout.c_str(), &end);
+    if (end == g.timeout.c_str() || *end != '\0' || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds))
+      throw UsageError{"--timeout takes a positive number of seconds"};
   }
-  if ((o.verb == "stop" || o.verb == "show") && o.id.empty()) {
-    err << "jank_exporter run " << o.verb << ": the run id is required\n";
-    return false;
-  }
-  if (!o.id.empty() && !check_run_id(o.id, err)) return false;
-  if (o.spec.contains("id") && !check_run_id(o.spec["id"].get<std::string>(), err)) return false;
-  if (o.user.empty() != o.password_file.empty()) {
-    err << "jank_exporter run: --user and --password-file go together\n";
-    return false;
-  }
-  return true;
+  if (o.verb == "start" && !given("--package")) throw UsageError{"--package is required"};
+  if ((o.verb == "stop" || o.verb == "show") && !given("ID")) throw UsageError{"the run id is required"};
+  o.id = g.id;
+  if (given("ID")) check_run_id(o.id);
+  if (given("--id")) check_run_id(g.run_id);
+  if (o.user.empty() != o.password_file.empty()) throw UsageError{"--user and --password-file go together"};
 }
 
 // --timeout bounds the whole command: every request, and the wait for a
@@ -257,17 +278,19 @@ class Session {
 }  // namespace
 
 int run_runs_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Given g;
+  const auto app = make_run_command(g);
+  if (auto status = parse_command(*app, args, out, err)) return *status;
+  if (app->get_subcommands().empty()) return usage_error(*app, err, "give a verb: start, stop, list or show");
   Options o;
-  if (!parse_args(args, o, err)) {
-    err << kUsage;
-    return kExitUsage;
+  try {
+    check(*app->get_subcommands().front(), g, o);
+  } catch (const UsageError& e) {
+    return usage_error(*app, err, e.message);
   }
   std::string why;
   const auto target = parse_http_url(o.url, why);
-  if (!target) {
-    err << "jank_exporter run: " << why << "\n";
-    return kExitUsage;
-  }
+  if (!target) return usage_error(*app, err, why);
   if (!o.password_file.empty()) {
     std::ifstream in(o.password_file);
     std::string password;
