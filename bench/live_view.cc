@@ -88,7 +88,7 @@ void present(metrics::Store& store, metrics::DeviceMetrics& d, std::int64_t now,
   }
 }
 
-// One pass of the sampler: what app/live_sampler.cc does under the lock.
+// One pass of the sampler: what app/daemon/live_sampler.cc does under the lock.
 void sample_all(metrics::Store& store, std::int64_t now) {
   for (const auto& [serial, d] : store.devices()) {
     d->history.configure(180, 5000);

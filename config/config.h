@@ -165,6 +165,8 @@ struct LoadResult {
 LoadResult parse_config(std::string_view yaml_text, const std::string& file_name);
 LoadResult load_config_file(const std::string& path);
 
-inline constexpr int kExitConfig = 78;  // EX_CONFIG
+// Every key, dotted ("gfxinfo.poll_interval_seconds"), from the schema
+// (config/schema.h).
+std::vector<std::string> known_keys();
 
 }  // namespace jank::config

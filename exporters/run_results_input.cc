@@ -375,7 +375,7 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
         const std::string here = at("metrics", i);
         expect_object(m, here);
         VerdictMetric vm;
-        // The names `jank_exporter compare --json` writes (app/compare_output.cc).
+        // The names `jank_exporter compare --json` writes (app/cli/compare_output.cc).
         vm.metric = required_string(m, "name", here);
         vm.baseline_median = optional_number(m, "median_baseline", here);
         vm.candidate_median = optional_number(m, "median_candidate", here);

@@ -1,5 +1,5 @@
 // The HTTP request path on arbitrary bytes: one in-process server with basic
-// auth and the daemon's own routes (app/http_routes.cc: the runs and devices
+// auth and the daemon's own routes (app/api/http_routes.cc: the runs and devices
 // APIs, the traces, the live pages) and /metrics, each input the raw bytes
 // of one loopback connection, which the fuzzer then half-closes. Holds:
 // - no handler throws (the server's report of one aborts here);
@@ -30,10 +30,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/http_routes.h"
-#include "app/runs_api.h"
-#include "app/shared_state.h"
-#include "app/trace_store.h"
+#include "app/api/http_routes.h"
+#include "app/api/runs_api.h"
+#include "app/core/shared_state.h"
+#include "app/core/trace_store.h"
 #include "config/config.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"

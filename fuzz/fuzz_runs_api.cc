@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/runs_api.h"
-#include "app/shared_state.h"
+#include "app/api/runs_api.h"
+#include "app/core/shared_state.h"
 #include "metrics/run_book.h"
 #include "parsers/utf8.h"
 

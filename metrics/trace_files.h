@@ -1,6 +1,6 @@
 // The trace directory's rules (docs/traces.md, "Where traces go"): how a
 // trace is named, which names are trace ids at all, and what retention
-// removes. Pure: app/trace_store.h does the files, the HTTP route checks ids
+// removes. Pure: app/core/trace_store.h does the files, the HTTP route checks ids
 // with the same rule.
 #pragma once
 

@@ -79,7 +79,7 @@ std::optional<bool> java_bool(std::string_view v) {
 }
 
 // Integer.toString: an optional '-' and digits, within a Java int.
-std::optional<std::int32_t> java_int(std::string_view v) { return scan::to_int<std::int32_t>(v); }
+std::optional<std::int32_t> java_int(std::string_view v) { return scan::parse_int<std::int32_t>(v); }
 
 std::optional<int> in_range(std::optional<std::int32_t> v, std::int32_t lo, std::int32_t hi) {
   if (!v || *v < lo || *v > hi) return std::nullopt;

@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 #include "tests/corpus/corpus_text.h"
 
 namespace fs = std::filesystem;

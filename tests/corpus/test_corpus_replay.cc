@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 #include "parsers/input_kind.h"
 #include "parsers/text_input.h"
 #include "tests/support/names.h"

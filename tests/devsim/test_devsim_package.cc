@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "app/version_poller.h"
+#include "app/session/version_poller.h"
 #include "devsim/model.h"
 #include "devsim/shell.h"
 #include "metrics/store.h"

@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 #include "devsim/model.h"
 #include "devsim/shell.h"
 #include "parsers/sf_layers.h"

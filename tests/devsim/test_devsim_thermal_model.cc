@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/replay.h"
-#include "metrics/sources/thermal.h"
-#include "app/thermal_poller.h"
+#include "app/cli/replay.h"
+#include "app/session/thermal_poller.h"
 #include "devsim/model.h"
 #include "devsim/shell.h"
+#include "metrics/sources/thermal.h"
 #include "parsers/thermal.h"
 
 using namespace jank::devsim;

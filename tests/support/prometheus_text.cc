@@ -66,7 +66,10 @@ void append_openmetrics_exposition(const std::vector<prometheus::MetricFamily>& 
   for (const auto& f : families) {
     exporters::append_openmetrics_metadata(out, f.name, openmetrics_type(f), "", exporters::valid_utf8(f.help));
     for (const auto& m : f.metric) {
-      const LabelSet labels(m.label);
+      std::vector<metrics::Label> list;
+      list.reserve(m.label.size());
+      for (const auto& l : m.label) list.push_back({l.name, l.value});
+      const LabelSet labels = exporters::label_set(std::move(list));
       const std::int64_t ts = m.timestamp_ms;
       switch (f.type) {
         case prometheus::MetricType::Counter:

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/gfxinfo_poller.h"
-#include "app/version_poller.h"
+#include "app/session/gfxinfo_poller.h"
+#include "app/session/version_poller.h"
 #include "exporters/prometheus_collector.h"
 
 using namespace jank;

@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "app/compare.h"
-#include "app/http_client.h"
-#include "app/replay.h"
-#include "app/report.h"
-#include "app/run_cli.h"
+#include "app/cli/compare.h"
+#include "app/cli/http_client.h"
+#include "app/cli/replay.h"
+#include "app/cli/report.h"
+#include "app/cli/run_cli.h"
 #include "exporters/run_results_input.h"
 #include "loopback_servers.h"
 #include "metrics/run_book.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/compare.h"
-#include "app/replay.h"
+#include "app/cli/compare.h"
+#include "app/cli/replay.h"
 #include "loopback_servers.h"
 #include "test_support.h"
 

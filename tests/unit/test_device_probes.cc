@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/device_probes.h"
+#include "app/session/device_probes.h"
 
 using jank::app::kAndroidDefaultSkipwarning;
 using jank::app::plan_skipwarning;

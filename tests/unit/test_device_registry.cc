@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/device_registry.h"
+#include "app/daemon/device_registry.h"
 
 using jank::app::DeviceRoute;
 using jank::app::ExistingController;

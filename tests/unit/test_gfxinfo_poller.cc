@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/gfxinfo_poller.h"
+#include "app/session/gfxinfo_poller.h"
 
 using jank::app::packages_to_poll;
 

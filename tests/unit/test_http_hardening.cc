@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "app/runs_api.h"
-#include "app/shared_state.h"
+#include "app/api/runs_api.h"
+#include "app/core/shared_state.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
 #include "exporters/regular_file.h"

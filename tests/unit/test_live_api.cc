@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/api_router.h"
-#include "app/http_client.h"
-#include "app/http_routes.h"
-#include "app/live_api.h"
+#include "app/api/api_router.h"
+#include "app/cli/http_client.h"
+#include "app/api/http_routes.h"
+#include "app/api/live_api.h"
 #include "exporters/live_json.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"

@@ -1,4 +1,4 @@
-// The daemon's live-view sampler (app/live_sampler.h): every device sampled
+// The daemon's live-view sampler (app/daemon/live_sampler.h): every device sampled
 // at a steady pace, and what a reload of live_view.* does to the rings. The
 // clocks and the timer are the test's.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/live_sampler.h"
+#include "app/daemon/live_sampler.h"
 
 using namespace jank;
 using namespace std::chrono_literals;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/logcat_script.h"
+#include "app/session/logcat_script.h"
 
 using namespace jank::app;
 

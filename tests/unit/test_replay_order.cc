@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 
 namespace {
 

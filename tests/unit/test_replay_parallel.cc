@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 
 namespace {
 std::string read(const std::string& path) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app/replay.h"
+#include "app/cli/replay.h"
 
 namespace {
 

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/http_client.h"
-#include "app/run_cli.h"
-#include "app/runs_api.h"
+#include "app/cli/http_client.h"
+#include "app/cli/run_cli.h"
+#include "app/api/runs_api.h"
 #include "exporters/http_server.h"
 #include "parsers/utf8.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "app/sd_notify.h"
+#include "app/daemon/sd_notify.h"
 
 namespace {
 // A datagram socket standing in for systemd's notification socket.

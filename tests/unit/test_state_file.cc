@@ -10,7 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/state_file.h"
+#include "app/core/atomic_file.h"
+#include "app/daemon/state_file.h"
 #include "tests/unit/test_support.h"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "app/surface_poller.h"
+#include "app/session/surface_poller.h"
 
 using namespace jank::app;
 using namespace std::chrono_literals;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/thermal_poller.h"
+#include "app/session/thermal_poller.h"
 #include "metrics/sources/thermal.h"
 
 using namespace jank;

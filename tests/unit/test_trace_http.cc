@@ -21,8 +21,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/trace_service.h"
-#include "app/trace_store.h"
+#include "app/api/trace_routes.h"
+#include "app/daemon/trace_service.h"
+#include "app/core/trace_store.h"
 #include "exporters/http_server.h"
 #include "tests/unit/test_support.h"
 

@@ -1,5 +1,5 @@
-// The flight recorder's device side (app/trace_recorder.h,
-// app/perfetto_commands.h) on a fake session: the exact commands, their
+// The flight recorder's device side (app/session/trace_recorder.h,
+// app/session/perfetto_commands.h) on a fake session: the exact commands, their
 // order, what is counted and kept. Time is the test's: nothing sleeps.
 #include <catch2/catch.hpp>
 
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "app/perfetto_commands.h"
-#include "app/trace_recorder.h"
+#include "app/session/perfetto_commands.h"
+#include "app/session/trace_recorder.h"
 #include "config/config.h"
 
 using namespace jank;

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/trace_store.h"
+#include "app/core/trace_store.h"
 #include "exporters/trace_json.h"
 #include "parsers/utf8.h"
 #include "tests/unit/test_support.h"

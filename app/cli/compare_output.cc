@@ -1,0 +1,177 @@
+#include "app/cli/compare_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "exporters/json_text.h"
+#include <ostream>
+
+namespace jank::app {
+namespace {
+
+using metrics::Verdict;
+
+// Four significant digits by default: 3.333 %, 59.97 fps, 248.7 /min, 0.41 %;
+// whole numbers from where %g would switch to an exponent.
+std::string num(double v, bool sign = false, int digits = 4) {
+  if (std::isnan(v)) return "-";
+  char buf[48];
+  if (std::abs(v) >= std::pow(10.0, digits))
+    std::snprintf(buf, sizeof buf, sign ? "%+.0f" : "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, sign ? "%+.*g" : "%.*g", digits, v);
+  return buf;
+}
+
+std::string p_text(double p) {
+  if (p < 1e-4) return "<0.0001";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", p);
+  return buf;
+}
+
+std::string threshold_text(metrics::Threshold t) { return num(t.value) + (t.relative ? "%" : ""); }
+
+std::string change_text(const metrics::MetricComparison& m) {
+  if (m.verdict == Verdict::kInsufficientData) return "-";
+  std::string s = num(m.change, true);
+  if (m.relative_change) return s + " (" + num(*m.relative_change, true, 3) + "%)";
+  return m.change == 0 ? s : s + " (new)";
+}
+
+std::string shift_text(const metrics::MetricComparison& m) {
+  if (!m.shift) return "-";
+  std::string s = num(m.shift->shift, true);
+  if (m.shift->low && m.shift->high) return s + " [" + num(*m.shift->low, true) + ", " + num(*m.shift->high, true) + "]";
+  return s + " [unbounded]";
+}
+
+std::string verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression:
+      return "REGRESSION";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kNoChange:
+      return "no change";
+    case Verdict::kInsufficientData:
+      return "insufficient data";
+  }
+  return "";
+}
+
+std::string row(const std::string& metric, const std::string& unit, const std::string& better, const std::string& n, const std::string& a,
+                const std::string& b, const std::string& change, const std::string& shift, const std::string& p,
+                const std::string& threshold, const std::string& verdict) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-26s %-6s %-6s %9s %9s %9s %18s %26s %8s %9s  %s", metric.c_str(), unit.c_str(),
+                better.c_str(),
+                n.c_str(), a.c_str(), b.c_str(), change.c_str(), shift.c_str(), p.c_str(), threshold.c_str(),
+                verdict.c_str());
+  std::string s = buf;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s + "\n";
+}
+
+std::string names_with(const metrics::Comparison& c, Verdict v) {
+  std::string names;
+  for (const auto& m : c.metrics)
+    if (m.verdict == v) names += (names.empty() ? "" : ", ") + std::string(m.def->name);
+  return names;
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json side_json(const CompareSide& s) {
+  return {{"label", s.label}, {"runs", s.run_ids}, {"run_devices", s.devices}};
+}
+
+}  // namespace
+
+void write_compare_text(std::ostream& out, const CompareReport& r) {
+  const auto& o = r.options;
+  for (const auto* side : {&r.baseline, &r.candidate}) {
+    out << (side == &r.baseline ? "baseline:  " : "candidate: ") << side->label << " (" << side->run_ids.size()
+        << " runs, " << side->devices << " run × device results)\n";
+  }
+  const int confidence = static_cast<int>(std::lround((1 - o.alpha) * 100));
+  out << "one sample per " << (o.per_run ? "run (its devices averaged)" : "run and device")
+      << "; Mann-Whitney U, alpha " << num(o.alpha) << "; shift: Hodges-Lehmann, " << confidence
+      << "% interval\n\n";
+  out << row("metric", "unit", "better", "n (b/c)", "baseline", "candidate", "change of medians",
+             "shift [" + std::to_string(confidence) + "% interval]", "p", "threshold", "verdict");
+  for (const auto& m : r.comparison.metrics) {
+    const bool judged = m.verdict != Verdict::kInsufficientData;
+    out << row(std::string(m.def->name), std::string(m.def->unit), m.def->better == metrics::Better::kLower ? "lower" : "higher",
+               std::to_string(m.n_baseline) + "/" + std::to_string(m.n_candidate), num(m.median_baseline),
+               num(m.median_candidate), change_text(m), shift_text(m), judged ? p_text(m.test.p_value) : "-",
+               threshold_text(m.threshold), verdict_text(m.verdict));
+  }
+  if (r.comparison.metrics.empty()) out << "(no compared metric appears in these runs)\n";
+  out << "\n";
+  for (const auto& m : r.comparison.metrics) {
+    if (m.few_samples)
+      out << "warning: " << m.def->name << ": " << m.n_baseline << " baseline and " << m.n_candidate
+          << " candidate samples, fewer than " << metrics::kFewSamples << " on a side: a real change may go unseen\n";
+    else if (m.verdict == Verdict::kInsufficientData)
+      out << "warning: " << m.def->name << ": fewer than " << metrics::kMinSamples
+          << " samples on a side, no verdict\n";
+  }
+  switch (r.comparison.overall) {
+    case Verdict::kRegression:
+      out << "verdict: REGRESSION in " << names_with(r.comparison, Verdict::kRegression) << "\n";
+      break;
+    case Verdict::kImprovement:
+      out << "verdict: no regression; improvement in " << names_with(r.comparison, Verdict::kImprovement) << "\n";
+      break;
+    case Verdict::kNoChange:
+      out << "verdict: no regression\n";
+      break;
+    case Verdict::kInsufficientData:
+      out << "verdict: insufficient data (no metric has " << metrics::kMinSamples << " samples on each side)\n";
+      break;
+  }
+}
+
+void write_compare_json(std::ostream& out, const CompareReport& r) {
+  nlohmann::json metrics_json = nlohmann::json::array();
+  for (const auto& m : r.comparison.metrics) {
+    const bool judged = m.verdict != Verdict::kInsufficientData;
+    nlohmann::json j = {
+        {"name", m.def->name},
+        {"unit", m.def->unit},
+        {"better", m.def->better == metrics::Better::kLower ? "lower" : "higher"},
+        {"n_baseline", m.n_baseline},
+        {"n_candidate", m.n_candidate},
+        {"median_baseline", number_or_null(m.median_baseline)},
+        {"median_candidate", number_or_null(m.median_candidate)},
+        {"change", judged ? number_or_null(m.change) : nullptr},
+        {"relative_change_percent", judged && m.relative_change ? number_or_null(*m.relative_change) : nullptr},
+        {"shift", m.shift ? number_or_null(m.shift->shift) : nullptr},
+        {"shift_low", m.shift && m.shift->low ? number_or_null(*m.shift->low) : nullptr},
+        {"shift_high", m.shift && m.shift->high ? number_or_null(*m.shift->high) : nullptr},
+        {"u", judged ? number_or_null(m.test.u_b) : nullptr},
+        {"p_value", judged ? number_or_null(m.test.p_value) : nullptr},
+        {"exact", judged && m.test.exact},
+        {"threshold", m.threshold.value},
+        {"threshold_relative", m.threshold.relative},
+        {"few_samples", m.few_samples},
+        {"verdict", metrics::verdict_name(m.verdict)},
+    };
+    metrics_json.push_back(std::move(j));
+  }
+  const nlohmann::json doc = {
+      {"format", 1},
+      {"baseline", side_json(r.baseline)},
+      {"candidate", side_json(r.candidate)},
+      {"per", r.options.per_run ? "run" : "device"},
+      {"alpha", r.options.alpha},
+      {"metrics", std::move(metrics_json)},
+      {"notices", r.notices},
+      {"verdict", metrics::verdict_name(r.comparison.overall)},
+  };
+  out << exporters::json_text(doc, 2) << "\n";
+}
+
+}  // namespace jank::app

@@ -1,0 +1,19 @@
+// Every exit status of jank_exporter, the daemon and its commands, named once
+// (docs/architecture.md, "Exit statuses"). The sysexits.h values where one
+// fits, which operators' tooling already knows; a command's own outcomes
+// (a regression, a report that could not be made) keep their small numbers.
+#pragma once
+
+namespace jank::app {
+
+inline constexpr int kExitOk = 0;  // EX_OK: done, or --help of any command
+// The daemon could not start (its state directory, its listen address);
+// `run`: the exporter refused, could not be reached, or a wait timed out.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitRegression = 1;    // `compare`: at least one metric regressed
+inline constexpr int kExitReportFailed = 2;  // `report`: an input is unreadable or wrong, or the page unwritable
+inline constexpr int kExitUsage = 64;        // EX_USAGE: a command line error, whichever the command
+inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: `replay`, `compare`: an input cannot be read or used
+inline constexpr int kExitConfig = 78;       // EX_CONFIG: the configuration file is not valid
+
+}  // namespace jank::app
