@@ -51,6 +51,8 @@ struct Options {
   // The logcat live path alone by default (the figures docs/performance.md
   // compares over releases); --surfaceflinger on also polls every layer.
   bool surfaceflinger = false;
+  // logcat.read_batch_milliseconds for the exporter; unset keeps its default.
+  int read_batch_ms = -1;
 };
 
 std::string body_of(const std::string& response) {
@@ -100,7 +102,10 @@ void run_one(const Options& o, int devices) {
 
   TempDir state("jank-bench-live");
   Exporter exporter = start_exporter(
-      adb, state, std::string("surfaceflinger:\n  enabled: ") + (o.surfaceflinger ? "true" : "false") + "\n");
+      adb, state,
+      std::string("surfaceflinger:\n  enabled: ") + (o.surfaceflinger ? "true" : "false") + "\n" +
+          (o.read_batch_ms >= 0 ? "logcat:\n  read_batch_milliseconds: " + std::to_string(o.read_batch_ms) + "\n"
+                                : ""));
   const std::uint16_t http_port = exporter.port();
   const Step followed = wait_followed(exporter, sim);
   std::printf("== %d devices x %.0f lines/s (attach %.1f s%s, all followed %.1f s after start%s)\n", devices, o.rate,
@@ -249,10 +254,24 @@ void run_one(const Options& o, int devices) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: jank_bench_live [--devices N[,N...]] [--rate LINES_PER_S] [--seconds S] [--probes N]\n"
+    "                       [--scrape-seconds S] [--sim-threads N] [--buffer-kib N] [--surfaceflinger on|off]\n"
+    "                       [--read-batch-ms MS]\n";
+
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value\n%s", flag.c_str(), kUsage);
+      return 2;
+    }
+    const std::string value = argv[i + 1];
     if (flag == "--devices") {
       o.devices = int_list(value);
     } else if (flag == "--rate") {
@@ -269,8 +288,10 @@ int main(int argc, char** argv) {
       o.buffer_kib = std::atoi(value.c_str());
     } else if (flag == "--surfaceflinger") {
       o.surfaceflinger = value == "on";
+    } else if (flag == "--read-batch-ms") {
+      o.read_batch_ms = std::max(0, std::atoi(value.c_str()));
     } else {
-      std::fprintf(stderr, "unknown option %s\n", flag.c_str());
+      std::fprintf(stderr, "unknown option %s\n%s", flag.c_str(), kUsage);
       return 2;
     }
   }
