@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <random>
 #include <string>
@@ -297,6 +298,13 @@ int main(int argc, char** argv) {
   }
   std::printf("live path: %d cores; exporter %s\n", static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)),
               JANK_EXPORTER_PROGRAM);
-  for (int n : o.devices) run_one(o, n);
+  // Caught so that the rig's destructors stop the simulator, the adb server
+  // and the exporter: an uncaught exception would leave them running.
+  try {
+    for (int n : o.devices) run_one(o, n);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "live path: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }
