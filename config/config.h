@@ -88,7 +88,7 @@ struct Config {
   // A quiet logcat stream is read at most this often (a busy one at once):
   // fewer, larger reads cost far less CPU than one per trickle of lines, for
   // at most this much more latency.
-  int logcat_read_batch_ms = 100;
+  int logcat_read_batch_ms = 200;
 
   // log_patterns: custom log counters (docs/config.md, "Custom log counters")
   std::vector<parsers::LogPatternSpec> log_patterns;
