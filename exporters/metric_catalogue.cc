@@ -182,8 +182,6 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
      ">= 0 (not summed), or a label_group capture empty or over 128 bytes (counted under _other_).",
      "serial,pattern,reason"}},
 
-    {F::android_display_power_state, {"android_display_power_state", gauge, "",
-     "The panel's power state from dumpsys power (on, off, doze, unknown): 1 for the current one.", "serial,state"}},
     {F::android_device_activity_state, {"android_device_activity_state", gauge, "",
      "active (a followed layer presented in its newest poll), idle (the screen is on, nothing presented) or off "
      "(the panel is off or dozing): 1 for the current one.",

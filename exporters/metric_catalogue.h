@@ -88,7 +88,6 @@ enum class Family : std::uint16_t {
   jank_exporter_package_overflow_events_total,
   jank_exporter_log_pattern_overflow_total,
   jank_exporter_log_pattern_discards_total,
-  android_display_power_state,
   android_device_activity_state,
   android_device_active_seconds_total,
   jank_exporter_surfaceflinger_lines_total,

@@ -521,14 +521,16 @@ void collect_timestats(SeriesSink& f, const metrics::DeviceMetrics& d, const Lab
   }
 }
 
-void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
-  if (d.screen) {
-    for (const auto p : {parsers::ScreenPower::on, parsers::ScreenPower::off, parsers::ScreenPower::doze,
-                         parsers::ScreenPower::unknown}) {
-      f.sample(F::android_display_power_state, dev, Extra{"state", parsers::screen_power_name(p)},
-               *d.screen == p ? 1 : 0);
-    }
+// The source modules' series at one place among the device's (metrics::CollectAt).
+void collect_sources(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
+                     metrics::CollectAt at) {
+  for (const auto* source : metrics::device_sources()) {
+    if (source->collects_at(at)) source->collect(f, d, dev, now, at);
   }
+}
+
+void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now) {
+  collect_sources(f, d, dev, now, metrics::CollectAt::display);
   if (const auto state = metrics::activity_state(d)) {
     for (const std::string_view s : {"active", "idle", "off"}) {
       f.sample(F::android_device_activity_state, dev, Extra{"state", s}, *state == s ? 1 : 0);
@@ -554,18 +556,17 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   if (d.has_timestats) {
     collect_timestats(f, d, dev);
   }
-  if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && in.power_lines == 0) return;
+  if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && !metrics::power_lines_read(d)) return;
   f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
   const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
-      {"list", {in.list_lines, in.list_malformed}},
-      {"latency", {in.latency_lines, in.latency_malformed}},
-      {"power", {in.power_lines, in.power_malformed}}};
+      {"list", {in.list_lines, in.list_malformed}}, {"latency", {in.latency_lines, in.latency_malformed}}};
   for (const auto& [source, lines] : sources) {
     const LabelSet labels = label_set({{"serial", d.serial}, {"source", std::string(source)}});
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
              count(lines.first - lines.second));
     f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"}, count(lines.second));
   }
+  collect_sources(f, d, dev, now, metrics::CollectAt::surface_input);
   f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
 }
 
@@ -625,8 +626,8 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
                count(c.discarded[r]));
     }
   }
-  collect_surface(f, d, dev);
-  for (const auto* source : metrics::device_sources()) source->collect(f, d, dev, now);
+  collect_surface(f, d, dev, now);
+  collect_sources(f, d, dev, now, metrics::CollectAt::after_surface);
   for (const auto& [package, v] : d.app_versions) {
     f.sample(F::android_app_info,
              label_set({{"serial", d.serial},

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 
 namespace jank::metrics {
@@ -28,13 +29,29 @@ const std::vector<std::size_t>& live_frame_time_bucket() {
 
 }  // namespace
 
+std::optional<parsers::ScreenPower> screen_power(const DeviceMetrics& d) {
+  const PowerState* p = power_of(d);
+  return p == nullptr ? std::nullopt : p->screen;
+}
+
 bool screen_dark(const DeviceMetrics& d) {
-  return d.screen && (*d.screen == parsers::ScreenPower::off || *d.screen == parsers::ScreenPower::doze);
+  const auto screen = screen_power(d);
+  return screen && (*screen == parsers::ScreenPower::off || *screen == parsers::ScreenPower::doze);
+}
+
+bool screen_not_on_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t span_ns) {
+  const PowerState* p = power_of(d);
+  return p != nullptr && p->not_on_ns != 0 && now_ns != 0 && now_ns - p->not_on_ns <= span_ns;
+}
+
+bool power_lines_read(const DeviceMetrics& d) {
+  const PowerState* p = power_of(d);
+  return p != nullptr && p->lines > 0;
 }
 
 std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
   if (screen_dark(d)) return "off";
-  if (!d.screen && d.layers.empty()) return std::nullopt;
+  if (!screen_power(d) && d.layers.empty()) return std::nullopt;
   for (const auto& [name, l] : d.layers) {
     if (l.presenting) return "active";
   }

@@ -10,11 +10,20 @@
 
 #include "metrics/live_history.h"
 #include "metrics/store.h"
+#include "parsers/power_state.h"
 
 namespace jank::metrics {
 
-// The panel is off or dozing.
+// The panel's state as the newest dumpsys power answer told it (nullopt
+// until one did), and whether it is off or dozing.
+std::optional<parsers::ScreenPower> screen_power(const DeviceMetrics& d);
 bool screen_dark(const DeviceMetrics& d);
+// Whether an answer found the panel not on within `span_ns` before host time
+// `now_ns` (never without host time): a game's pause is then a rest.
+bool screen_not_on_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t span_ns);
+// Whether dumpsys power lines were read: such a device has SurfaceFlinger's
+// device series (it is polled with them).
+bool power_lines_read(const DeviceMetrics& d);
 
 // android_device_activity_state (docs/metrics.md, "Idle, active, off"):
 // "active", "idle" or "off"; nullopt until the panel's state or a layer is known.

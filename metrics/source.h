@@ -20,6 +20,16 @@
 
 namespace jank::metrics {
 
+// Where a device's series of a source stand among the device's own. The
+// exposition lists families in the order they first appear, so a source
+// moved into a module is collected where its series were written before
+// (docs/architecture.md, "Adding a data source").
+enum class CollectAt : std::uint8_t {
+  display,        // first of SurfaceFlinger's device series (the panel's power state)
+  surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
+  after_surface,  // after SurfaceFlinger's device series: a new source's place
+};
+
 class DeviceSource {
  public:
   DeviceSource(const DeviceSource&) = delete;
@@ -31,9 +41,11 @@ class DeviceSource {
   // Every family its series belong to, declared once.
   virtual std::span<const FamilySpec> families() const = 0;
   // The device's series at `now_ns` (host time live, the input's newest
-  // time in replays), under the device's labels.
+  // time in replays), under the device's labels; called at each place it
+  // collects at.
+  virtual bool collects_at(CollectAt at) const { return at == CollectAt::after_surface; }
   virtual void collect(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
-                       std::int64_t now_ns) const = 0;
+                       std::int64_t now_ns, CollectAt at) const = 0;
 
   // The checkpoint: whether the state has anything worth a record, and the
   // record itself (false when a value read cannot be true: the record is
@@ -44,6 +56,11 @@ class DeviceSource {
   // How a dropped record is reported (jank_exporter_state_rejected_records_total{record}, the log).
   virtual std::string_view rejected_record() const { return name(); }
   virtual std::string_view rejected_why() const { return "a value that cannot be true; its counts restart from 0"; }
+  // The store's record that held this source's checkpoint fields, untagged,
+  // before the source was a module (e.g. "surface"), or "". The store reads
+  // them from there in files of older releases, and writes a fresh state's
+  // there (zeros) so that the record keeps its layout.
+  virtual std::string_view legacy_record() const { return {}; }
 
   // Its slot in every device's SourceStates.
   std::size_t slot() const { return slot_; }

@@ -4,14 +4,16 @@
 
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 2> sources = {
+  static const std::array<const DeviceSource*, 3> sources = {
       &thermal_source(),
       &battery_source(),
+      &power_source(),
   };
   return sources;
 }

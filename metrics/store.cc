@@ -6,6 +6,7 @@
 #include <string>
 
 #include "metrics/checkpoint.h"
+#include "metrics/device_view.h"
 #include "metrics/source.h"
 #include "metrics/state_io.h"
 
@@ -223,8 +224,7 @@ FreezeCheck Store::freeze_check(DeviceMetrics& device, PackageMetrics& pkg, cons
     if (pkg.stalls.explain(gap_ns, period_ns, key, seen_ns, now)) return true;
     if (!game || gap_ns >= kUnreportedFreezeLimitNs) return false;
     // A dark panel in the meantime (as far as host time tells) is a rest.
-    const bool dark = device.screen_not_on_ns != 0 && now != 0 && now - device.screen_not_on_ns <= gap_ns + 5'000'000'000;
-    return !dark;
+    return !screen_not_on_within(device, now, gap_ns + 5'000'000'000);
   };
 }
 
@@ -303,13 +303,6 @@ TsObservation Store::record_timestats(DeviceMetrics& device, const parsers::Time
   const TsObservation seen = device.timestats.observe(dump);
   if (seen.counted) device.has_timestats = true;
   return seen;
-}
-
-void Store::record_power_state(DeviceMetrics& device, const parsers::PowerState& power) {
-  device.surface_input.power_lines += power.lines;
-  device.surface_input.power_malformed += power.malformed_lines;
-  device.screen = power.screen();
-  if (device.screen != parsers::ScreenPower::on && host_now_ns_ != 0) device.screen_not_on_ns = host_now_ns_;
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -536,11 +529,40 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   w.newline();
 }
 
+// The fields source modules had inside the store's record `record` before
+// they were modules (DeviceSource::legacy_record): a fresh state's, so that
+// the record keeps its layout; each module writes its own record.
+void save_legacy(StateWriter& w, std::string_view record) {
+  for (const DeviceSource* source : device_sources()) {
+    if (source->legacy_record() != record) continue;
+    auto fresh = source->make_state();
+    Checkpoint c(w);
+    source->checkpoint(c, *fresh);
+  }
+}
+
+// Reads those fields; a file of an older release holds the source's counts
+// there. Values that cannot be true drop the source's state alone.
+template <typename Reject>
+void load_legacy(StateReader& r, DeviceMetrics& d, std::string_view record, Reject reject) {
+  for (const DeviceSource* source : device_sources()) {
+    if (source->legacy_record() != record) continue;
+    auto state = source->make_state();
+    Checkpoint c(r);
+    if (!source->checkpoint(c, *state)) {
+      if (!r.fail()) reject(std::string(source->rejected_record()), std::string(source->rejected_why()));
+    } else if (source->worth_saving(*state)) {
+      d.sources.put(source->slot(), std::move(state));
+    }
+  }
+}
+
 // Layers and active time; only written when the device has any.
 void save_surface(StateWriter& w, const DeviceMetrics& d) {
   const auto& in = d.surface_input;
   w.tag("surface").u64(in.list_lines).u64(in.list_malformed).u64(in.latency_lines).u64(in.latency_malformed);
-  w.u64(in.power_lines).u64(in.power_malformed).u64(d.layers_not_followed).i64(d.active.total_ns());
+  save_legacy(w, "surface");
+  w.u64(d.layers_not_followed).i64(d.active.total_ns());
   std::uint64_t active_packages = 0;
   for (const auto& [name, p] : d.packages) active_packages += p.active.total_ns() > 0 ? 1 : 0;
   w.u64(active_packages);
@@ -660,8 +682,10 @@ void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
   in.list_malformed = r.u64();
   in.latency_lines = r.u64();
   in.latency_malformed = r.u64();
-  in.power_lines = r.u64();
-  in.power_malformed = r.u64();
+  // A legacy field out of range drops that source's counts, not the record.
+  const std::uint64_t at_legacy = r.rejected();
+  load_legacy(r, d, "surface", reject);
+  before += r.rejected() - at_legacy;
   const std::uint64_t not_followed = r.u64();
   const std::int64_t device_active = r.i64();
   const std::uint64_t packages = r.count(1'000'000);
@@ -673,8 +697,7 @@ void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
     sane = sane && ns >= 0;
     package_active.emplace_back(std::move(name), ns);
   }
-  if (r.rejected() != before || !sane || in.list_malformed > in.list_lines || in.latency_malformed > in.latency_lines ||
-      in.power_malformed > in.power_lines) {
+  if (r.rejected() != before || !sane || in.list_malformed > in.list_lines || in.latency_malformed > in.latency_lines) {
     reject("surface_counters", "a count out of range; SurfaceFlinger input counts and active time restart from 0");
   } else {
     d.surface_input = in;
@@ -771,8 +794,7 @@ std::string Store::save() const {
     if (in.profile_rows > 0) w.newline().tag("profile_input").u64(in.profile_rows).u64(in.profile_rows_discarded);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
-    if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0 ||
-        d->surface_input.power_lines > 0) {
+    if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0) {
       save_surface(w, *d);
     }
     if (d->has_timestats) {

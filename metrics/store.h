@@ -36,7 +36,6 @@
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
-#include "parsers/power_state.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 
@@ -195,19 +194,15 @@ struct DeviceMetrics {
   } continuity;
   // The device clock against the host's: windows are kept on host time.
   DeviceClock clock;
-  // SurfaceFlinger: followed app layers by stable name, the panel's power
-  // state (dumpsys power; nullopt until known) and the union of every
-  // layer's active spans.
+  // SurfaceFlinger: followed app layers by stable name and the union of
+  // every layer's active spans.
   std::map<std::string, LayerMetrics, std::less<>> layers;
   std::uint64_t layers_not_followed = 0;  // polls of layers beyond max_layers_per_device
-  std::optional<parsers::ScreenPower> screen;
-  std::int64_t screen_not_on_ns = 0;  // host time a power dump last found the panel not on (0: never)
   ActiveTime active;
-  // What SurfaceFlinger and power dumps brought: received = parsed + discarded.
+  // What SurfaceFlinger dumps brought: received = parsed + discarded.
   struct SurfaceInput {
     std::uint64_t list_lines = 0, list_malformed = 0;        // --list
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
-    std::uint64_t power_lines = 0, power_malformed = 0;      // dumpsys power (the lines read)
     std::uint64_t frametimeline_lines = 0, frametimeline_malformed = 0;  // --frametimeline
     std::uint64_t timestats_lines = 0, timestats_malformed = 0;          // --timestats -dump
   } surface_input;
@@ -317,8 +312,6 @@ class Store {
   FrameTimelinePoll record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
   // A `--timestats -dump` answer: loss-free totals across TimeStats resets.
   TsObservation record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump);
-  // A dumpsys power answer.
-  void record_power_state(DeviceMetrics& device, const parsers::PowerState& power);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that

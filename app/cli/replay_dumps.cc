@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
@@ -61,7 +62,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
       metrics::record_thermal(store, device, parsers::parse_thermalservice(text));
       return "";
     case parsers::InputKind::power_state:
-      store.record_power_state(device, parsers::parse_power_state(text));
+      metrics::record_power_state(store, device, parsers::parse_power_state(text));
       return "";
     case parsers::InputKind::sf_layer_list:
       store.record_layer_list(device, parsers::parse_sf_layer_list(text));

@@ -7,6 +7,7 @@
 #include "app/core/log.h"
 #include "ingest/protocol.h"
 #include "metrics/frametimeline_tracker.h"
+#include "metrics/sources/power.h"
 #include "parsers/frametimeline.h"
 #include "parsers/power_state.h"
 #include "parsers/timestats.h"
@@ -238,7 +239,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         // An answer without either line (grep found none) is an unknown
         // state; only a failed command leaves the state as it was.
         const auto power = parsers::parse_power_state(r.output);
-        record("power", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_power_state(d, power); });
+        record("power", r, [&](metrics::DeviceMetrics& d) { metrics::record_power_state(shared_.store, d, power); });
         step();
       });
       return;

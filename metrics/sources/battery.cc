@@ -49,7 +49,8 @@ bool BatterySource::checkpoint_state(Checkpoint& c, BatteryState& b) const {
   return c.valid() && b.malformed_lines <= b.lines;
 }
 
-void BatterySource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now) const {
+void BatterySource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
+                             CollectAt) const {
   const BatteryState* b = find(d);
   if (b == nullptr) return;
   collect_polled_input(f, d, dev, kPolls, kLines, {b->polls, b->dumps, b->lines, b->malformed_lines});

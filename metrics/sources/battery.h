@@ -26,7 +26,7 @@ class BatterySource final : public DeviceSourceOf<BatteryState> {
   std::string_view name() const override { return "battery"; }
   std::span<const FamilySpec> families() const override;
   void collect(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
-               std::int64_t now_ns) const override;
+               std::int64_t now_ns, CollectAt at) const override;
 
  protected:
   bool state_worth_saving(const BatteryState& state) const override { return state.dumps > 0; }

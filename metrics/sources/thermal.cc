@@ -52,7 +52,8 @@ bool ThermalSource::checkpoint_state(Checkpoint& c, ThermalState& t) const {
   return c.valid() && t.malformed_lines <= t.lines;
 }
 
-void ThermalSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now) const {
+void ThermalSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
+                             CollectAt) const {
   const ThermalState* t = find(d);
   if (t == nullptr) return;
   collect_polled_input(f, d, dev, kPolls, kLines, {t->polls, t->dumps, t->lines, t->malformed_lines});

@@ -45,7 +45,7 @@ class ThermalSource final : public DeviceSourceOf<ThermalState> {
   std::string_view name() const override { return "thermal"; }
   std::span<const FamilySpec> families() const override;
   void collect(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
-               std::int64_t now_ns) const override;
+               std::int64_t now_ns, CollectAt at) const override;
   std::string_view rejected_record() const override { return "device_counters"; }
   std::string_view rejected_why() const override {
     return "thermalservice input counts out of range; restart from 0";

@@ -7,6 +7,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
@@ -69,7 +70,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   store.record_gfxinfo(d, dump);
 
   d.live.surfaceflinger_polls[{"latency", "ok"}] = 1;
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
+  metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
   store.record_layer_list(d, parsers::parse_sf_layer_list("p/p.Main#7\n"));
   parsers::SfLatency latency;
   latency.refresh_period_ns = 15'625'000;  // 64 Hz: prints exactly in every format

@@ -20,7 +20,7 @@ namespace {
 // zeros), one with only log patterns.
 void fill_first_devices(metrics::Store& store) {
   auto& power = store.device("a-power");
-  store.record_power_state(power, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\nbad\n"));
+  metrics::record_power_state(store, power, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\nbad\n"));
   auto& patterns = store.device("b-patterns");
   parsers::LogPatternHit hit;
   hit.name = "crash";

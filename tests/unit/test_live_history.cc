@@ -7,6 +7,7 @@
 
 #include "metrics/device_view.h"
 #include "metrics/live_history.h"
+#include "metrics/sources/power.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
@@ -261,7 +262,7 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK(r.status == metrics::LiveStatus::following);  // nothing known of the screen
   CHECK_FALSE(r.thermal_status.has_value());
 
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
+  metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
   store.record_layer_list(d, parsers::parse_sf_layer_list("a/a.Main#7\n"));
   parsers::SfLatency latency;
   latency.refresh_period_ns = 16'666'667;
@@ -276,7 +277,7 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK(metrics::device_totals(d).big_jank == std::optional<std::uint64_t>(0));
   CHECK(r.status == (d.layers.begin()->second.presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
 
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
+  metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
   r = metrics::live_reading(d, kT0, 60);
   CHECK(r.status == metrics::LiveStatus::off);
   CHECK_FALSE(r.sm.has_value());  // a dark screen has no SM
@@ -294,7 +295,7 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
   d.live.live = true;
   d.live.up = true;
   d.live.state = metrics::DeviceState::following;
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
+  metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
   const auto layer = *parsers::classify_layer("a/a.Main#7");
   parsers::SfLatency latency;
   latency.refresh_period_ns = 16'666'667;
@@ -321,6 +322,6 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
   CHECK(metrics::live_status(d, kT0 + 161 * kSec, 60) == metrics::LiveStatus::idle);
 
   // A dark screen stays off, skips or not.
-  store.record_power_state(d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
+  metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
   CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::off);
 }
