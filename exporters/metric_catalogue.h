@@ -26,7 +26,6 @@ enum class Family : std::uint16_t {
   jank_exporter_device_state_reason,
   jank_exporter_device_command_deadline_seconds,
   android_device_info,
-  android_app_info,
   android_choreographer_skip_threshold_frames,
   jank_exporter_device_sessions_total,
   jank_exporter_logcat_streams_total,

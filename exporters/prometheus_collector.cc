@@ -628,14 +628,6 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   }
   collect_surface(f, d, dev, now);
   collect_sources(f, d, dev, now, metrics::CollectAt::after_surface);
-  for (const auto& [package, v] : d.app_versions) {
-    f.sample(F::android_app_info,
-             label_set({{"serial", d.serial},
-                       {"package", package},
-                       {"version_name", v.name},
-                       {"version_code", v.code ? std::to_string(*v.code) : std::string()}}),
-             1);
-  }
 
   const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <set>
 
+#include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
 #include "parsers/names.h"
 
@@ -311,8 +312,8 @@ void RunBook::sample_device(const Run& run, RunDevice& d, const DeviceMetrics& d
     d.max_skip_frames = std::max(d.max_skip_frames, p.peaks.skip_frames);
     d.max_frame_ns = std::max(d.max_frame_ns, p.peaks.frame_ns);
   }
-  if (const auto it = dev.app_versions.find(run.spec.package); it != dev.app_versions.end()) {
-    if (d.versions.empty() || !(d.versions.back().version == it->second)) d.versions.push_back({it->second, now_ns});
+  if (const AppVersion* v = app_version_of(dev, run.spec.package)) {
+    if (d.versions.empty() || !(d.versions.back().version == *v)) d.versions.push_back({*v, now_ns});
   }
 }
 

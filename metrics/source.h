@@ -62,6 +62,10 @@ class DeviceSource {
   // there (zeros) so that the record keeps its layout.
   virtual std::string_view legacy_record() const { return {}; }
 
+  // Packages of the device expired (Store::expire_packages): drop what the
+  // state holds for packages that no longer have series.
+  virtual void packages_expired(const DeviceMetrics&, SourceState&) const {}
+
   // Its slot in every device's SourceStates.
   std::size_t slot() const { return slot_; }
 

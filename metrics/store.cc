@@ -103,8 +103,9 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
     }
   }
   if (removed > 0 && !device.log_patterns.empty()) rebuild_pattern_values(device);
-  // A version lives only as long as its package's series.
-  std::erase_if(device.app_versions, [&](const auto& entry) { return !has_package_series(device, entry.first); });
+  for (const DeviceSource* source : device_sources()) {
+    if (SourceState* state = device.sources.find(source->slot())) source->packages_expired(device, *state);
+  }
   // So does an exemplar, with its series.
   std::erase_if(device.trace_exemplars, [&](const auto& entry) {
     return !device.packages.contains(entry.first.package) ||
@@ -121,25 +122,6 @@ bool has_package_series(const DeviceMetrics& device, std::string_view package) {
     if (name.size() == base.size() || name[base.size()] == ':') return true;
   }
   return false;
-}
-
-bool Store::record_app_version(DeviceMetrics& device, std::string_view package, AppVersion version) {
-  const std::string_view base = base_package(package);
-  if (base.empty() || !has_package_series(device, base)) return false;
-  auto it = device.app_versions.find(base);
-  if (it == device.app_versions.end()) {
-    if (device.app_versions.size() >= options_.max_packages_per_device) return false;
-    it = device.app_versions.emplace(std::string(base), AppVersion{}).first;
-  }
-  it->second = std::move(version);
-  return true;
-}
-
-const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package) {
-  const auto d = store.devices().find(serial);
-  if (d == store.devices().end()) return nullptr;
-  const auto v = d->second->app_versions.find(base_package(package));
-  return v == d->second->app_versions.end() ? nullptr : &v->second;
 }
 
 void Store::rebuild_pattern_values(DeviceMetrics& device) {

@@ -169,11 +169,6 @@ struct DeviceMetrics {
   // Apps an open run measures (base package names): their process and layer
   // series never expire while it is open, so its counters never restart.
   std::set<std::string, std::less<>> pinned_packages;
-  // Installed versions of apps (dumpsys package), by package name (the base
-  // package, without a process's ":suffix"); held only while the package has
-  // series (Store::record_app_version, expire_packages). Not checkpointed:
-  // a restarted exporter asks again.
-  std::map<std::string, AppVersion, std::less<>> app_versions;
   ProcessNames pid_names;  // from process start and death lines and ps
   // Custom log patterns: label values admitted, overflow and discards per pattern.
   DevicePatterns log_patterns;
@@ -297,10 +292,6 @@ class Store {
   // dumping them (`dumpsys gfxinfo <pkg> framestats reset`), so their next
   // dump starts a new baseline whatever it shows.
   void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after = false);
-  // The installed version of `package` (a process name is taken as its base
-  // package). Kept only while the package has series on the device, and at
-  // most max_packages_per_device of them; false when not kept.
-  bool record_app_version(DeviceMetrics& device, std::string_view package, AppVersion version);
   // A --list answer: only its lines are counted (the poller picks layers).
   void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
   // One --latency poll of an app layer. Nothing added, and
@@ -364,9 +355,6 @@ class Store {
 // Whether any series of `package` (its base package, or a ":suffix" process
 // of it) is on the device.
 bool has_package_series(const DeviceMetrics& device, std::string_view package);
-// The installed version of `package` (or of a process's base package) on
-// device `serial` as last read, or nullptr. Call under the store's lock.
-const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package);
 
 // Feeds one device's logcat events into the store.
 class DeviceLogcatRecorder final : public parsers::LogcatSink {

@@ -4,7 +4,7 @@
 
 #include "app/core/shared_state.h"
 #include "ingest/protocol.h"
-#include "metrics/app_version.h"
+#include "metrics/sources/versions.h"
 #include "parsers/names.h"
 
 namespace jank::app {
@@ -114,14 +114,10 @@ void VersionPoller::next() {
       std::lock_guard<std::mutex> lock(ctx_.shared.mutex);
       auto& d = ctx_.shared.store.device(ctx_.serial);
       ++d.live.package_polls[std::string(result)];
-      if (result == "not_found") {  // uninstalled
-        if (const auto it = d.app_versions.find(metrics::base_package(package)); it != d.app_versions.end()) {
-          d.app_versions.erase(it);
-        }
-      }
+      if (result == "not_found") metrics::forget_app_version(d, package);  // uninstalled
       if (info && (info->version_code || info->version_name)) {
-        ctx_.shared.store.record_app_version(d, package,
-                                             metrics::AppVersion{info->version_name.value_or(""), info->version_code});
+        metrics::record_app_version(ctx_.shared.store, d, package,
+                                    metrics::AppVersion{info->version_name.value_or(""), info->version_code});
       }
     }
     next();  // not under the lock: the runner may answer at once

@@ -9,6 +9,7 @@
 #include "metrics/sources/battery.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/versions.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
@@ -118,7 +119,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
 
   metrics::count_thermal_poll(d, "ok");
   d.live.package_polls["ok"] = 1;
-  store.record_app_version(d, "p", metrics::AppVersion{"1.0", 1});
+  metrics::record_app_version(store, d, "p", metrics::AppVersion{"1.0", 1});
   metrics::record_thermal(store, d, parsers::parse_thermalservice("Thermal Status: 1\nCurrent temperatures from HAL:\n"
                                                         "\tTemperature{mValue=38.5, mType=3, mName=skin, mStatus=1}\n"));
   metrics::count_battery_poll(d, "ok");

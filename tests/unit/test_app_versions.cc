@@ -11,6 +11,7 @@
 #include "app/session/gfxinfo_poller.h"
 #include "app/session/version_poller.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/versions.h"
 
 using namespace jank;
 using namespace std::chrono_literals;
@@ -205,16 +206,16 @@ TEST_CASE("app versions live with their package's series and are exported as and
   metrics::Store store(options);
   auto& d = store.device("s");
   // No series of the package: not kept.
-  CHECK_FALSE(store.record_app_version(d, "com.example.feed", {"1.0", 1}));
+  CHECK_FALSE(metrics::record_app_version(store, d, "com.example.feed", {"1.0", 1}));
   store.set_host_time(100 * kSecond);
   store.record_skip(d, "com.example.feed:remote", 1, true, 3);
   store.record_skip(d, "com.example.feedback", 1, true, 3);
   CHECK(metrics::has_package_series(d, "com.example.feed"));
   CHECK_FALSE(metrics::has_package_series(d, "com.example.fee"));
-  CHECK(store.record_app_version(d, "com.example.feed:remote", {"1.0 beta", std::nullopt}));
-  CHECK(store.record_app_version(d, "com.example.feedback", {"3", 3}));
-  REQUIRE(d.app_versions.size() == 2);
-  CHECK(d.app_versions.count("com.example.feed") == 1);
+  CHECK(metrics::record_app_version(store, d, "com.example.feed:remote", {"1.0 beta", std::nullopt}));
+  CHECK(metrics::record_app_version(store, d, "com.example.feedback", {"3", 3}));
+  REQUIRE(metrics::app_versions_of(d).size() == 2);
+  CHECK(metrics::app_versions_of(d).count("com.example.feed") == 1);
   CHECK(metrics::find_app_version(store, "other", "com.example.feed") == nullptr);
 
   exporters::StoreCollector collector(store, exporters::input_time_now());
@@ -227,16 +228,35 @@ TEST_CASE("app versions live with their package's series and are exported as and
   // At most max_packages_per_device versions.
   store.record_skip(d, "a.b", 1, true, 1);
   store.record_skip(d, "c.d", 1, true, 1);
-  CHECK(store.record_app_version(d, "a.b", {"1", 1}));
-  CHECK_FALSE(store.record_app_version(d, "c.d", {"1", 1}));
-  CHECK(store.record_app_version(d, "a.b", {"2", 2}));  // an update takes no room
+  CHECK(metrics::record_app_version(store, d, "a.b", {"1", 1}));
+  CHECK_FALSE(metrics::record_app_version(store, d, "c.d", {"1", 1}));
+  CHECK(metrics::record_app_version(store, d, "a.b", {"2", 2}));  // an update takes no room
 
   // The package's series expire: so does its version; the others stay.
   store.set_host_time(200 * kSecond);
   store.record_skip(d, "com.example.feedback", 2, true, 3);
   store.record_skip(d, "a.b", 2, true, 1);
   store.expire_packages(d, 50 * kSecond);
-  CHECK(d.app_versions.count("com.example.feed") == 0);
-  CHECK(d.app_versions.count("com.example.feedback") == 1);
-  CHECK(d.app_versions.count("a.b") == 1);
+  CHECK(metrics::app_versions_of(d).count("com.example.feed") == 0);
+  CHECK(metrics::app_versions_of(d).count("com.example.feedback") == 1);
+  CHECK(metrics::app_versions_of(d).count("a.b") == 1);
+}
+
+TEST_CASE("app versions are not checkpointed: a restored store holds none and asks again", "[versions][state]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  store.set_host_time(100 * kSecond);
+  store.record_skip(d, "com.example.feed", 1, true, 3);
+  REQUIRE(metrics::record_app_version(store, d, "com.example.feed", {"1.0", 1}));
+  const std::string text = store.save();
+  CHECK(text.find("versions") == std::string::npos);
+
+  metrics::Store restored;
+  std::string error;
+  REQUIRE(restored.load(text, error));
+  CHECK(metrics::find_app_version(restored, "s", "com.example.feed") == nullptr);
+  CHECK(metrics::app_versions_of(restored.device("s")).empty());
+  // The package's counters came back, so a version read now is kept.
+  CHECK(metrics::record_app_version(restored, restored.device("s"), "com.example.feed", {"1.1", 2}));
+  CHECK(*metrics::find_app_version(restored, "s", "com.example.feed") == metrics::AppVersion{"1.1", 2});
 }

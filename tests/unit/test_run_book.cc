@@ -8,6 +8,7 @@
 #include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
+#include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
@@ -193,7 +194,7 @@ TEST_CASE("runs survive a checkpoint round trip and refuse a damaged one") {
   s.tags = {{"build", "1.2"}};
   book.start(s, kSecond, store);
   d.live.gfxinfo_round_begun_ns = 2 * kSecond;
-  d.app_versions["com.a"] = {"1.2", 12};
+  metrics::versions_source().state(d).by_package["com.a"] = {"1.2", 12};
   book.advance(3 * kSecond, store);
   store.record_skip(d, "com.a", 0, false, 9);
   book.advance(4 * kSecond, store);
@@ -235,13 +236,13 @@ TEST_CASE("bucket quantiles give the upper bound of the bucket holding the rank"
 TEST_CASE("a version change during a run is recorded and flagged in its results") {
   metrics::Store store;
   auto& d = following(store, "s1");
-  d.app_versions["com.a"] = {"1.0", 1};
+  metrics::versions_source().state(d).by_package["com.a"] = {"1.0", 1};
   metrics::RunBook book;
   book.start(spec("r", "com.a", {"s1"}), kSecond, store);
   d.live.gfxinfo_round_begun_ns = 2 * kSecond;
   book.advance(3 * kSecond, store);  // baseline: 1.0
   book.advance(4 * kSecond, store);
-  d.app_versions["com.a"] = {"1.1", 2};  // reinstalled mid-run
+  metrics::versions_source().state(d).by_package["com.a"] = {"1.1", 2};  // reinstalled mid-run
   book.advance(5 * kSecond, store);
   const auto& dev = device_of(*book.find("r"), "s1");
   REQUIRE(dev.versions.size() == 2);
