@@ -170,14 +170,6 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
      "serial,result"}},
     {F::jank_exporter_package_overflow_events_total, {"jank_exporter_package_overflow_events_total", counter, "",
      "Events counted under package=\"_other_\" because the device reached its package cap.", "serial"}},
-    {F::jank_exporter_log_pattern_overflow_total, {"jank_exporter_log_pattern_overflow_total", counter, "",
-     "Log pattern matches counted under value=\"_other_\" because the pattern reached log_patterns_max_values label "
-     "values on the device.",
-     "serial,pattern"}},
-    {F::jank_exporter_log_pattern_discards_total, {"jank_exporter_log_pattern_discards_total", counter, "",
-     "Captures of log pattern matches that could not be used, by reason: a value_group capture not a finite number "
-     ">= 0 (not summed), or a label_group capture empty or over 128 bytes (counted under _other_).",
-     "serial,pattern,reason"}},
 
     {F::android_device_activity_state, {"android_device_activity_state", gauge, "",
      "active (a followed layer presented in its newest poll), idle (the screen is on, nothing presented) or off "
@@ -349,16 +341,6 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
     {F::android_app_active_seconds_total, {"android_app_active_seconds_total", counter, "seconds",
      "Time one of the app's layers was presenting (gaps between presents up to 1.2 s, and freezes), each instant once.",
      "serial,package"}},
-    {F::android_log_pattern_matches_total, {"android_log_pattern_matches_total", counter, "",
-     "Log lines of the app that matched the configured pattern (log_patterns), by the label_group capture (value, "
-     "empty without one).",
-     "serial,package,pattern,value"}},
-    {F::android_log_pattern_value_sum_total, {"android_log_pattern_value_sum_total", counter, "",
-     "Sum of the numbers the pattern's value_group captured, in the log's own unit.",
-     "serial,package,pattern,value"}},
-    {F::android_log_pattern_value_count_total, {"android_log_pattern_value_count_total", counter, "",
-     "Numbers summed into android_log_pattern_value_sum_total (divide the sum by this for the mean).",
-     "serial,package,pattern,value"}},
     {F::android_layer_frames_presented_total, {"android_layer_frames_presented_total", counter, "frames",
      "Frames SurfaceFlinger presented for the layer (dumpsys SurfaceFlinger --latency, each present once).",
      "serial,package,layer,kind"}},

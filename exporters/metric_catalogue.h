@@ -85,8 +85,6 @@ enum class Family : std::uint16_t {
   jank_exporter_framestats_rows_total,
   jank_exporter_gfxinfo_profile_rows_total,
   jank_exporter_package_overflow_events_total,
-  jank_exporter_log_pattern_overflow_total,
-  jank_exporter_log_pattern_discards_total,
   android_device_activity_state,
   android_device_active_seconds_total,
   jank_exporter_surfaceflinger_lines_total,
@@ -151,9 +149,6 @@ enum class Family : std::uint16_t {
   android_timestats_jank_frames_total,
   android_app_active,
   android_app_active_seconds_total,
-  android_log_pattern_matches_total,
-  android_log_pattern_value_sum_total,
-  android_log_pattern_value_count_total,
   // Per SurfaceFlinger layer.
   android_layer_frames_presented_total,
   android_layer_frame_time_seconds,

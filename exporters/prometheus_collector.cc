@@ -614,18 +614,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     }
   }
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
-  for (const auto& [pattern, c] : d.log_patterns) {
-    const LabelSet labels = label_set({{"serial", d.serial}, {"pattern", pattern}});
-    if (c.has_label) f.sample(F::jank_exporter_log_pattern_overflow_total, labels, count(c.overflow));
-    for (std::size_t r = 0; r < parsers::kPatternDiscards; ++r) {
-      // Only the reasons that can happen to this pattern: few series per pattern.
-      const bool label_reason = static_cast<parsers::PatternDiscard>(r) == parsers::PatternDiscard::label_invalid;
-      if (!(label_reason ? c.has_label : c.has_value)) continue;
-      f.sample(F::jank_exporter_log_pattern_discards_total, labels,
-               Extra{"reason", parsers::pattern_discard_name(static_cast<parsers::PatternDiscard>(r))},
-               count(c.discarded[r]));
-    }
-  }
+  collect_sources(f, d, dev, now, metrics::CollectAt::before_surface);
   collect_surface(f, d, dev, now);
   collect_sources(f, d, dev, now, metrics::CollectAt::after_surface);
 
@@ -711,13 +700,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
     }
-    for (const auto& [key, s] : p.log_patterns) {
-      const LabelSet labels = label_set({{"serial", d.serial}, {"package", name}, {"pattern", key.first}, {"value", key.second}});
-      f.sample(F::android_log_pattern_matches_total, labels, count(s.matches));
-      if (!s.has_value) continue;
-      f.sample(F::android_log_pattern_value_sum_total, labels, s.value_sum);
-      f.sample(F::android_log_pattern_value_count_total, labels, count(s.values));
-    }
+    for (const auto* source : metrics::device_sources()) source->collect_package(f, d, name, p, now);
   }
   collect_layers(f, d);
 }

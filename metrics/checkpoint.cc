@@ -19,6 +19,15 @@ Checkpoint& Checkpoint::f64(double& v) { return field(v, &StateReader::f64, &Sta
 Checkpoint& Checkpoint::str(std::string& s) { return field(s, &StateReader::str, &StateWriter::str); }
 Checkpoint& Checkpoint::flag(bool& b) { return field(b, &StateReader::boolean, &StateWriter::boolean); }
 
+Checkpoint& Checkpoint::size(std::uint64_t& n, std::uint64_t max) {
+  if (loading()) {
+    n = reader_->count(max);
+  } else {
+    writer_->u64(n);
+  }
+  return *this;
+}
+
 Checkpoint& Checkpoint::newline() {
   if (!loading()) writer_->newline();
   return *this;

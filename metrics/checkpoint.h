@@ -34,6 +34,31 @@ class Checkpoint {
   Checkpoint& str(std::string& s);
   Checkpoint& flag(bool& b);
   Checkpoint& newline();
+  // A list's length: on loading at most `max`, else the text is refused.
+  Checkpoint& size(std::uint64_t& n, std::uint64_t max);
+  // A map: its size, then each entry's fields as `entry(c, key, value)`
+  // lists them. Loading replaces the map with the entries read.
+  template <class Map, class Entry>
+  Checkpoint& entries(Map& map, std::uint64_t max, Entry entry) {
+    std::uint64_t n = map.size();
+    size(n, max);
+    if (!loading()) {
+      for (auto& [k, v] : map) {
+        auto key = k;  // the entry function takes it writable, as it does when loading
+        entry(*this, key, v);
+      }
+      return *this;
+    }
+    Map read;
+    for (std::uint64_t i = 0; i < n && !failed(); ++i) {
+      typename Map::key_type key{};
+      typename Map::mapped_type value{};
+      entry(*this, key, value);
+      read.insert_or_assign(std::move(key), std::move(value));
+    }
+    map = std::move(read);
+    return *this;
+  }
 
   // Whether every value read so far was one a file can hold (always true
   // when saving). A source's checkpoint function adds its own rules (a part

@@ -1,8 +1,8 @@
 // Counts of the custom log patterns (config `log_patterns:`): per package, a
 // series per pattern and captured label value; per device and pattern, the
 // label values admitted under the cap, the matches counted under `_other_`
-// beyond it, and the captures that could not be used. Checkpointed with the
-// rest of the model (optional records: older state files have none).
+// beyond it, and the captures that could not be used. The source module
+// metrics/sources/log_patterns keeps and checkpoints them.
 #pragma once
 
 #include <array>
@@ -14,7 +14,6 @@
 #include <string_view>
 #include <utility>
 
-#include "metrics/state_io.h"
 #include "parsers/log_patterns.h"
 
 namespace jank::metrics {
@@ -59,13 +58,5 @@ using DevicePatterns = std::map<std::string, PatternDeviceCounts, std::less<>>;
 // values per pattern on the device (`device` holds them).
 void count_pattern_hit(DevicePatterns& device, PackagePatterns& package, const parsers::LogPatternHit& hit,
                        std::size_t max_values);
-
-// Optional records: "log_patterns N (pattern value matches has_value values sum)…".
-void save_package_patterns(StateWriter& w, const PackagePatterns& p);
-// False when a value in it cannot be true (the caller drops the record).
-bool load_package_patterns(StateReader& r, PackagePatterns& p);
-// "log_pattern_device N (pattern has_label has_value overflow reasons discarded…)…".
-void save_device_patterns(StateWriter& w, const DevicePatterns& d);
-bool load_device_patterns(StateReader& r, DevicePatterns& d);
 
 }  // namespace jank::metrics

@@ -20,6 +20,10 @@ std::int64_t fresh_until(const Store& store, std::int64_t fresh_for_ns) {
   return fresh_for_ns > 0 && now != 0 ? now + fresh_for_ns : 0;
 }
 
+void packages_changed(DeviceMetrics& device) {
+  for (const DeviceSource* source : device_sources()) source->packages_changed(device);
+}
+
 void PollCounts::count(std::string_view result) {
   const auto it = by_result_.find(result);
   if (it == by_result_.end()) {

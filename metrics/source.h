@@ -25,6 +25,7 @@ namespace jank::metrics {
 // moved into a module is collected where its series were written before
 // (docs/architecture.md, "Adding a data source").
 enum class CollectAt : std::uint8_t {
+  before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
   surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
   after_surface,  // after SurfaceFlinger's device series: a new source's place
@@ -36,8 +37,10 @@ class DeviceSource {
   DeviceSource& operator=(const DeviceSource&) = delete;
   virtual ~DeviceSource() = default;
 
-  // Its name: the tag of its checkpoint record.
+  // Its name: the tag of its per-app part of a package record.
   virtual std::string_view name() const = 0;
+  // The tag of its device record.
+  virtual std::string_view record() const { return name(); }
   // Every family its series belong to, declared once.
   virtual std::span<const FamilySpec> families() const = 0;
   // The device's series at `now_ns` (host time live, the input's newest
@@ -62,9 +65,17 @@ class DeviceSource {
   // there (zeros) so that the record keeps its layout.
   virtual std::string_view legacy_record() const { return {}; }
 
-  // Packages of the device expired (Store::expire_packages): drop what the
-  // state holds for packages that no longer have series.
-  virtual void packages_expired(const DeviceMetrics&, SourceState&) const {}
+  // A source with per-app state keeps it in each PackageMetrics' slot: made
+  // by make_package_state (null: none), checkpointed as a part of the
+  // package record, collected last of the package's series.
+  virtual std::unique_ptr<SourceState> make_package_state() const { return nullptr; }
+  virtual bool package_worth_saving(const SourceState&) const { return false; }
+  virtual bool checkpoint_package(Checkpoint& c, SourceState&) const { return c.valid(); }
+  virtual void collect_package(SeriesSink&, const DeviceMetrics&, const std::string& /*package*/,
+                               const PackageMetrics&, std::int64_t /*now_ns*/) const {}
+  // The device's packages changed (some expired, or the store was loaded):
+  // what the source holds per package may need dropping or rebuilding.
+  virtual void packages_changed(DeviceMetrics&) const {}
 
   // Its slot in every device's SourceStates.
   std::size_t slot() const { return slot_; }
@@ -129,6 +140,9 @@ struct PolledInput {
 };
 void collect_polled_input(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
                           const FamilySpec& polls_family, const FamilySpec& lines_family, const PolledInput& input);
+
+// Calls every source's packages_changed.
+void packages_changed(DeviceMetrics& device);
 
 // Every registered device source, in collection and checkpoint order.
 std::span<const DeviceSource* const> device_sources();

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "metrics/source.h"
+#include "metrics/sources/log_patterns.h"
 #include "metrics/sources/battery.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
@@ -11,7 +12,8 @@
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 4> sources = {
+  static const std::array<const DeviceSource*, 5> sources = {
+      &log_pattern_source(),
       &thermal_source(),
       &battery_source(),
       &power_source(),

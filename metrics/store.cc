@@ -17,11 +17,6 @@ bool usable_printed_name(std::string_view name) {
   return !name.empty() && name != "?" && name.size() <= 256;
 }
 
-std::int64_t wall_time_ns(const parsers::LogLine& line, bool& has_time) {
-  has_time = line.time.base == parsers::TimeBase::wall;
-  return has_time ? line.time.ns : 0;
-}
-
 }  // namespace
 
 std::string_view device_state_name(DeviceState state) {
@@ -102,10 +97,7 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
       ++it;
     }
   }
-  if (removed > 0 && !device.log_patterns.empty()) rebuild_pattern_values(device);
-  for (const DeviceSource* source : device_sources()) {
-    if (SourceState* state = device.sources.find(source->slot())) source->packages_expired(device, *state);
-  }
+  if (removed > 0) packages_changed(device);
   // So does an exemplar, with its series.
   std::erase_if(device.trace_exemplars, [&](const auto& entry) {
     return !device.packages.contains(entry.first.package) ||
@@ -122,35 +114,6 @@ bool has_package_series(const DeviceMetrics& device, std::string_view package) {
     if (name.size() == base.size() || name[base.size()] == ':') return true;
   }
   return false;
-}
-
-void Store::rebuild_pattern_values(DeviceMetrics& device) {
-  for (auto& [name, counts] : device.log_patterns) counts.values.clear();
-  for (const auto& [package, p] : device.packages) {
-    for (const auto& [key, series] : p.log_patterns) {
-      if (key.second.empty() || key.second == kOverflowPatternValue) continue;
-      device.log_patterns[key.first].values.insert(key.second);
-    }
-  }
-}
-
-void Store::record_pattern(DeviceMetrics& device, std::string_view package_name, const parsers::LogPatternHit& hit,
-                           std::size_t max_values) {
-  count_pattern_hit(device.log_patterns, package(device, package_name).log_patterns, hit, max_values);
-}
-
-void Store::retain_patterns(DeviceMetrics& device, const parsers::LogPatternSet* patterns) {
-  auto configured = [&](std::string_view name) {
-    if (patterns == nullptr) return false;
-    for (std::size_t i = 0; i < patterns->size(); ++i) {
-      if (patterns->spec(i).name == name) return true;
-    }
-    return false;
-  };
-  std::erase_if(device.log_patterns, [&](const auto& entry) { return !configured(entry.first); });
-  for (auto& [name, p] : device.packages) {
-    std::erase_if(p.log_patterns, [&](const auto& entry) { return !configured(entry.first.first); });
-  }
 }
 
 void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {
@@ -472,6 +435,38 @@ constexpr std::string_view kStateMagic = "jank_exporter_state";
 constexpr std::uint64_t kStateVersion = 2;
 constexpr std::size_t kMaxLayerRecords = 4096;
 
+// The source modules' parts of a package record, each tagged with the
+// module's name; absent from files written before a module had any.
+void save_package_sources(StateWriter& w, const PackageMetrics& p) {
+  for (const DeviceSource* source : device_sources()) {
+    SourceState* state = p.sources.find(source->slot());
+    if (state == nullptr || !source->package_worth_saving(*state)) continue;
+    w.newline().tag(source->name());
+    Checkpoint c(w);
+    source->checkpoint_package(c, *state);
+  }
+}
+
+// A part whose values cannot be true drops the whole package record, as any
+// of the package's own fields would.
+void load_package_sources(StateReader& r, PackageMetrics& p) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!r.peek(source->name())) continue;
+    r.expect(source->name());
+    auto state = source->make_package_state();
+    if (state == nullptr) {
+      r.set_error("a package record holds " + std::string(source->name()) + ", a source without per-app state");
+      return;
+    }
+    Checkpoint c(r);
+    if (source->checkpoint_package(c, *state)) {
+      p.sources.put(source->slot(), std::move(state));
+    } else if (!r.fail()) {
+      r.reject();
+    }
+  }
+}
+
 void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
   w.tag("package").str(name).newline();
   w.u64(p.skipped_frames).u64(p.skip_events);
@@ -503,11 +498,7 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   if (p.peaks.skip_frames > 0 || p.peaks.frame_ns > 0) {
     w.newline().tag("peaks").u64(p.peaks.skip_frames).i64(p.peaks.frame_ns);
   }
-  // Absent from files written before log patterns were counted, and without them.
-  if (!p.log_patterns.empty()) {
-    w.newline();
-    save_package_patterns(w, p.log_patterns);
-  }
+  save_package_sources(w, p);
   w.newline();
 }
 
@@ -593,7 +584,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
       r.reject();
     }
   }
-  if (r.peek("log_patterns") && !load_package_patterns(r, p.log_patterns)) r.reject();
+  load_package_sources(r, p);
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
@@ -718,7 +709,7 @@ void save_sources(StateWriter& w, const DeviceMetrics& d) {
   for (const DeviceSource* source : device_sources()) {
     SourceState* state = d.sources.find(source->slot());
     if (state == nullptr || !source->worth_saving(*state)) continue;
-    w.tag(source->name());
+    w.tag(source->record());
     Checkpoint c(w);
     source->checkpoint(c, *state);
     w.newline();
@@ -731,8 +722,8 @@ void save_sources(StateWriter& w, const DeviceMetrics& d) {
 template <typename Reject>
 bool load_source(StateReader& r, DeviceMetrics& d, Reject reject) {
   for (const DeviceSource* source : device_sources()) {
-    if (!r.peek(source->name())) continue;
-    r.expect(source->name());
+    if (!r.peek(source->record())) continue;
+    r.expect(source->record());
     auto state = source->make_state();
     Checkpoint c(r);
     if (source->checkpoint(c, *state)) {
@@ -787,10 +778,6 @@ std::string Store::save() const {
     if (d->surface_input.frametimeline_lines > 0) {
       w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
       d->frametimeline.save(w);
-      w.newline();
-    }
-    if (!d->log_patterns.empty()) {
-      save_device_patterns(w, d->log_patterns);
       w.newline();
     }
     save_sources(w, *d);
@@ -968,18 +955,13 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
           d->surface_input.frametimeline_lines = lines;
           d->surface_input.frametimeline_malformed = malformed;
         }
-      } else if (r.peek("log_pattern_device")) {
-        if (!load_device_patterns(r, d->log_patterns) && !r.fail()) {
-          d->log_patterns.clear();
-          reject(serial, "log_patterns", "a value that cannot be true; overflow and discard counts restart from 0");
-        }
       } else {
         more = load_source(r, *d, [&](const DeviceSource& source) {
           reject(serial, std::string(source.rejected_record()), std::string(source.rejected_why()));
         });
       }
     }
-    rebuild_pattern_values(*d);
+    packages_changed(*d);
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
   r.expect("end");
@@ -990,33 +972,6 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
   }
   devices_ = std::move(loaded);
   return true;
-}
-
-void DeviceLogcatRecorder::on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) {
-  bool has_time = false;
-  const std::int64_t t = wall_time_ns(line, has_time);
-  store_.record_skip(device_, Store::package_label(device_, line.pid, line.package), t, has_time, frames);
-}
-
-void DeviceLogcatRecorder::on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) {
-  bool has_time = false;
-  const std::int64_t t = wall_time_ns(line, has_time);
-  if (has_time) store_.note_time(device_, device_.clock.place(t));
-  store_.record_davey(device_, Store::package_label(device_, line.pid, line.package), davey);
-}
-
-void DeviceLogcatRecorder::on_pattern(const parsers::LogLine& line, const parsers::LogPatternHit& hit) {
-  bool has_time = false;
-  const std::int64_t t = wall_time_ns(line, has_time);
-  if (has_time) store_.note_time(device_, device_.clock.place(t));
-  store_.record_pattern(device_, Store::package_label(device_, line.pid, line.package), hit, max_pattern_values_);
-}
-
-void DeviceLogcatRecorder::on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) {
-  bool has_time = false;
-  const std::int64_t t = wall_time_ns(line, has_time);
-  if (has_time) store_.note_time(device_, device_.clock.place(t));
-  store_.record_process(device_, event);
 }
 
 }  // namespace jank::metrics

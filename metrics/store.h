@@ -23,7 +23,6 @@
 #include "metrics/histogram.h"
 #include "metrics/hwui_profile.h"
 #include "metrics/live_history.h"
-#include "metrics/log_pattern_counts.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/skip_window.h"
@@ -103,8 +102,8 @@ struct PackageMetrics {
   // Its own recent reports of long stalls: tell its layers' freezes from rests.
   StallReports stalls;
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
-  // Custom log patterns that matched its lines (config log_patterns).
-  PackagePatterns log_patterns;
+  // Per-app state of the source modules (metrics/source.h), one slot each.
+  SourceStates sources;
 };
 
 // What one --frametimeline poll brought.
@@ -170,8 +169,6 @@ struct DeviceMetrics {
   // series never expire while it is open, so its counters never restart.
   std::set<std::string, std::less<>> pinned_packages;
   ProcessNames pid_names;  // from process start and death lines and ps
-  // Custom log patterns: label values admitted, overflow and discards per pattern.
-  DevicePatterns log_patterns;
   // Exemplars linking counter series to stored traces (docs/traces.md): the
   // newest per series; dropped with their package or layer, never checkpointed.
   std::map<ExemplarKey, TraceExemplar> trace_exemplars;
@@ -280,12 +277,6 @@ class Store {
                    std::uint32_t frames);
   void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
-  // A configured log pattern matched a line of the package (metrics/log_pattern_counts.h).
-  void record_pattern(DeviceMetrics& device, std::string_view package, const parsers::LogPatternHit& hit,
-                      std::size_t max_values);
-  // Drops the device's counts of patterns `patterns` no longer has (null: none
-  // configured): a removed pattern's series disappear.
-  void retain_patterns(DeviceMetrics& device, const parsers::LogPatternSet* patterns);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
   // `reset_after`: the command reset the dumped processes' stats right after
@@ -344,8 +335,6 @@ class Store {
                            const std::string& key) const;
   void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
                        std::int64_t at_ns);
-  // The label values the cap counts: those that still have a series.
-  static void rebuild_pattern_values(DeviceMetrics& device);
 
   StoreOptions options_;
   std::int64_t host_now_ns_ = 0;
@@ -356,20 +345,5 @@ class Store {
 // of it) is on the device.
 bool has_package_series(const DeviceMetrics& device, std::string_view package);
 
-// Feeds one device's logcat events into the store.
-class DeviceLogcatRecorder final : public parsers::LogcatSink {
- public:
-  DeviceLogcatRecorder(Store& store, DeviceMetrics& device, std::size_t max_pattern_values = kDefaultPatternValues)
-      : store_(store), device_(device), max_pattern_values_(max_pattern_values) {}
-  void on_skipped_frames(const parsers::LogLine& line, std::uint32_t frames) override;
-  void on_davey(const parsers::LogLine& line, const parsers::DaveyFrame& davey) override;
-  void on_process_event(const parsers::LogLine& line, const parsers::ProcessEvent& event) override;
-  void on_pattern(const parsers::LogLine& line, const parsers::LogPatternHit& hit) override;
-
- private:
-  Store& store_;
-  DeviceMetrics& device_;
-  std::size_t max_pattern_values_;
-};
 
 }  // namespace jank::metrics

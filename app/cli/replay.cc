@@ -20,6 +20,7 @@
 #include "app/cli/replay_options.h"
 #include "config/config.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/logcat_recorder.h"
 #include "metrics/store.h"
 #include "parsers/input_kind.h"
 #include "parsers/logcat_line.h"

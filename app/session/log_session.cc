@@ -4,6 +4,7 @@
 
 #include "app/core/log.h"
 #include "app/session/logcat_script.h"
+#include "metrics/sources/log_patterns.h"
 
 namespace jank::app {
 
@@ -22,7 +23,7 @@ LogSession::LogSession(std::shared_ptr<const config::Config> config, std::string
   std::lock_guard<std::mutex> lock(shared_.mutex);
   auto& d = shared_.store.device(serial_);
   // A pattern gone from the configuration (a reload, a restart) takes its series along.
-  shared_.store.retain_patterns(d, options.patterns);
+  metrics::retain_log_patterns(d, options.patterns);
   sink_ = std::make_unique<metrics::DeviceLogcatRecorder>(shared_.store, d, config_->log_patterns_max_values);
   device_ = &d;
   lines_base_ = d.lines;

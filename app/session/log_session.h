@@ -21,6 +21,7 @@
 #include "app/core/shared_state.h"
 #include "config/config.h"
 #include "ingest/device_stream.h"
+#include "metrics/logcat_recorder.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
 

@@ -35,9 +35,9 @@ void VersionsSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelS
   }
 }
 
-void VersionsSource::packages_expired(const DeviceMetrics& device, SourceState& state) const {
-  std::erase_if(static_cast<VersionsState&>(state).by_package,
-                [&](const auto& entry) { return !has_package_series(device, entry.first); });
+void VersionsSource::packages_changed(DeviceMetrics& device) const {
+  if (find(device) == nullptr) return;
+  std::erase_if(state(device).by_package, [&](const auto& entry) { return !has_package_series(device, entry.first); });
 }
 
 bool record_app_version(const Store& store, DeviceMetrics& device, std::string_view package, AppVersion version) {

@@ -23,7 +23,7 @@ class VersionsSource final : public DeviceSourceOf<VersionsState> {
   void collect(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
                std::int64_t now_ns, CollectAt at) const override;
   // A version lives only as long as its package's series.
-  void packages_expired(const DeviceMetrics& device, SourceState& state) const override;
+  void packages_changed(DeviceMetrics& device) const override;
 
  protected:
   bool state_worth_saving(const VersionsState&) const override { return false; }

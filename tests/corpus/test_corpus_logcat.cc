@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exporters/prometheus_collector.h"
+#include "metrics/logcat_recorder.h"
 #include "metrics/store.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/text_input.h"

@@ -7,6 +7,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/versions.h"
@@ -137,10 +138,10 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   hit.has_value = true;
   hit.value_ok = true;
   hit.value = 2;
-  store.record_pattern(d, "p", hit, 50);
+  metrics::record_log_pattern(store, d, "p", hit, 50);
   hit.value_ok = false;
   hit.value_discard = parsers::PatternDiscard::value_negative;
-  store.record_pattern(d, "p", hit, 50);
+  metrics::record_log_pattern(store, d, "p", hit, 50);
 
   daemon.version = "x";
   auto& server = daemon.adb_servers["127.0.0.1:5037"];

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "exporters/prometheus_collector.h"
+#include "metrics/logcat_recorder.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_stream.h"

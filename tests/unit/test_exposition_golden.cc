@@ -24,7 +24,7 @@ void fill_first_devices(metrics::Store& store) {
   auto& patterns = store.device("b-patterns");
   parsers::LogPatternHit hit;
   hit.name = "crash";
-  store.record_pattern(patterns, "q", hit, 50);
+  metrics::record_log_pattern(store, patterns, "q", hit, 50);
 }
 
 void compare_with(const std::string& name, const std::string& actual) {

@@ -9,6 +9,8 @@
 #include "config/config.h"
 #include "config/schema.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/logcat_recorder.h"
+#include "metrics/sources/log_patterns.h"
 #include "metrics/store.h"
 #include "parsers/log_patterns.h"
 #include "parsers/logcat_cursor.h"
@@ -28,6 +30,18 @@ std::shared_ptr<const LogPatternSet> compile(std::vector<LogPatternSpec> specs) 
   for (const auto& e : errors) FAIL(e.index << "." << e.field << ": " << e.message);
   REQUIRE(set);
   return set;
+}
+
+// The module's counts, empty when it holds none.
+const metrics::DevicePatterns& device_patterns(const metrics::DeviceMetrics& d) {
+  static const metrics::DevicePatterns none;
+  const auto* p = metrics::log_patterns_of(d);
+  return p == nullptr ? none : *p;
+}
+const metrics::PackagePatterns& app_patterns(const metrics::PackageMetrics& app) {
+  static const metrics::PackagePatterns none;
+  const auto* p = metrics::log_patterns_of(app);
+  return p == nullptr ? none : *p;
 }
 
 LogPatternSpec spec(std::string name, std::vector<std::string> tags, std::string regex) {
@@ -303,15 +317,15 @@ TEST_CASE("label values are capped per device and pattern: the rest under _other
   hit.has_label = true;
   live.set_host_time(1'000'000'000);
   hit.label = "old";
-  live.record_pattern(d, "gone.app", hit, 2);
+  metrics::record_log_pattern(live, d, "gone.app", hit, 2);
   live.set_host_time(20'000'000'000);
   hit.label = "b";
-  live.record_pattern(d, "app", hit, 2);
+  metrics::record_log_pattern(live, d, "app", hit, 2);
   CHECK(live.expire_packages(d, 5'000'000'000) == 1);
   hit.label = "c";
-  live.record_pattern(d, "app", hit, 2);
-  CHECK(d.log_patterns.at("anr").overflow == 0);
-  CHECK(d.log_patterns.at("anr").values == std::set<std::string, std::less<>>{"b", "c"});
+  metrics::record_log_pattern(live, d, "app", hit, 2);
+  CHECK(device_patterns(d).at("anr").overflow == 0);
+  CHECK(device_patterns(d).at("anr").values == std::set<std::string, std::less<>>{"b", "c"});
 }
 
 TEST_CASE("the tag pre-filter finds the tagged lines in any chunking, and only those", "[log_patterns]") {
@@ -394,7 +408,7 @@ TEST_CASE("log pattern counts survive a checkpoint, and damaged records drop alo
   REQUIRE(restored.load(saved, error));
   CHECK(restored.save() == saved);
   // The cap holds after the restart: the admitted values were rebuilt.
-  CHECK(restored.device("s").log_patterns.at("gc").values == std::set<std::string, std::less<>>{"bg", "main"});
+  CHECK(device_patterns(restored.device("s")).at("gc").values == std::set<std::string, std::less<>>{"bg", "main"});
 
   // A pattern name no configuration could hold drops the device record alone.
   std::string bad = saved;
@@ -403,8 +417,8 @@ TEST_CASE("log pattern counts survive a checkpoint, and damaged records drop alo
   metrics::Store::LoadReport report;
   REQUIRE(restored.load(bad, error, &report));
   CHECK(report.rejected_by_record["log_patterns"] == 1);
-  CHECK(restored.device("s").log_patterns.at("gc").overflow == 0);
-  CHECK(restored.device("s").packages.at("pid:10").log_patterns.size() == 3);
+  CHECK(device_patterns(restored.device("s")).at("gc").overflow == 0);
+  CHECK(app_patterns(restored.device("s").packages.at("pid:10")).size() == 3);
   // A negative sum drops the package record (its series restart from 0).
   bad = saved;
   REQUIRE(bad.find("\"main 1 1 1 12") != std::string::npos);
@@ -418,14 +432,14 @@ TEST_CASE("removed patterns take their series along when a stream starts", "[log
   metrics::Store store;
   replay(store, *both, "01-02 03:04:05.000  10  11 I t: x\n", 64);
   auto& d = store.device("s");
-  CHECK(d.packages.at("pid:10").log_patterns.size() == 2);
+  CHECK(app_patterns(d.packages.at("pid:10")).size() == 2);
   const auto only_b = compile({spec("b", {}, "y")});
-  store.retain_patterns(d, only_b.get());
-  CHECK(d.log_patterns.size() == 1);
-  CHECK(d.packages.at("pid:10").log_patterns.begin()->first.first == "b");
-  store.retain_patterns(d, nullptr);
-  CHECK(d.log_patterns.empty());
-  CHECK(d.packages.at("pid:10").log_patterns.empty());
+  metrics::retain_log_patterns(d, only_b.get());
+  CHECK(device_patterns(d).size() == 1);
+  CHECK(app_patterns(d.packages.at("pid:10")).begin()->first.first == "b");
+  metrics::retain_log_patterns(d, nullptr);
+  CHECK(device_patterns(d).empty());
+  CHECK(app_patterns(d.packages.at("pid:10")).empty());
 }
 
 // The daemon's path: the follower drops lines counted before, the stream
@@ -457,8 +471,8 @@ TEST_CASE("a resumed stream counts each pattern match once across a restart", "[
     const auto& pkgs = store.devices().at("s")->packages;
     const auto it = pkgs.find("pid:101");
     if (it == pkgs.end()) return 0;
-    const auto s = it->second.log_patterns.find(metrics::PatternKey("anr", app));
-    return s == it->second.log_patterns.end() ? 0 : s->second.matches;
+    const auto s = app_patterns(it->second).find(metrics::PatternKey("anr", app));
+    return s == app_patterns(it->second).end() ? 0 : s->second.matches;
   };
   // What the ring holds at first sight is history: not counted.
   logd.log(1, "ANR in history");
@@ -486,4 +500,52 @@ TEST_CASE("a resumed stream counts each pattern match once across a restart", "[
   CHECK(anr_count(restarted, "first") == 3);
   CHECK(anr_count(restarted, "second") == 1);
   CHECK(restarted.device("s").lines.duplicates > duplicates);
+}
+
+// Written by the release before log patterns were a source module (the
+// store's own records then): the module reads the same layout.
+TEST_CASE("a state file of the release before the log pattern module loads its counts", "[log_patterns][checkpoint]") {
+  const std::string old =
+      "jank_exporter_state 2 1\n"
+      "device \"s 60 1\n"
+      "0 0 0 0 4 0 0 0 0\n"
+      "0 0 0 0 0\n"
+      "0\n"
+      "cursor 0 \" 0 0 rebase 0\n"
+      "continuity 0 0 0 0 0 0\n"
+      "clock 0 0 0\n"
+      "dump_input 0 0 0 0\n"
+      "1\n"
+      "package \"com.a\n"
+      "0 0 9 0 0 0 0 0 0 0 0 0 0 0 0\n"
+      "0 0 9 0 0 0 0 0 0 0 0 0 0 0\n"
+      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 10 0 0 0 0 0 0 0 0 0 0 "
+      "0 0 0 0 vitals 0 0 0 0\n"
+      "0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 "
+      "0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 0 0 0 0 11 0 0 0 0 0 0 0 0 0 "
+      "0 0 0 0 fs_legacy 0 fs_interval_fallbacks 0\n"
+      "log_patterns 2 \"gc \"_other_ 1 1 0 0 \"gc \"main 1 1 1 12\n"
+      "log_pattern_device 1 \"gc 1 1 0 4 1 0 0 1\n"
+      "end\n";
+  metrics::Store store;
+  std::string error;
+  metrics::Store::LoadReport report;
+  const bool ok = store.load(old, error, &report);
+  INFO(error);
+  REQUIRE(ok);
+  CHECK(report.rejected.empty());
+  const auto& d = store.device("s");
+  const auto& app = app_patterns(d.packages.at("com.a"));
+  REQUIRE(app.size() == 2);
+  CHECK(app.at(metrics::PatternKey("gc", "main")).matches == 1);
+  CHECK(app.at(metrics::PatternKey("gc", "main")).value_sum == 12);
+  CHECK(device_patterns(d).at("gc").discarded[static_cast<std::size_t>(parsers::PatternDiscard::value_not_numeric)] == 1);
+  CHECK(device_patterns(d).at("gc").values == std::set<std::string, std::less<>>{"main"});
+  CHECK(series(store, "jank_exporter_log_pattern_discards_total") ==
+        "jank_exporter_log_pattern_discards_total{serial=\"s\",pattern=\"gc\",reason=\"value_not_numeric\"} 1\n"
+        "jank_exporter_log_pattern_discards_total{serial=\"s\",pattern=\"gc\",reason=\"value_negative\"} 0\n"
+        "jank_exporter_log_pattern_discards_total{serial=\"s\",pattern=\"gc\",reason=\"value_non_finite\"} 0\n"
+        "jank_exporter_log_pattern_discards_total{serial=\"s\",pattern=\"gc\",reason=\"label_invalid\"} 1\n");
+  // Written again, the same text.
+  CHECK(store.save() == old);
 }
