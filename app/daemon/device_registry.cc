@@ -108,7 +108,7 @@ void DeviceRegistry::stop_all() {
 }
 
 void DeviceRegistry::expire(const config::Config& config, std::int64_t now_ns) {
-  const auto grace = static_cast<std::int64_t>(config.device_grace_seconds * 1e9);
+  const auto grace = std::chrono::duration_cast<std::chrono::nanoseconds>(config.device_grace_seconds).count();
   std::lock_guard<std::mutex> lock(shared_.mutex);
   for (const auto& serial : devices_past_grace(shared_.store, now_ns, grace)) {
     shared_.store.erase_device(serial);
@@ -116,7 +116,7 @@ void DeviceRegistry::expire(const config::Config& config, std::int64_t now_ns) {
   }
   // Processes that died (and did not come back under the same name).
   shared_.store.set_host_time(now_ns);
-  const auto process_grace = static_cast<std::int64_t>(config.process_grace_seconds * 1e9);
+  const auto process_grace = std::chrono::duration_cast<std::chrono::nanoseconds>(config.process_grace_seconds).count();
   for (const auto& [serial, d] : shared_.store.devices()) {
     if (d->live.up) shared_.store.expire_packages(*d, process_grace);
   }

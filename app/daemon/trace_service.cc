@@ -30,7 +30,7 @@ std::string trace_dir(const config::Config& c) {
 }
 
 metrics::TraceLimits trace_limits(const config::Config& c) {
-  return {c.traces_max_count, c.traces_max_bytes, static_cast<std::int64_t>(c.traces_max_age_days * 86'400e9)};
+  return {c.traces_max_count, c.traces_max_bytes, std::chrono::duration_cast<std::chrono::nanoseconds>(c.traces_max_age_days).count()};
 }
 
 // Runs saves in order on a thread of its own, so that writing a trace of
@@ -130,7 +130,7 @@ void TraceHost::configure(const config::Config& c) {
   sink_ = store_ ? std::make_unique<Sink>(store_, *writer_) : nullptr;
   std::lock_guard<std::mutex> lock(shared_.mutex);
   shared_.trace_sink = sink_.get();
-  shared_.trace_budget.set_limits(static_cast<std::int64_t>(c.traces_min_interval_seconds * 1e9), c.traces_max_per_hour);
+  shared_.trace_budget.set_limits(std::chrono::duration_cast<std::chrono::nanoseconds>(c.traces_min_interval_seconds).count(), c.traces_max_per_hour);
   if (!store_) shared_.daemon.traces = {};
 }
 

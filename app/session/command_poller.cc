@@ -38,7 +38,7 @@ void CommandPoller::start() {
 
 void CommandPoller::poll() {
   ctx_.run(source_.command, source_.max_output, [this](ingest::ShellResult r) {
-    const auto interval = millis(source_.interval_seconds(*ctx_.config));
+    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(source_.interval(*ctx_.config));
     CommandOutcome outcome;
     {
       std::lock_guard<std::mutex> lock(ctx_.shared.mutex);

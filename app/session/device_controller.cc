@@ -29,8 +29,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       shared_(shared),
       clock_(std::move(clock)),
       rng_(std::hash<std::string>{}(serial_) ^ static_cast<std::uint64_t>(clock_.wall_ns())),
-      deadline_(std::chrono::milliseconds(static_cast<long>(config_->command_timeout_seconds * 1000)),
-                std::chrono::milliseconds(static_cast<long>(config_->command_timeout_max_seconds * 1000))),
+      deadline_(std::chrono::duration_cast<std::chrono::milliseconds>(config_->command_timeout_seconds),
+                std::chrono::duration_cast<std::chrono::milliseconds>(config_->command_timeout_max_seconds)),
       restart_timer_(io),
       gfxinfo_timer_(io),
       surface_timer_(io),
@@ -166,7 +166,7 @@ void DeviceController::count_command(const ingest::ShellResult& result, std::chr
 
 void DeviceController::step_features() {
   const auto deadline =
-      clock_.steady_now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+      clock_.steady_now() + std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds);
   ingest::query(io_, endpoint_, ingest::features_request(serial_), deadline,
                 guarded([this](ingest::AdbError error, std::string payload) {
                   if (error) return restart_session("features: " + error.to_string());
@@ -263,10 +263,10 @@ void DeviceController::open_logcat() {
     restart_session("logcat stream ended" + (why.empty() ? std::string() : ": " + why));
   });
   // Opening the service on a slow device takes as long as its commands do.
-  const auto open_within = std::max(std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000)),
+  const auto open_within = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds),
                                     command_deadline());
   ingest::StreamOptions stream_options;
-  stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
+  stream_options.read_batch = config_->logcat_read_batch_ms;
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, log_->open_script(),
                                        clock_.steady_now() + open_within, std::move(callbacks), stream_options);
 }

@@ -22,8 +22,10 @@ std::string number(double v) {
   return buf;
 }
 
-std::int64_t ns(std::chrono::milliseconds d) { return std::chrono::nanoseconds(d).count(); }
-std::int64_t ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
+template <typename Rep, typename Period>
+std::int64_t ns(std::chrono::duration<Rep, Period> d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
 
 std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
   const auto it = d.live.info.find("sdk");
@@ -39,7 +41,7 @@ std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
 metrics::SpikeRuleLimits spike_rule_limits(const config::Config& c) {
   metrics::SpikeRuleLimits l;
   l.skip_frames = c.traces_rule_skip_frames;
-  l.davey_ms = c.traces_rule_davey_ms;
+  l.davey_ms = c.traces_rule_davey_ms.count();
   l.sm_below = c.traces_rule_sm_below;
   l.sm_window_ns = ns(c.traces_rule_sm_seconds);
   l.fps_below = c.traces_rule_fps_below;
@@ -184,8 +186,8 @@ void TraceRecorder::arm_now() {
   perfetto::SessionOptions o;
   o.user_config = ctx_.config->traces_config_text;
   o.buffer_kb = ctx_.config->traces_buffer_kb;
-  o.timeout_ms = static_cast<std::uint32_t>(ctx_.config->traces_session_timeout_seconds * 1000);
-  o.stop_delay_ms = ctx_.config->traces_stop_delay_ms;
+  o.timeout_ms = static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_session_timeout_seconds).count());
+  o.stop_delay_ms = static_cast<std::uint32_t>(ctx_.config->traces_stop_delay_ms.count());
   o.apps = ctx_.config->gfxinfo_packages;
   ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
     o.sdk = sdk_of(d).value_or(0);
@@ -273,7 +275,7 @@ void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
       return;
     }
     ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
-    next_due_ns_ = ctx_.host_now() + ns(std::chrono::milliseconds(ctx_.config->traces_stop_delay_ms));
+    next_due_ns_ = ctx_.host_now() + ns(ctx_.config->traces_stop_delay_ms);
     finish_by_ns_ = next_due_ns_ + ns(ctx_.config->traces_finish_timeout_seconds);
   });
 }
@@ -308,7 +310,7 @@ void TraceRecorder::pull() {
   ++ctx_.shared.trace_pulls;
   pulling_slot_ = true;
   busy_ = true;
-  const auto deadline = std::chrono::milliseconds(static_cast<std::int64_t>(ctx_.config->traces_pull_timeout_seconds * 1000));
+  const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_pull_timeout_seconds);
   run_long_(perfetto::pull_command(), static_cast<std::size_t>(ctx_.config->traces_max_trace_bytes), deadline,
             [this](ingest::ShellResult r) {
               std::string_view failure;

@@ -70,7 +70,7 @@ std::string package_command(const std::string& package) {
 
 VersionPoller::VersionPoller(PollerContext& context)
     : ctx_(context),
-      schedule_(static_cast<std::int64_t>(context.config->packages_version_poll_interval_seconds * 1e9)) {}
+      schedule_(std::chrono::duration_cast<std::chrono::nanoseconds>(context.config->packages_version_poll_interval_seconds).count()) {}
 
 void VersionPoller::seen(const parsers::GfxinfoDump& dump) {
   for (const auto& p : dump.processes) {
