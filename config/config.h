@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parsers/log_patterns.h"
+#include "parsers/time_units.h"
 
 namespace jank::config {
 
@@ -30,9 +31,9 @@ struct TlsFiles {
 // Each duration keeps the unit its key is written in, with a double count
 // where the key takes fractions (0.5 seconds), so the schema stores a value
 // as the file wrote it and consumers convert with std::chrono.
-using Seconds = std::chrono::duration<double>;
-using Milliseconds = std::chrono::duration<double, std::milli>;
-using Days = std::chrono::duration<double, std::chrono::days::period>;
+using parsers::units::Days;
+using parsers::units::Milliseconds;
+using parsers::units::Seconds;
 
 struct Config {
   std::string listen_address = ":9789";

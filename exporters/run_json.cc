@@ -1,13 +1,13 @@
 #include "exporters/run_json.h"
 
 #include <cmath>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
 
 #include "metrics/run_results.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::exporters {
@@ -122,15 +122,7 @@ std::string csv_field(std::string_view raw) {
 }  // namespace
 
 std::string rfc3339_ms(std::int64_t wall_ns) {
-  const std::time_t secs = static_cast<std::time_t>(wall_ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  const long ms = static_cast<long>((wall_ns / 1'000'000) % 1000);
-  char frac[8];
-  std::snprintf(frac, sizeof frac, ".%03ldZ", ms < 0 ? 0 : ms);
-  return std::string(buf, n) + frac;
+  return parsers::units::format_utc(wall_ns, parsers::units::UtcFormat::iso_ms);
 }
 
 std::string run_json(const metrics::Run& run, std::int64_t now_ns, RunDetail detail) {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -26,6 +26,7 @@
 #include "parsers/logcat_stream.h"
 #include "parsers/sf_latency.h"
 #include "parsers/text_input.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -38,10 +39,8 @@ constexpr std::size_t kProbeBytes = 64 * 1024;
 constexpr std::size_t kMaxDumpBytes = 256u << 20;
 
 int current_utc_year() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  return tm.tm_year + 1900;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<int>(parsers::units::utc_date_of_ns(parsers::units::to_ns(now)).year);
 }
 
 // Files at least this big are scanned on several threads.
