@@ -10,6 +10,7 @@
 #include "ingest/endpoint.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::config {
 namespace {
@@ -271,7 +272,7 @@ std::vector<Setting> log_pattern_settings() {
 }
 
 std::vector<Setting> build() {
-  constexpr double kDay = 86400;
+  constexpr auto kDay = static_cast<double>(parsers::units::kSecondsPerDay);
   return {
       text("listen_address", &Config::listen_address,
            "HTTP address of /metrics, /, /healthz, /readyz (:PORT for every interface)", check_listen_address),

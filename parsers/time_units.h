@@ -38,6 +38,15 @@ constexpr std::int64_t to_ns(std::chrono::duration<Rep, Period> d) {
 constexpr double seconds_of_ns(std::int64_t ns) { return Seconds(Nanoseconds(ns)).count(); }
 constexpr double ms_of_ns(std::int64_t ns) { return Milliseconds(Nanoseconds(ns)).count(); }
 
+// Whole seconds of nanoseconds, truncated toward zero (a file name's stamp).
+constexpr std::int64_t whole_seconds_of_ns(std::int64_t ns) { return ns / kNsPerSecond; }
+
+// How often per second something with this period happens (a refresh rate
+// of a vsync period): exactly 1e9 / period_ns.
+constexpr double rate_of_period_ns(std::int64_t period_ns) {
+  return static_cast<double>(kNsPerSecond) / static_cast<double>(period_ns);
+}
+
 // Fractional seconds or milliseconds (a parsed value) as nanoseconds,
 // truncated toward zero.
 constexpr std::int64_t ns_of_seconds(double seconds) { return to_ns(Seconds(seconds)); }

@@ -226,7 +226,7 @@ double judging_refresh_hz(const ReplayOptions& o) {
     parsers::count_printed_periods(decoded, periods);
   }
   const auto best = parsers::most_printed_period(periods);
-  return best ? 1e9 / static_cast<double>(*best) : o.refresh_hz;
+  return best ? parsers::units::rate_of_period_ns(*best) : o.refresh_hz;
 }
 
 }  // namespace

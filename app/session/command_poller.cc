@@ -6,12 +6,13 @@
 #include "app/core/log.h"
 #include "app/session/battery_poller.h"
 #include "app/session/thermal_poller.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
 
 std::chrono::milliseconds millis(double seconds) {
-  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(parsers::units::Seconds(seconds));
 }
 
 }  // namespace

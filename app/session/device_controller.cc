@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/core/log.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::app {
@@ -47,7 +48,7 @@ void DeviceController::start() {
     d.live.up = true;
     d.live.down_since_ns = 0;
     d.live.state = metrics::DeviceState::starting;
-    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
+    d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
   begin_session();
 }
@@ -160,7 +161,7 @@ void DeviceController::count_command(const ingest::ShellResult& result, std::chr
   }
   shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
     ++d.live.commands[std::string(ingest::shell_result_name(result))];
-    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
+    d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
 }
 

@@ -209,7 +209,7 @@ void TraceRecorder::arm_now() {
         log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
       } else {
         log_warning("device " + ctx_.serial + ": perfetto did not start a trace session (" + ingest::failure_text(r) +
-                    "); asked again in " + std::to_string(arm_retry_.count() / 1000) + " s");
+                    "); asked again in " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(arm_retry_).count()) + " s");
       }
       const auto retry = unsupported ? std::chrono::milliseconds(kUnsupportedRetry) : arm_retry_;
       if (!unsupported) arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);

@@ -49,3 +49,10 @@ TEST_CASE("UTC text in each of the exporter's forms", "[time_units]") {
   CHECK(units::format_utc(-1, units::UtcFormat::iso_ms) == "1969-12-31T23:59:59.999Z");
   CHECK(units::utc_date_of_ns(-1) == units::CivilDate{1969, 12, 31});
 }
+
+TEST_CASE("whole seconds and rates of nanosecond periods", "[time_units]") {
+  CHECK(units::whole_seconds_of_ns(1'999'999'999) == 1);
+  CHECK(units::whole_seconds_of_ns(-1'500'000'000) == -1);  // toward zero
+  CHECK(units::rate_of_period_ns(16'666'667) == 1e9 / 16'666'667.0);
+  CHECK(units::rate_of_period_ns(8'333'333) == 1e9 / 8'333'333.0);
+}
