@@ -132,7 +132,7 @@ struct Config {
   std::string traces_config_file;                    // "": the default config
   std::string traces_config_text;                    // its contents, read and checked at load
   std::size_t traces_buffer_kb = 32 * 1024;
-  Seconds traces_session_timeout_seconds{3600};      // the session's trigger_timeout_ms; re-armed after
+  Seconds traces_session_timeout_seconds{3600};  // the session's trigger_timeout_ms; re-armed after
   std::chrono::milliseconds traces_stop_delay_ms{2000};  // trace this long past the trigger
   Seconds traces_check_interval_seconds{10};
   Seconds traces_finish_timeout_seconds{60};

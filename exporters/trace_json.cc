@@ -113,7 +113,8 @@ std::optional<std::int64_t> parse_rfc3339_utc(std::string_view text) {
     if (scale == 100'000'000) return std::nullopt;  // a '.' without digits
   }
   if (at + 1 != text.size() || text[at] != 'Z') return std::nullopt;
-  const std::int64_t secs = parsers::units::days_from_civil(y, mo, d) * parsers::units::kSecondsPerDay + h * 3600 + mi * 60 + s;
+  const std::int64_t secs =
+      parsers::units::days_from_civil(y, mo, d) * parsers::units::kSecondsPerDay + h * 3600 + mi * 60 + s;
   return secs * parsers::units::kNsPerSecond + fraction_ns;
 }
 

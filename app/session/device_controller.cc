@@ -264,8 +264,8 @@ void DeviceController::open_logcat() {
     restart_session("logcat stream ended" + (why.empty() ? std::string() : ": " + why));
   });
   // Opening the service on a slow device takes as long as its commands do.
-  const auto open_within = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds),
-                                    command_deadline());
+  const auto open_within =
+      std::max(std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds), command_deadline());
   ingest::StreamOptions stream_options;
   stream_options.read_batch = config_->logcat_read_batch_ms;
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, log_->open_script(),

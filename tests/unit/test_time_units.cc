@@ -33,8 +33,8 @@ TEST_CASE("the civil calendar agrees with std::chrono's, both ways", "[time_unit
     REQUIRE(c.month == static_cast<int>(static_cast<unsigned>(ymd.month())));
     REQUIRE(c.day == static_cast<int>(static_cast<unsigned>(ymd.day())));
     REQUIRE(units::days_from_civil(c.year, c.month, c.day) == n);
-    REQUIRE(units::days_in_month(c.year, c.month) ==
-            static_cast<int>(static_cast<unsigned>(year_month_day_last(ymd.year(), month_day_last(ymd.month())).day())));
+    const year_month_day_last last(ymd.year(), month_day_last(ymd.month()));
+    REQUIRE(units::days_in_month(c.year, c.month) == static_cast<int>(static_cast<unsigned>(last.day())));
   }
 }
 
