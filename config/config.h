@@ -3,6 +3,7 @@
 // each as "file:line:col: message".
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "parsers/log_patterns.h"
+#include "parsers/time_units.h"
 
 namespace jank::config {
 
@@ -26,43 +28,52 @@ struct TlsFiles {
   friend bool operator==(const TlsFiles&, const TlsFiles&) = default;
 };
 
+// Each duration keeps the unit its key is written in, with a double count
+// where the key takes fractions (0.5 seconds), so the schema stores a value
+// as the file wrote it and consumers convert with std::chrono.
+using parsers::units::Days;
+using parsers::units::Milliseconds;
+using parsers::units::Seconds;
+
 struct Config {
   std::string listen_address = ":9789";
   std::vector<std::string> adb_servers;  // empty: $ADB_SERVER_SOCKET or 127.0.0.1:5037
   std::string state_dir = "/var/lib/jank_exporter";
   std::string log_level = "info";
-  double checkpoint_interval_seconds = 5;
+  Seconds checkpoint_interval_seconds{5};
 
   // devices
   std::vector<std::string> include_serials = {"*"};
   std::vector<std::string> exclude_serials;
   std::size_t max_packages_per_device = 200;
-  double device_grace_seconds = 300;   // series of a vanished device are kept this long
-  double process_grace_seconds = 300;  // series of a dead process likewise
+  Seconds device_grace_seconds{300};   // series of a vanished device are kept this long
+  Seconds process_grace_seconds{300};  // series of a dead process likewise
 
   // choreographer
   int skipwarning_frames = 1;
   bool restart_zygote = false;  // needs root; kills every app once
-  std::int64_t sm_window_seconds = 60;
+  std::chrono::seconds sm_window_seconds{60};
 
   // display
   double default_refresh_rate_hertz = 60;
-  double display_poll_interval_seconds = 60;
+  Seconds display_poll_interval_seconds{60};
   double power_poll_interval_seconds = 5;  // dumpsys power: is the panel on?
 
   // thermal: dumpsys thermalservice (Android 10+), a few KiB that change slowly
   bool thermal_enabled = true;
-  double thermal_poll_interval_seconds = 30;
+  Seconds thermal_poll_interval_seconds{30};
 
   // battery: dumpsys battery (every release), under 1 KiB; a farm's phones
   // sit on chargers, which heats them
   bool battery_enabled = true;
-  double battery_poll_interval_seconds = 30;
+  Seconds battery_poll_interval_seconds{30};
 
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll
   // well within that; a resting layer is polled less often.
+  // These four and display.power_poll_interval_seconds are still plain
+  // seconds: poll_intervals() (app/session/surface_poller.cc) reads them so.
   double surfaceflinger_fast_poll_interval_seconds = 0.5;
   double surfaceflinger_idle_poll_interval_seconds = 2;
   double surfaceflinger_list_interval_seconds = 10;
@@ -75,20 +86,20 @@ struct Config {
   // gfxinfo
   std::vector<std::string> gfxinfo_packages;
   bool gfxinfo_discover = true;
-  double gfxinfo_poll_interval_seconds = 10;
-  double gfxinfo_fast_poll_interval_seconds = 2;
+  Seconds gfxinfo_poll_interval_seconds{10};
+  Seconds gfxinfo_fast_poll_interval_seconds{2};
   std::size_t gfxinfo_max_windows = 8;  // window series per app
   bool gfxinfo_reset_after_poll = false;  // `framestats reset`: zeroes the app's stats for every other reader too
 
   // packages: versionName/versionCode of the polled apps (dumpsys package)
-  double packages_version_poll_interval_seconds = 300;
+  Seconds packages_version_poll_interval_seconds{300};
 
   // logcat
   std::size_t logcat_max_line_bytes = 16 * 1024;
   // A quiet logcat stream is read at most this often (a busy one at once):
   // fewer, larger reads cost far less CPU than one per trickle of lines, for
   // at most this much more latency.
-  int logcat_read_batch_ms = 200;
+  std::chrono::milliseconds logcat_read_batch_ms{200};
 
   // log_patterns: custom log counters (docs/config.md, "Custom log counters")
   std::vector<parsers::LogPatternSpec> log_patterns;
@@ -98,21 +109,21 @@ struct Config {
   std::shared_ptr<const parsers::LogPatternSet> log_pattern_set;
 
   // timeouts
-  double connect_timeout_seconds = 5;
-  double command_timeout_seconds = 20;
+  Seconds connect_timeout_seconds{5};
+  Seconds command_timeout_seconds{20};
   // A device that answers slowly gets longer deadlines, up to this.
-  double command_timeout_max_seconds = 120;
+  Seconds command_timeout_max_seconds{120};
 
   // runs (docs/runs.md)
   std::size_t runs_max_open = 64;
   std::size_t runs_max_kept = 500;
-  double runs_max_age_days = 30;
-  double runs_step_seconds = 5;
-  double runs_settle_timeout_seconds = 30;
+  Days runs_max_age_days{30};
+  Seconds runs_step_seconds{5};
+  Seconds runs_settle_timeout_seconds{30};
 
   // live_view: the history ring behind / and /api/devices (docs/live-view.md)
-  std::int64_t live_view_sample_seconds = 5;
-  std::int64_t live_view_history_minutes = 15;
+  std::chrono::seconds live_view_sample_seconds{5};
+  std::chrono::minutes live_view_history_minutes{15};
 
   // traces: the Perfetto flight recorder (docs/traces.md); opt-in
   bool traces_enabled = false;
@@ -121,27 +132,27 @@ struct Config {
   std::string traces_config_file;                    // "": the default config
   std::string traces_config_text;                    // its contents, read and checked at load
   std::size_t traces_buffer_kb = 32 * 1024;
-  double traces_session_timeout_seconds = 3600;      // the session's trigger_timeout_ms; re-armed after
-  std::uint32_t traces_stop_delay_ms = 2000;         // trace this long past the trigger
-  double traces_check_interval_seconds = 10;
-  double traces_finish_timeout_seconds = 60;
-  double traces_pull_timeout_seconds = 120;
+  Seconds traces_session_timeout_seconds{3600};  // the session's trigger_timeout_ms; re-armed after
+  std::chrono::milliseconds traces_stop_delay_ms{2000};  // trace this long past the trigger
+  Seconds traces_check_interval_seconds{10};
+  Seconds traces_finish_timeout_seconds{60};
+  Seconds traces_pull_timeout_seconds{120};
   std::uint64_t traces_max_trace_bytes = 256ull << 20;
   std::uint32_t traces_rule_skip_frames = 60;
-  double traces_rule_davey_ms = 0;
+  Milliseconds traces_rule_davey_ms{0};
   double traces_rule_sm_below = 0;
-  double traces_rule_sm_seconds = 5;
+  Seconds traces_rule_sm_seconds{5};
   double traces_rule_fps_below = 0;
-  double traces_rule_fps_seconds = 5;
+  Seconds traces_rule_fps_seconds{5};
   std::uint32_t traces_rule_big_jank_count = 3;
-  double traces_rule_big_jank_window_seconds = 10;
+  Seconds traces_rule_big_jank_window_seconds{10};
   std::uint32_t traces_rule_frozen_frames = 1;
-  double traces_min_interval_seconds = 300;  // per device
+  Seconds traces_min_interval_seconds{300};  // per device
   std::uint32_t traces_max_per_hour = 12;    // every device together
   std::string traces_dir;                    // "": STATE_DIR/traces
   std::size_t traces_max_count = 100;
   std::uint64_t traces_max_bytes = 2ull << 30;
-  double traces_max_age_days = 7;
+  Days traces_max_age_days{7};
 
   // http
   std::optional<BasicAuth> basic_auth;

@@ -1,5 +1,6 @@
 #include "config/schema.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "ingest/endpoint.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::config {
 namespace {
@@ -115,11 +117,27 @@ Setting flag(std::string key, bool Config::*member, std::string help) {
   return s;
 }
 
+// A number's count as the file writes it: the value itself, or a
+// duration's count in the unit of the member's type (its key's unit).
+template <typename T>
+struct Count {
+  using Rep = T;
+  static T make(Rep n) { return n; }
+  static Rep of(T v) { return v; }
+};
+template <typename R, typename P>
+struct Count<std::chrono::duration<R, P>> {
+  using Rep = R;
+  static std::chrono::duration<R, P> make(Rep n) { return std::chrono::duration<R, P>(n); }
+  static Rep of(std::chrono::duration<R, P> v) { return v.count(); }
+};
+
 template <typename T>
 Setting number(std::string key, T Config::*member, double min, double max, std::string unit, std::string help) {
+  using Rep = typename Count<T>::Rep;
   Setting s;
   s.key = std::move(key);
-  s.type = std::is_integral_v<T> ? ValueType::integer : ValueType::number;
+  s.type = std::is_integral_v<Rep> ? ValueType::integer : ValueType::number;
   s.min = min;
   s.max = max;
   s.unit = std::move(unit);
@@ -128,11 +146,11 @@ Setting number(std::string key, T Config::*member, double min, double max, std::
     const auto n = v.is_list ? std::nullopt : parsers::scan::parse_finite(v.scalar);
     if (!n) return "expected a number";
     if (*n < min || *n > max) return format_number(*n) + " is out of range [" + format_number(min) + ", " + format_number(max) + "]";
-    if (std::is_integral_v<T> && *n != std::floor(*n)) return "expected a whole number";
-    c.*member = static_cast<T>(*n);
+    if (std::is_integral_v<Rep> && *n != std::floor(*n)) return "expected a whole number";
+    c.*member = Count<T>::make(static_cast<Rep>(*n));
     return "";
   };
-  s.show = [member](const Config& c) { return format_number(static_cast<double>(c.*member)); };
+  s.show = [member](const Config& c) { return format_number(static_cast<double>(Count<T>::of(c.*member))); };
   return s;
 }
 
@@ -254,7 +272,7 @@ std::vector<Setting> log_pattern_settings() {
 }
 
 std::vector<Setting> build() {
-  constexpr double kDay = 86400;
+  constexpr auto kDay = static_cast<double>(parsers::units::kSecondsPerDay);
   return {
       text("listen_address", &Config::listen_address,
            "HTTP address of /metrics, /, /healthz, /readyz (:PORT for every interface)", check_listen_address),

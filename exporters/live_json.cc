@@ -12,6 +12,7 @@
 #include "metrics/sources/thermal.h"
 #include "metrics/trace_files.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 namespace {
@@ -21,8 +22,10 @@ using Json = nlohmann::ordered_json;
 double rounded(double v) { return std::round(v * 1000) / 1000; }
 
 // Host times in seconds with three decimals (a millisecond prints as one).
-double seconds_of_ms(std::int64_t ms) { return static_cast<double>(ms) / 1000.0; }
-double seconds_of_ns(std::int64_t ns) { return seconds_of_ms(ns / 1'000'000); }
+double seconds_of_ms(std::int64_t ms) { return parsers::units::Seconds(std::chrono::milliseconds(ms)).count(); }
+double seconds_of_ns(std::int64_t ns) {
+  return seconds_of_ms(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(ns)).count());
+}
 
 template <typename T>
 Json or_null(const std::optional<T>& v) {
@@ -56,7 +59,7 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
     row.status_reason = d.live.state_reason;
   }
   row.sm = metrics::device_sm(d, now_ns, static_cast<double>(window_seconds));
-  row.window = d.history.window(window_seconds * 1000);
+  row.window = d.history.window(std::chrono::milliseconds(std::chrono::seconds(window_seconds)).count());
   row.thermal_status = metrics::thermal_status(d, now_ns);
   row.trace_armed = d.live.trace.armed;
   for (const auto& [seq, run] : runs.runs()) {
@@ -179,7 +182,7 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
   s.row = row_of(d, runs, now_ns, s.window_seconds);
   s.history = d.history.copy();
   s.jank_causes_seen = d.history.jank_causes_seen();
-  const std::int64_t from = now_ns - options.history_seconds * 1'000'000'000;
+  const std::int64_t from = now_ns - parsers::units::to_ns(std::chrono::seconds(options.history_seconds));
   for (const auto& [seq, run] : runs.runs()) {
     const std::int64_t start = run.started_ns != 0 ? run.started_ns : run.requested_ns;
     const bool finished = run.state == metrics::RunState::finished;
@@ -217,7 +220,7 @@ std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::
                     {"end", r.end_ns ? Json(seconds_of_ns(*r.end_ns)) : Json()}});
   }
   j["runs"] = std::move(runs);
-  const std::int64_t from = s.generated_at_ns - s.options.history_seconds * 1'000'000'000;
+  const std::int64_t from = s.generated_at_ns - parsers::units::to_ns(std::chrono::seconds(s.options.history_seconds));
   std::vector<const metrics::StoredTrace*> mine;
   for (const auto& t : traces) {
     if (t.serial == s.row.serial && t.triggered_at_ns >= from && t.triggered_at_ns <= s.generated_at_ns) {

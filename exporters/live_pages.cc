@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "exporters/run_report.h"
 #include "parsers/text_scan.h"
 #include "parsers/thermal.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 namespace {
@@ -234,12 +234,10 @@ std::vector<const json*> worst_first(const json& devices) {
 
 // Host wall-clock seconds as "2026-11-25 10:15:00 UTC" (live.js writes the same).
 std::string utc_time(double seconds) {
-  const auto t = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  if (!::gmtime_r(&t, &tm)) return format_exact(seconds);
-  char buf[40];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return std::string(buf, n);
+  // No host time lies outside the model's int64 nanoseconds: such a number is shown as it is.
+  if (!(std::fabs(seconds) < 9e9)) return format_exact(seconds);
+  const auto whole = static_cast<std::int64_t>(std::floor(seconds));
+  return parsers::units::format_utc(whole * parsers::units::kNsPerSecond, parsers::units::UtcFormat::spaced);
 }
 
 std::string number_attr(std::string_view name, const json& object, std::string_view key) {

@@ -2,6 +2,7 @@
 
 #include "exporters/label_repair.h"
 #include "exporters/text_format.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 
@@ -62,7 +63,7 @@ bool append_exemplar(std::string& out, const metrics::TraceExemplar& exemplar) {
   append_number(out, exemplar.value);
   if (exemplar.time_ns > 0) {
     out += ' ';
-    append_unix_seconds(out, exemplar.time_ns, 1'000'000'000);
+    append_unix_seconds(out, exemplar.time_ns, parsers::units::kNsPerSecond);
   }
   return true;
 }

@@ -1,13 +1,13 @@
 #include "exporters/run_json.h"
 
 #include <cmath>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
 
 #include "metrics/run_results.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::exporters {
@@ -28,17 +28,17 @@ Json histogram_json(const metrics::RunHistogram& h) {
 
 Json series_json(const metrics::Run& run, const metrics::RunDevice& d) {
   Json s;
-  s["interval_seconds"] = rounded(static_cast<double>(run.step_ns) / 1e9);
+  s["interval_seconds"] = rounded(parsers::units::seconds_of_ns(run.step_ns));
   Json t = Json::array(), frames = Json::array(), janky = Json::array(), skipped = Json::array(),
        sf = Json::array(), active = Json::array(), sm = Json::array(), fps = Json::array();
   for (const auto& step : d.steps) {
-    const double span = static_cast<double>(step.span_ns) / 1e9;
-    t.push_back(rounded(static_cast<double>(step.end_ns - run.started_ns) / 1e9));
+    const double span = parsers::units::seconds_of_ns(step.span_ns);
+    t.push_back(rounded(parsers::units::seconds_of_ns(step.end_ns - run.started_ns)));
     frames.push_back(step.has_frames ? Json(step.frames) : Json());
     janky.push_back(step.has_frames ? Json(step.janky_frames) : Json());
     skipped.push_back(step.skipped_frames);
     sf.push_back(step.has_sf ? Json(step.sf_frames) : Json());
-    const double active_s = static_cast<double>(step.active_ns) / 1e9;
+    const double active_s = parsers::units::seconds_of_ns(step.active_ns);
     active.push_back(step.has_sf ? Json(rounded(active_s)) : Json());
     sm.push_back(span > 0 ? Json(rounded(std::clamp(d.refresh_hz - static_cast<double>(step.skipped_frames) / span,
                                                     0.0, d.refresh_hz)))
@@ -70,7 +70,7 @@ Json device_json(const metrics::Run& run, const metrics::RunDevice& d, std::int6
     Json e;
     e["name"] = v.version.name;
     e["code"] = v.version.code ? Json(*v.version.code) : Json();
-    e["at_seconds"] = rounded(static_cast<double>(std::max<std::int64_t>(0, v.at_ns - run.started_ns)) / 1e9);
+    e["at_seconds"] = rounded(parsers::units::seconds_of_ns(std::max<std::int64_t>(0, v.at_ns - run.started_ns)));
     versions.push_back(e);
   }
   j["versions"] = versions;
@@ -122,15 +122,7 @@ std::string csv_field(std::string_view raw) {
 }  // namespace
 
 std::string rfc3339_ms(std::int64_t wall_ns) {
-  const std::time_t secs = static_cast<std::time_t>(wall_ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  const long ms = static_cast<long>((wall_ns / 1'000'000) % 1000);
-  char frac[8];
-  std::snprintf(frac, sizeof frac, ".%03ldZ", ms < 0 ? 0 : ms);
-  return std::string(buf, n) + frac;
+  return parsers::units::format_utc(wall_ns, parsers::units::UtcFormat::iso_ms);
 }
 
 std::string run_json(const metrics::Run& run, std::int64_t now_ns, RunDetail detail) {

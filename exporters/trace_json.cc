@@ -1,7 +1,5 @@
 #include "exporters/trace_json.h"
 
-#include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
@@ -9,6 +7,7 @@
 #include "exporters/run_json.h"
 #include "metrics/trace_files.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 namespace {
@@ -95,15 +94,13 @@ std::string trace_list_json(const std::vector<metrics::StoredTrace>& traces) {
 }
 
 std::optional<std::int64_t> parse_rfc3339_utc(std::string_view text) {
-  using namespace std::chrono;
   const int y = digits(text, 0, 4), mo = digits(text, 5, 2), d = digits(text, 8, 2);
   const int h = digits(text, 11, 2), mi = digits(text, 14, 2), s = digits(text, 17, 2);
   if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
       text[16] != ':' || y < 0 || mo < 0 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59) {
     return std::nullopt;
   }
-  const year_month_day ymd{year(y), month(static_cast<unsigned>(mo)), day(static_cast<unsigned>(d))};
-  if (!ymd.ok()) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > parsers::units::days_in_month(y, mo)) return std::nullopt;
   std::int64_t fraction_ns = 0;
   std::size_t at = 19;
   if (text[at] == '.') {
@@ -116,8 +113,9 @@ std::optional<std::int64_t> parse_rfc3339_utc(std::string_view text) {
     if (scale == 100'000'000) return std::nullopt;  // a '.' without digits
   }
   if (at + 1 != text.size() || text[at] != 'Z') return std::nullopt;
-  const auto secs = sys_days(ymd) + hours(h) + minutes(mi) + seconds(s);
-  return duration_cast<nanoseconds>(secs.time_since_epoch()).count() + fraction_ns;
+  const std::int64_t secs =
+      parsers::units::days_from_civil(y, mo, d) * parsers::units::kSecondsPerDay + h * 3600 + mi * 60 + s;
+  return secs * parsers::units::kNsPerSecond + fraction_ns;
 }
 
 }  // namespace jank::exporters

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <ctime>
 #include <set>
 
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
 #include "parsers/names.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -359,12 +359,7 @@ void RunBook::drop_old(std::int64_t now_ns) {
 }
 
 std::string RunBook::make_id(std::int64_t now_ns) {
-  const std::time_t secs = static_cast<std::time_t>(now_ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "r%Y%m%dT%H%M%S", &tm);
-  std::string id = buf;
+  std::string id = "r" + parsers::units::format_utc(now_ns, parsers::units::UtcFormat::compact);
   id += "-" + std::to_string(next_seq_);
   while (find(id) != nullptr) id += "x";
   return id;

@@ -1,8 +1,8 @@
 #include "metrics/trace_files.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
+
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -14,17 +14,7 @@ bool id_char(char c) {
 
 // "20261124T031502Z": the UTC second of a Unix time in ns.
 std::string id_time(std::int64_t ns) {
-  using namespace std::chrono;
-  const sys_seconds secs = floor<seconds>(sys_time<nanoseconds>(nanoseconds(ns)));
-  const sys_days day = floor<days>(secs);
-  const year_month_day ymd(day);
-  const hh_mm_ss<seconds> hms(secs - day);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d%02u%02uT%02ld%02ld%02ldZ", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<long>(hms.hours().count()), static_cast<long>(hms.minutes().count()),
-                static_cast<long>(hms.seconds().count()));
-  return buf;
+  return parsers::units::format_utc(ns, parsers::units::UtcFormat::compact) + "Z";
 }
 
 }  // namespace

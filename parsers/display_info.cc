@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::parsers {
 
@@ -23,7 +24,7 @@ bool valid_hz(double hz) { return hz > 1.0 && hz <= 1000.0; }
 
 std::optional<double> hz_from_period(std::int64_t ns) {
   if (ns <= 0) return std::nullopt;
-  double hz = 1e9 / static_cast<double>(ns);
+  double hz = units::rate_of_period_ns(ns);
   if (!valid_hz(hz)) return std::nullopt;
   return hz;
 }

@@ -16,14 +16,13 @@
 #include <limits>
 
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::parsers {
 namespace {
 
 using std::size_t;
 using std::string_view;
-
-constexpr std::int64_t kNsPerSec = 1'000'000'000;
 
 // Header fields are padded with spaces (and tabs in hand-edited captures):
 // blanks (scan::is_blank) separate them; anything else is part of a field.
@@ -91,57 +90,29 @@ bool set_uid(string_view tok, LogLine& line) {
 
 // ---------------------------------------------------------------- time
 
-constexpr bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
 int days_in_month(int y, int m, bool year_known) {
-  constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m == 2) {
-    // Without a printed year, Feb 29 is real data from a leap year the caller
-    // may not know about; accept it rather than drop the line.
-    return (!year_known || is_leap(y)) ? 29 : 28;
-  }
-  return kDays[static_cast<size_t>(m - 1)];
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (era-based, 400-year cycles).
-std::int64_t days_from_civil(int y, int m, int d) {
-  const std::int64_t yy = static_cast<std::int64_t>(y) - (m <= 2 ? 1 : 0);
-  const std::int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-  const std::int64_t yoe = yy - era * 400;
-  const std::int64_t mp = (m + 9) % 12;  // March = 0
-  const std::int64_t doy = (153 * mp + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
+  // Without a printed year, Feb 29 is real data from a leap year the caller
+  // may not know about; accept it rather than drop the line.
+  if (m == 2 && !year_known) return 29;
+  return units::days_in_month(y, m);
 }
 
 // Years whose nanosecond timestamps fit in int64 (1677-09-21 .. 2262-04-11).
 constexpr int kMinYear = 1678;
 constexpr int kMaxYear = 2261;
 
-// The proleptic Gregorian year of a day count since 1970-01-01 (the inverse of
-// days_from_civil's era arithmetic, year only).
-int year_of_days(std::int64_t days) {
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;  // March = 0
-  return static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
-}
-
 // The year a stamp printed without one belongs to: the caller's default, or
 // the one of the three around `near_ns` that puts the stamp nearest to it (a
 // log read across New Year, a device a few time zones off).
 int year_for(const ParseOptions& opt, int month, int day, std::int64_t second_of_day) {
   if (!opt.yearless_near_ns) return opt.default_year;
-  const std::int64_t near_s = *opt.yearless_near_ns / kNsPerSec;
-  const int around = year_of_days(near_s / 86400 - (near_s % 86400 < 0 ? 1 : 0));
+  const std::int64_t near_s = *opt.yearless_near_ns / units::kNsPerSecond;
+  const int around = static_cast<int>(units::civil_from_days(units::floor_div(near_s, units::kSecondsPerDay)).year);
   int best = around;
   std::int64_t best_distance = -1;
   for (const int y : {around - 1, around, around + 1}) {
-    if (y < kMinYear || y > kMaxYear || (month == 2 && day == 29 && !is_leap(y))) continue;
-    const std::int64_t at = days_from_civil(y, month, day) * 86400 + second_of_day;
+    if (y < kMinYear || y > kMaxYear || (month == 2 && day == 29 && !units::is_leap_year(y))) continue;
+    const std::int64_t at = units::days_from_civil(y, month, day) * units::kSecondsPerDay + second_of_day;
     const std::int64_t distance = at > near_s ? at - near_s : near_s - at;
     if (best_distance < 0 || distance < best_distance) best = y, best_distance = distance;
   }
@@ -230,9 +201,9 @@ bool parse_time(string_view s, size_t& i, const ParseOptions& opt, LogTime& out)
       return false;
     }
     const std::int64_t secs =
-        days_from_civil(year, month, day) * 86400 + hh * 3600 + mi * 60 + ss - offset;
+        units::days_from_civil(year, month, day) * units::kSecondsPerDay + hh * 3600 + mi * 60 + ss - offset;
     out.base = TimeBase::wall;
-    out.ns = secs * kNsPerSec + frac;
+    out.ns = secs * units::kNsPerSecond + frac;
     i = p;
     return true;
   }
@@ -241,13 +212,13 @@ bool parse_time(string_view s, size_t& i, const ParseOptions& opt, LogTime& out)
   std::int64_t frac = 0;
   if (!read_fraction(s, p, frac)) return false;
   // Past this the nanosecond count would overflow int64.
-  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / kNsPerSec - 1)) {
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / units::kNsPerSecond - 1)) {
     return false;
   }
   // Epoch seconds are printed 19 wide and are ≥ 1e9 for any real date; seconds
   // since boot are printed 6 wide and never reach 1e9 (31 years of uptime).
   out.base = (lead + nd >= 19 || nd >= 10) ? TimeBase::wall : TimeBase::monotonic;
-  out.ns = static_cast<std::int64_t>(v) * kNsPerSec + frac;
+  out.ns = static_cast<std::int64_t>(v) * units::kNsPerSecond + frac;
   i = p;
   return true;
 }

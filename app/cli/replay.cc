@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -27,6 +27,7 @@
 #include "parsers/logcat_stream.h"
 #include "parsers/sf_latency.h"
 #include "parsers/text_input.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -39,10 +40,8 @@ constexpr std::size_t kProbeBytes = 64 * 1024;
 constexpr std::size_t kMaxDumpBytes = 256u << 20;
 
 int current_utc_year() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  return tm.tm_year + 1900;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<int>(parsers::units::utc_date_of_ns(parsers::units::to_ns(now)).year);
 }
 
 // Files at least this big are scanned on several threads.
@@ -228,7 +227,7 @@ double judging_refresh_hz(const ReplayOptions& o) {
     parsers::count_printed_periods(decoded, periods);
   }
   const auto best = parsers::most_printed_period(periods);
-  return best ? 1e9 / static_cast<double>(*best) : o.refresh_hz;
+  return best ? parsers::units::rate_of_period_ns(*best) : o.refresh_hz;
 }
 
 }  // namespace

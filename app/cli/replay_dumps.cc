@@ -11,6 +11,7 @@
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 #include "parsers/thermal.h"
+#include "parsers/time_units.h"
 #include "parsers/timestats.h"
 
 namespace jank::app {
@@ -26,7 +27,7 @@ std::string replay_latency(const std::string& name, std::string_view text, metri
     if (!section.layer.empty()) layer_name = section.layer;
     const parsers::SfLatency table = parsers::parse_sf_latency(section.text);
     if (table.refresh_period_ns && *table.refresh_period_ns > 0) {
-      device.refresh_hz = 1e9 / static_cast<double>(*table.refresh_period_ns);
+      device.refresh_hz = parsers::units::rate_of_period_ns(*table.refresh_period_ns);
       device.refresh_is_fallback = false;
     }
     if (layer_name.empty()) {

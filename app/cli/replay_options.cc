@@ -4,6 +4,7 @@
 
 #include "app/cli/cli_parse.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -52,7 +53,8 @@ void check(const CLI::App& app, const Given& g, ReplayOptions& o) {
     o.refresh_given = true;
   }
   if (given("--window-seconds") &&
-      (!parse_into(g.window, o.window_seconds) || o.window_seconds <= 0 || o.window_seconds > 86400))
+      (!parse_into(g.window, o.window_seconds) || o.window_seconds <= 0 ||
+       o.window_seconds > parsers::units::kSecondsPerDay))
     throw UsageError{"--window-seconds needs a whole number of seconds from 1 to 86400"};
   if (given("--layer")) {
     if (g.layer.empty()) throw UsageError{"--layer needs the layer's exact name"};

@@ -12,6 +12,7 @@
 #include "app/core/log.h"
 #include "exporters/regular_file.h"
 #include "exporters/trace_json.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -175,7 +176,8 @@ TraceStore::SaveResult TraceStore::save(std::string_view bytes, const metrics::S
   }
   StoredTrace t = metadata;
   t.bytes = bytes.size();
-  t.triggered_at_ns -= t.triggered_at_ns % 1'000'000;  // as exact as the metadata's time, so a rescan agrees
+  // As exact as the metadata's time, so a rescan agrees.
+  t.triggered_at_ns -= t.triggered_at_ns % parsers::units::kNsPerMillisecond;
   t.id = metrics::unique_trace_id(metrics::base_trace_id(t), [this](const std::string& id) { return taken(id); });
   if (t.id.empty()) return fail("write_failed", "no free id for " + metrics::base_trace_id(t));
   // Metadata first: a trace file never exists without it, and a crash in

@@ -49,16 +49,16 @@ metrics::RunBookOptions run_options(const config::Config& c) {
   metrics::RunBookOptions o;
   o.max_open = c.runs_max_open;
   o.max_kept = c.runs_max_kept;
-  o.max_age_ns = static_cast<std::int64_t>(c.runs_max_age_days * 86'400e9);
-  o.step_ns = static_cast<std::int64_t>(c.runs_step_seconds * 1e9);
-  o.settle_timeout_ns = static_cast<std::int64_t>(c.runs_settle_timeout_seconds * 1e9);
+  o.max_age_ns = parsers::units::to_ns(c.runs_max_age_days);
+  o.step_ns = parsers::units::to_ns(c.runs_step_seconds);
+  o.settle_timeout_ns = parsers::units::to_ns(c.runs_settle_timeout_seconds);
   return o;
 }
 
 metrics::StoreOptions store_options(const config::Config& c) {
   metrics::StoreOptions o;
   o.default_refresh_hz = c.default_refresh_rate_hertz;
-  o.window_seconds = c.sm_window_seconds;
+  o.window_seconds = c.sm_window_seconds.count();
   o.max_packages_per_device = c.max_packages_per_device;
   o.max_layers_per_device = c.surfaceflinger_max_layers;
   o.max_windows_per_package = c.gfxinfo_max_windows;
@@ -120,7 +120,7 @@ class Daemon {
     using namespace std::chrono;
     auto next = steady_clock::now();
     while (!io_.stopped()) {
-      const milliseconds tick(std::clamp(config_->logcat_read_batch_ms / 4, 0, 25));
+      const milliseconds tick = std::clamp(config_->logcat_read_batch_ms / 4, milliseconds(0), milliseconds(25));
       const bool plain = tick.count() == 0;  // run_for comes back to see a reloaded config
       // The io thread's barrier: an exception abandons its task alone, never
       // the loop (asio lets run/poll be called again after a throw).
@@ -208,7 +208,7 @@ class Daemon {
     for (const auto& endpoint : list) {
       ingest::DeviceTrackerOptions o;
       o.endpoint = endpoint;
-      o.request_timeout = std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+      o.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds);
       const std::string name = endpoint.to_string();
       {
         std::lock_guard<std::mutex> lock(shared_.mutex);
@@ -322,7 +322,7 @@ class Daemon {
   }
 
   void schedule_checkpoint() {
-    checkpoint_timer_.expires_after(std::chrono::milliseconds(static_cast<long>(config_->checkpoint_interval_seconds * 1000)));
+    checkpoint_timer_.expires_after(std::chrono::duration_cast<std::chrono::milliseconds>(config_->checkpoint_interval_seconds));
     checkpoint_timer_.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       write_checkpoint();

@@ -4,6 +4,7 @@
 
 #include "app/session/device_controller.h"
 #include "app/core/log.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 
@@ -108,7 +109,7 @@ void DeviceRegistry::stop_all() {
 }
 
 void DeviceRegistry::expire(const config::Config& config, std::int64_t now_ns) {
-  const auto grace = static_cast<std::int64_t>(config.device_grace_seconds * 1e9);
+  const auto grace = parsers::units::to_ns(config.device_grace_seconds);
   std::lock_guard<std::mutex> lock(shared_.mutex);
   for (const auto& serial : devices_past_grace(shared_.store, now_ns, grace)) {
     shared_.store.erase_device(serial);
@@ -116,7 +117,7 @@ void DeviceRegistry::expire(const config::Config& config, std::int64_t now_ns) {
   }
   // Processes that died (and did not come back under the same name).
   shared_.store.set_host_time(now_ns);
-  const auto process_grace = static_cast<std::int64_t>(config.process_grace_seconds * 1e9);
+  const auto process_grace = parsers::units::to_ns(config.process_grace_seconds);
   for (const auto& [serial, d] : shared_.store.devices()) {
     if (d->live.up) shared_.store.expire_packages(*d, process_grace);
   }

@@ -21,8 +21,8 @@ LiveSampler::LiveSampler(SharedState& shared, HostClock clock, RunAfter after)
     : shared_(shared), clock_(std::move(clock)), after_(std::move(after)) {}
 
 void LiveSampler::configure(const config::Config& config) {
-  const std::chrono::seconds interval(config.live_view_sample_seconds);
-  capacity_ = metrics::live_capacity(config.live_view_history_minutes * 60, config.live_view_sample_seconds);
+  const std::chrono::seconds interval = config.live_view_sample_seconds;
+  capacity_ = metrics::live_capacity(std::chrono::seconds(config.live_view_history_minutes).count(), interval.count());
   if (interval == interval_) return;
   interval_ = interval;
   ++generation_;

@@ -6,6 +6,7 @@
 
 #include "app/core/atomic_file.h"
 #include "app/core/log.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 
@@ -39,7 +40,7 @@ void StateFile::restore(SharedState& shared, std::int64_t now_ns) const {
       for (const auto& why : report.rejected) log_warning("state file " + path_ + ": " + why);
       for (const auto& [record, n] : report.rejected_by_record) shared.daemon.state_rejected_records[record] += n;
     } else {
-      const std::string aside = path_ + ".bad-" + std::to_string(now_ns / 1'000'000'000);
+      const std::string aside = path_ + ".bad-" + std::to_string(parsers::units::whole_seconds_of_ns(now_ns));
       std::error_code ec;
       fs::rename(path_, aside, ec);
       ++shared.daemon.state_load_failures;
@@ -68,7 +69,7 @@ void StateFile::restore_runs(SharedState& shared, std::int64_t now_ns) const {
     log_info("restored " + std::to_string(shared.runs.runs().size()) + " runs from " + runs_path_);
     return;
   }
-  const std::string aside = runs_path_ + ".bad-" + std::to_string(now_ns / 1'000'000'000);
+  const std::string aside = runs_path_ + ".bad-" + std::to_string(parsers::units::whole_seconds_of_ns(now_ns));
   std::error_code ec;
   fs::rename(runs_path_, aside, ec);
   ++shared.daemon.state_load_failures;

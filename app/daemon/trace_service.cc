@@ -10,6 +10,7 @@
 
 #include "app/core/log.h"
 #include "app/daemon/thread_barrier.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 
@@ -30,7 +31,7 @@ std::string trace_dir(const config::Config& c) {
 }
 
 metrics::TraceLimits trace_limits(const config::Config& c) {
-  return {c.traces_max_count, c.traces_max_bytes, static_cast<std::int64_t>(c.traces_max_age_days * 86'400e9)};
+  return {c.traces_max_count, c.traces_max_bytes, parsers::units::to_ns(c.traces_max_age_days)};
 }
 
 // Runs saves in order on a thread of its own, so that writing a trace of
@@ -130,7 +131,7 @@ void TraceHost::configure(const config::Config& c) {
   sink_ = store_ ? std::make_unique<Sink>(store_, *writer_) : nullptr;
   std::lock_guard<std::mutex> lock(shared_.mutex);
   shared_.trace_sink = sink_.get();
-  shared_.trace_budget.set_limits(static_cast<std::int64_t>(c.traces_min_interval_seconds * 1e9), c.traces_max_per_hour);
+  shared_.trace_budget.set_limits(parsers::units::to_ns(c.traces_min_interval_seconds), c.traces_max_per_hour);
   if (!store_) shared_.daemon.traces = {};
 }
 

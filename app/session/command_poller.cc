@@ -6,12 +6,13 @@
 #include "app/core/log.h"
 #include "app/session/battery_poller.h"
 #include "app/session/thermal_poller.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
 
 std::chrono::milliseconds millis(double seconds) {
-  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(parsers::units::Seconds(seconds));
 }
 
 }  // namespace
@@ -38,7 +39,7 @@ void CommandPoller::start() {
 
 void CommandPoller::poll() {
   ctx_.run(source_.command, source_.max_output, [this](ingest::ShellResult r) {
-    const auto interval = millis(source_.interval_seconds(*ctx_.config));
+    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(source_.interval(*ctx_.config));
     CommandOutcome outcome;
     {
       std::lock_guard<std::mutex> lock(ctx_.shared.mutex);

@@ -40,7 +40,7 @@ struct CommandSource {
   std::size_t max_output = 0;
   std::chrono::milliseconds first_delay{0};  // after the session starts following
   bool (*enabled)(const config::Config& config) = nullptr;
-  double (*interval_seconds)(const config::Config& config) = nullptr;
+  config::Seconds (*interval)(const config::Config& config) = nullptr;
   // Under the store's lock, with the store's host time set: counts the poll
   // and records the answer. `fresh_for_ns`: how long the reading stays current.
   CommandOutcome (*record)(const ingest::ShellResult& answer, metrics::Store& store, metrics::DeviceMetrics& device,

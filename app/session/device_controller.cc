@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/core/log.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::app {
@@ -29,8 +30,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       shared_(shared),
       clock_(std::move(clock)),
       rng_(std::hash<std::string>{}(serial_) ^ static_cast<std::uint64_t>(clock_.wall_ns())),
-      deadline_(std::chrono::milliseconds(static_cast<long>(config_->command_timeout_seconds * 1000)),
-                std::chrono::milliseconds(static_cast<long>(config_->command_timeout_max_seconds * 1000))),
+      deadline_(std::chrono::duration_cast<std::chrono::milliseconds>(config_->command_timeout_seconds),
+                std::chrono::duration_cast<std::chrono::milliseconds>(config_->command_timeout_max_seconds)),
       restart_timer_(io),
       gfxinfo_timer_(io),
       surface_timer_(io),
@@ -47,7 +48,7 @@ void DeviceController::start() {
     d.live.up = true;
     d.live.down_since_ns = 0;
     d.live.state = metrics::DeviceState::starting;
-    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
+    d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
   begin_session();
 }
@@ -160,13 +161,13 @@ void DeviceController::count_command(const ingest::ShellResult& result, std::chr
   }
   shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
     ++d.live.commands[std::string(ingest::shell_result_name(result))];
-    d.live.command_deadline_seconds = static_cast<double>(deadline_.current().count()) / 1000;
+    d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
 }
 
 void DeviceController::step_features() {
   const auto deadline =
-      clock_.steady_now() + std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000));
+      clock_.steady_now() + std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds);
   ingest::query(io_, endpoint_, ingest::features_request(serial_), deadline,
                 guarded([this](ingest::AdbError error, std::string payload) {
                   if (error) return restart_session("features: " + error.to_string());
@@ -263,10 +264,10 @@ void DeviceController::open_logcat() {
     restart_session("logcat stream ended" + (why.empty() ? std::string() : ": " + why));
   });
   // Opening the service on a slow device takes as long as its commands do.
-  const auto open_within = std::max(std::chrono::milliseconds(static_cast<long>(config_->connect_timeout_seconds * 1000)),
-                                    command_deadline());
+  const auto open_within =
+      std::max(std::chrono::duration_cast<std::chrono::milliseconds>(config_->connect_timeout_seconds), command_deadline());
   ingest::StreamOptions stream_options;
-  stream_options.read_batch = std::chrono::milliseconds(config_->logcat_read_batch_ms);
+  stream_options.read_batch = config_->logcat_read_batch_ms;
   logcat_ = ingest::DeviceStream::open(io_, endpoint_, serial_, protocol_, log_->open_script(),
                                        clock_.steady_now() + open_within, std::move(callbacks), stream_options);
 }

@@ -143,7 +143,7 @@ void DeviceProbes::display() {
       });
     }
     // The next round counts from this answer, so a slow device never has two out.
-    after_(std::chrono::milliseconds(static_cast<long>(config_->display_poll_interval_seconds * 1000)),
+    after_(std::chrono::duration_cast<std::chrono::milliseconds>(config_->display_poll_interval_seconds),
            [this] { refresh(); });
   });
 }

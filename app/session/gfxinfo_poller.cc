@@ -84,11 +84,10 @@ void GfxinfoPoller::poll_next() {
     versions_.run_due([this] {
       in_round_ = false;  // only now: a round asked for meanwhile must not overlap the version polls
       // The ~120-frame window overflowed somewhere: come back sooner.
-      const double seconds =
-          again_ ? 0
-                 : overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds
-                                  : ctx_.config->gfxinfo_poll_interval_seconds;
-      ctx_.after(std::chrono::milliseconds(static_cast<long>(seconds * 1000)), [this] { round(); });
+      const config::Seconds wait = again_          ? config::Seconds(0)
+                                   : overflow_seen_ ? ctx_.config->gfxinfo_fast_poll_interval_seconds
+                                                    : ctx_.config->gfxinfo_poll_interval_seconds;
+      ctx_.after(std::chrono::duration_cast<std::chrono::milliseconds>(wait), [this] { round(); });
     });
     return;
   }

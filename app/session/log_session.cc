@@ -5,6 +5,7 @@
 #include "app/core/log.h"
 #include "app/session/logcat_script.h"
 #include "metrics/sources/log_patterns.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 
@@ -212,7 +213,7 @@ void LogSession::on_line(const parsers::LogcatFollower::Line& line) {
   if (line.new_entry && line.device_ns) {
     const std::int64_t at = d.clock.observe(*line.device_ns, fed_at_ns_);
     d.live.last_line_time_ns = *line.device_ns;
-    d.live.ingest_lag_seconds = static_cast<double>(fed_at_ns_ - at) / 1e9;
+    d.live.ingest_lag_seconds = parsers::units::seconds_of_ns(fed_at_ns_ - at);
   }
   stream_->feed(line.text);
 }

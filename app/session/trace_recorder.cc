@@ -8,6 +8,7 @@
 
 #include "app/core/log.h"
 #include "app/session/perfetto_commands.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -22,8 +23,7 @@ std::string number(double v) {
   return buf;
 }
 
-std::int64_t ns(std::chrono::milliseconds d) { return std::chrono::nanoseconds(d).count(); }
-std::int64_t ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
+using parsers::units::to_ns;
 
 std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
   const auto it = d.live.info.find("sdk");
@@ -39,13 +39,13 @@ std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
 metrics::SpikeRuleLimits spike_rule_limits(const config::Config& c) {
   metrics::SpikeRuleLimits l;
   l.skip_frames = c.traces_rule_skip_frames;
-  l.davey_ms = c.traces_rule_davey_ms;
+  l.davey_ms = c.traces_rule_davey_ms.count();
   l.sm_below = c.traces_rule_sm_below;
-  l.sm_window_ns = ns(c.traces_rule_sm_seconds);
+  l.sm_window_ns = to_ns(c.traces_rule_sm_seconds);
   l.fps_below = c.traces_rule_fps_below;
-  l.fps_active_ns = ns(c.traces_rule_fps_seconds);
+  l.fps_active_ns = to_ns(c.traces_rule_fps_seconds);
   l.big_jank_count = c.traces_rule_big_jank_count;
-  l.big_jank_window_ns = ns(c.traces_rule_big_jank_window_seconds);
+  l.big_jank_window_ns = to_ns(c.traces_rule_big_jank_window_seconds);
   l.frozen_frames = c.traces_rule_frozen_frames;
   return l;
 }
@@ -68,7 +68,7 @@ TraceRecorder::~TraceRecorder() {
 
 void TraceRecorder::start(std::chrono::milliseconds first) {
   ctx_.shared.with_device(ctx_.serial, [this](metrics::DeviceMetrics& d) { rules_.configure(d); });
-  next_due_ns_ = ctx_.host_now() + ns(first);
+  next_due_ns_ = ctx_.host_now() + to_ns(first);
   ctx_.after(kTick, [this] { tick(); });
 }
 
@@ -113,7 +113,7 @@ void TraceRecorder::step(std::int64_t now) {
     case Phase::triggered: return wait_finished();
     case Phase::pull:
       if (ctx_.shared.trace_pulls >= SharedState::kMaxTracePulls) {
-        next_due_ns_ = now + ns(kTick);  // another device's trace is in transit
+        next_due_ns_ = now + to_ns(kTick);  // another device's trace is in transit
         return;
       }
       return pull();
@@ -123,7 +123,7 @@ void TraceRecorder::step(std::int64_t now) {
 void TraceRecorder::rearm_after(std::chrono::milliseconds delay) {
   phase_ = Phase::arm;
   confirmed_ = false;
-  next_due_ns_ = ctx_.host_now() + ns(delay);
+  next_due_ns_ = ctx_.host_now() + to_ns(delay);
 }
 
 // A session left running by an earlier device session (or exporter) is ours
@@ -134,7 +134,7 @@ void TraceRecorder::adopt() {
     busy_ = false;
     if (r.error) {
       // Never arm blind: arming removes the file a running session writes to.
-      next_due_ns_ = ctx_.host_now() + ns(arm_retry_);
+      next_due_ns_ = ctx_.host_now() + to_ns(arm_retry_);
       return;
     }
     adopt_next(perfetto::parse_pids(r.output), 0);
@@ -151,12 +151,12 @@ void TraceRecorder::adopt_next(std::vector<std::int32_t> pids, std::size_t i) {
       pid_ = pid;
       phase_ = Phase::armed;
       confirm("adopted");
-      next_due_ns_ = ctx_.host_now() + ns(ctx_.config->traces_check_interval_seconds);
+      next_due_ns_ = ctx_.host_now() + to_ns(ctx_.config->traces_check_interval_seconds);
       return;
     }
     if (r.error) {  // unknown: look again later rather than arm beside it
       phase_ = Phase::adopt;
-      next_due_ns_ = ctx_.host_now() + ns(arm_retry_);
+      next_due_ns_ = ctx_.host_now() + to_ns(arm_retry_);
       return;
     }
     adopt_next(std::move(pids), i + 1);
@@ -184,8 +184,9 @@ void TraceRecorder::arm_now() {
   perfetto::SessionOptions o;
   o.user_config = ctx_.config->traces_config_text;
   o.buffer_kb = ctx_.config->traces_buffer_kb;
-  o.timeout_ms = static_cast<std::uint32_t>(ctx_.config->traces_session_timeout_seconds * 1000);
-  o.stop_delay_ms = ctx_.config->traces_stop_delay_ms;
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_session_timeout_seconds);
+  o.timeout_ms = static_cast<std::uint32_t>(timeout.count());
+  o.stop_delay_ms = static_cast<std::uint32_t>(ctx_.config->traces_stop_delay_ms.count());
   o.apps = ctx_.config->gfxinfo_packages;
   ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
     o.sdk = sdk_of(d).value_or(0);
@@ -207,7 +208,8 @@ void TraceRecorder::arm_now() {
         log_info("device " + ctx_.serial + ": no Perfetto to trace with; asked again in 30 minutes");
       } else {
         log_warning("device " + ctx_.serial + ": perfetto did not start a trace session (" + ingest::failure_text(r) +
-                    "); asked again in " + std::to_string(arm_retry_.count() / 1000) + " s");
+                    "); asked again in " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(arm_retry_).count()) + " s");
       }
       const auto retry = unsupported ? std::chrono::milliseconds(kUnsupportedRetry) : arm_retry_;
       if (!unsupported) arm_retry_ = std::min<std::chrono::milliseconds>(arm_retry_ * 2, kMaxArmRetry);
@@ -218,7 +220,7 @@ void TraceRecorder::arm_now() {
     confirmed_ = false;
     // The service may still refuse the session (a second one of its name):
     // it counts as armed once its process is seen running.
-    next_due_ns_ = ctx_.host_now() + ns(std::chrono::milliseconds(1000));
+    next_due_ns_ = ctx_.host_now() + to_ns(std::chrono::milliseconds(1000));
   });
 }
 
@@ -233,7 +235,7 @@ void TraceRecorder::check_alive() {
   busy_ = true;
   ctx_.run(perfetto::alive_command(pid_), kSmallOutput, [this](ingest::ShellResult r) {
     busy_ = false;
-    const auto interval = ns(ctx_.config->traces_check_interval_seconds);
+    const auto interval = to_ns(ctx_.config->traces_check_interval_seconds);
     if (r.error) {
       next_due_ns_ = ctx_.host_now() + interval;  // unknown: asked again
       return;
@@ -273,8 +275,8 @@ void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
       return;
     }
     ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
-    next_due_ns_ = ctx_.host_now() + ns(std::chrono::milliseconds(ctx_.config->traces_stop_delay_ms));
-    finish_by_ns_ = next_due_ns_ + ns(ctx_.config->traces_finish_timeout_seconds);
+    next_due_ns_ = ctx_.host_now() + to_ns(ctx_.config->traces_stop_delay_ms);
+    finish_by_ns_ = next_due_ns_ + to_ns(ctx_.config->traces_finish_timeout_seconds);
   });
 }
 
@@ -291,7 +293,7 @@ void TraceRecorder::wait_finished() {
       return;
     }
     if (now < finish_by_ns_) {
-      next_due_ns_ = now + ns(kTick);
+      next_due_ns_ = now + to_ns(kTick);
       return;
     }
     count(&metrics::DeviceTraceStatus::failed, "not_finished");
@@ -308,7 +310,7 @@ void TraceRecorder::pull() {
   ++ctx_.shared.trace_pulls;
   pulling_slot_ = true;
   busy_ = true;
-  const auto deadline = std::chrono::milliseconds(static_cast<std::int64_t>(ctx_.config->traces_pull_timeout_seconds * 1000));
+  const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_pull_timeout_seconds);
   run_long_(perfetto::pull_command(), static_cast<std::size_t>(ctx_.config->traces_max_trace_bytes), deadline,
             [this](ingest::ShellResult r) {
               std::string_view failure;

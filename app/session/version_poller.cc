@@ -6,6 +6,7 @@
 #include "ingest/protocol.h"
 #include "metrics/sources/versions.h"
 #include "parsers/names.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 namespace {
@@ -70,7 +71,7 @@ std::string package_command(const std::string& package) {
 
 VersionPoller::VersionPoller(PollerContext& context)
     : ctx_(context),
-      schedule_(static_cast<std::int64_t>(context.config->packages_version_poll_interval_seconds * 1e9)) {}
+      schedule_(parsers::units::to_ns(context.config->packages_version_poll_interval_seconds)) {}
 
 void VersionPoller::seen(const parsers::GfxinfoDump& dump) {
   for (const auto& p : dump.processes) {

@@ -140,7 +140,7 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   auto config = std::make_shared<config::Config>();
   config->gfxinfo_discover = false;
   config->gfxinfo_packages = {"com.example.feed"};
-  config->packages_version_poll_interval_seconds = 300;
+  config->packages_version_poll_interval_seconds = config::Seconds(300);
   app::SharedState shared{metrics::StoreOptions{}};
   FakeSession session;
   app::GfxinfoPoller poller(

@@ -51,7 +51,7 @@ http:
   CHECK(c.max_packages_per_device == 50);
   CHECK(c.skipwarning_frames == 5);
   CHECK(c.restart_zygote);
-  CHECK(c.sm_window_seconds == 30);
+  CHECK(c.sm_window_seconds == std::chrono::seconds(30));
   CHECK(c.default_refresh_rate_hertz == 120);
   CHECK(c.gfxinfo_packages == std::vector<std::string>{"com.example.app", "com.example.app:remote"});
   REQUIRE(c.basic_auth.has_value());

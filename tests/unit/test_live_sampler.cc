@@ -19,8 +19,8 @@ constexpr std::int64_t kT0 = 1'764'061'000LL * 1'000'000'000;
 
 config::Config live_config(std::int64_t sample_seconds, std::int64_t history_minutes) {
   config::Config c;
-  c.live_view_sample_seconds = sample_seconds;
-  c.live_view_history_minutes = history_minutes;
+  c.live_view_sample_seconds = std::chrono::seconds(sample_seconds);
+  c.live_view_history_minutes = std::chrono::minutes(history_minutes);
   return c;
 }
 

@@ -76,7 +76,7 @@ struct Rig {
 TEST_CASE("thermal poller: dumpsys thermalservice every poll interval and the reading stored fresh for two of them",
           "[thermal][app]") {
   Rig rig;
-  rig.config->thermal_poll_interval_seconds = 20;
+  rig.config->thermal_poll_interval_seconds = config::Seconds(20);
   rig.device().live.command_deadline_seconds = 5;
   rig.start();
   REQUIRE(rig.session.waits == std::vector<std::chrono::milliseconds>{3000ms});
@@ -128,7 +128,7 @@ TEST_CASE("thermal poller: a device without the service is asked again only ever
                      "android.permission.DUMP permission\n");
   CHECK(metrics::thermal_of(rig.device())->polls.by_result().at("denied") == 1);
   // An interval longer than the retry wins.
-  rig.config->thermal_poll_interval_seconds = 7200;
+  rig.config->thermal_poll_interval_seconds = config::Seconds(7200);
   rig.session.fire();
   rig.session.answer("");
   CHECK(rig.session.waits.back() == 7200000ms);

@@ -92,7 +92,7 @@ struct Rig {
 
   Rig() {
     config->traces_enabled = true;
-    config->traces_stop_delay_ms = 1000;
+    config->traces_stop_delay_ms = std::chrono::milliseconds(1000);
     shared.trace_sink = &sink;
     device().live.info["sdk"] = "34";
     device().live.info["model"] = "Pixel 8";
@@ -255,7 +255,7 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
 
 TEST_CASE("the per-device limit suppresses a second spike and a session found running is adopted", "[traces][app]") {
   Rig rig;
-  rig.config->traces_min_interval_seconds = 300;
+  rig.config->traces_min_interval_seconds = config::Seconds(300);
   rig.shared.trace_budget.set_limits(300 * kSecond, 12);
   rig.shared.trace_budget.spend("s1", rig.session.host_ns);  // a trigger a moment ago
   rig.start();
@@ -278,7 +278,7 @@ TEST_CASE("the per-device limit suppresses a second spike and a session found ru
 
 TEST_CASE("a session that ends by itself is armed again and a trace too large or unwritable is counted", "[traces][app]") {
   Rig rig;
-  rig.config->traces_check_interval_seconds = 1;
+  rig.config->traces_check_interval_seconds = config::Seconds(1);
   rig.start();
   rig.arm();
   rig.tick_until_command();
