@@ -26,6 +26,7 @@ namespace jank::metrics {
 // (docs/architecture.md, "Adding a data source").
 enum class CollectAt : std::uint8_t {
   display,        // first of SurfaceFlinger's device series (the panel's power state)
+  timelines,      // after the activity state and FrameTimeline's input: TimeStats
   surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
   after_surface,  // after SurfaceFlinger's device series: a new source's place
 };

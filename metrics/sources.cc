@@ -6,14 +6,16 @@
 #include "metrics/sources/battery.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/timestats.h"
 
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 3> sources = {
+  static const std::array<const DeviceSource*, 4> sources = {
       &thermal_source(),
       &battery_source(),
       &power_source(),
+      &timestats_source(),
   };
   return sources;
 }
