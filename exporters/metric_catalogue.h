@@ -91,11 +91,6 @@ enum class Family : std::uint16_t {
   jank_exporter_layers_not_followed_total,
   jank_exporter_frametimeline_overflows_total,
   jank_exporter_frametimeline_restarts_total,
-  jank_exporter_timestats_resets_total,
-  jank_exporter_timestats_overflow_rows_total,
-  android_timestats_display_timeline_frames_total,
-  android_timestats_display_janky_frames_total,
-  android_timestats_display_jank_frames_total,
   // Per package.
   android_choreographer_skipped_frames_total,
   android_choreographer_skip_events_total,
@@ -142,11 +137,6 @@ enum class Family : std::uint16_t {
   android_frametimeline_window_frames_total,
   android_frametimeline_window_janky_frames_total,
   android_frametimeline_window_jank_frames_total,
-  android_timestats_frames_total,
-  android_timestats_dropped_frames_total,
-  android_timestats_timeline_frames_total,
-  android_timestats_janky_frames_total,
-  android_timestats_jank_frames_total,
   android_app_active,
   android_app_active_seconds_total,
   // Per SurfaceFlinger layer.

@@ -471,56 +471,6 @@ void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const
   }
 }
 
-// The jank payload's cause counters: label and value.
-template <typename Emit>
-void each_ts_cause(const parsers::TsJankPayload& jank, Emit emit) {
-  for (const parsers::TsJankField field : parsers::kTsJankFields) {
-    const std::uint32_t cause = parsers::ts_jank_field_cause(field);
-    if (cause != 0) emit(parsers::jank_bit_name(cause), jank[field]);
-  }
-}
-
-// TimeStats: per app (its layers' rows summed over rate buckets; rows of no
-// app layer, like "none", are only in the display totals) and per rate bucket.
-void collect_timestats(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev) {
-  const auto& ts = d.timestats;
-  for (const char* scope : {"buckets", "layers", "row"}) {
-    const std::uint64_t n = scope[0] == 'b' ? ts.bucket_resets() : scope[0] == 'l' ? ts.layer_resets() : ts.key_resets();
-    f.sample(F::jank_exporter_timestats_resets_total, dev, Extra{"scope", scope}, count(n));
-  }
-  f.sample(F::jank_exporter_timestats_overflow_rows_total, dev, count(ts.overflow_rows()));
-  for (const auto& [key, jank] : ts.buckets()) {
-    const LabelSet rates = label_set({{"serial", d.serial},
-                          {"refresh_rate", std::to_string(key.refresh_rate_fps)},
-                          {"render_rate", std::to_string(key.render_rate_fps)}});
-    f.sample(F::android_timestats_display_timeline_frames_total, rates,
-             count(jank[parsers::TsJankField::total_timeline_frames]));
-    f.sample(F::android_timestats_display_janky_frames_total, rates, count(jank[parsers::TsJankField::janky_frames]));
-    each_ts_cause(jank, [&](std::string_view cause, std::uint64_t n) {
-      f.sample(F::android_timestats_display_jank_frames_total, rates, Extra{"jank_type", cause}, count(n));
-    });
-  }
-  std::map<std::string, metrics::TsLayerTotals> apps;
-  for (const auto& [key, totals] : ts.layers()) {
-    const auto layer = parsers::classify_layer(key.layer + "#0");
-    if (!layer) continue;
-    auto& app = apps[layer->package];
-    app.total_frames += totals.total_frames;
-    app.dropped_frames += totals.dropped_frames;
-    for (std::size_t i = 0; i < parsers::kTsJankFieldCount; ++i) app.jank.counts[i] += totals.jank.counts[i];
-  }
-  for (const auto& [package, t] : apps) {
-    const LabelSet pkg = label_set({{"serial", d.serial}, {"package", package}});
-    f.sample(F::android_timestats_frames_total, pkg, count(t.total_frames));
-    f.sample(F::android_timestats_dropped_frames_total, pkg, count(t.dropped_frames));
-    f.sample(F::android_timestats_timeline_frames_total, pkg, count(t.jank[parsers::TsJankField::total_timeline_frames]));
-    f.sample(F::android_timestats_janky_frames_total, pkg, count(t.jank[parsers::TsJankField::janky_frames]));
-    each_ts_cause(t.jank, [&](std::string_view cause, std::uint64_t n) {
-      f.sample(F::android_timestats_jank_frames_total, pkg, Extra{"jank_type", cause}, count(n));
-    });
-  }
-}
-
 // The source modules' series at one place among the device's (metrics::CollectAt).
 void collect_sources(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
                      metrics::CollectAt at) {
@@ -546,16 +496,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
     f.sample(F::jank_exporter_frametimeline_overflows_total, dev, count(d.frametimeline.overflows()));
     f.sample(F::jank_exporter_frametimeline_restarts_total, dev, count(d.frametimeline.restarts()));
   }
-  if (in.timestats_lines > 0) {
-    const LabelSet labels = label_set({{"serial", d.serial}, {"source", "timestats"}});
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
-             count(in.timestats_lines - in.timestats_malformed));
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"},
-             count(in.timestats_malformed));
-  }
-  if (d.has_timestats) {
-    collect_timestats(f, d, dev);
-  }
+  collect_sources(f, d, dev, now, metrics::CollectAt::timelines);
   if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && !metrics::power_lines_read(d)) return;
   f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
   const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {

@@ -59,6 +59,15 @@ class Checkpoint {
     map = std::move(read);
     return *this;
   }
+  // A part that keeps its own layout through a save/load pair (a tracker
+  // whose record predates Checkpoint): false when loading found values that
+  // cannot be true together.
+  template <class Part>
+  bool part(Part& p) {
+    if (loading()) return p.load(*reader_);
+    p.save(*writer_);
+    return true;
+  }
 
   // Whether every value read so far was one a file can hold (always true
   // when saving). A source's checkpoint function adds its own rules (a part

@@ -27,6 +27,7 @@ namespace jank::metrics {
 enum class CollectAt : std::uint8_t {
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
+  timelines,      // after the activity state and FrameTimeline's input: TimeStats
   surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
   after_surface,  // after SurfaceFlinger's device series: a new source's place
 };

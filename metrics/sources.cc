@@ -3,20 +3,22 @@
 #include <array>
 
 #include "metrics/source.h"
-#include "metrics/sources/log_patterns.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/timestats.h"
 #include "metrics/sources/versions.h"
 
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 5> sources = {
+  static const std::array<const DeviceSource*, 6> sources = {
       &log_pattern_source(),
       &thermal_source(),
       &battery_source(),
       &power_source(),
+      &timestats_source(),
       &versions_source(),
   };
   return sources;

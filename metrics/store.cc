@@ -242,14 +242,6 @@ FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parse
   return poll;
 }
 
-TsObservation Store::record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump) {
-  device.surface_input.timestats_lines += dump.lines;
-  device.surface_input.timestats_malformed += dump.malformed_lines;
-  const TsObservation seen = device.timestats.observe(dump);
-  if (seen.counted) device.has_timestats = true;
-  return seen;
-}
-
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
   auto it = device.packages.find(name);
   if (it != device.packages.end()) return it->second;
@@ -770,11 +762,6 @@ std::string Store::save() const {
     if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0) {
       save_surface(w, *d);
     }
-    if (d->has_timestats) {
-      w.tag("ts_device").u64(d->surface_input.timestats_lines).u64(d->surface_input.timestats_malformed);
-      d->timestats.save(w);
-      w.newline();
-    }
     if (d->surface_input.frametimeline_lines > 0) {
       w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
       d->frametimeline.save(w);
@@ -930,19 +917,6 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     for (bool more = true; more && !r.fail();) {
       if (r.peek("surface")) {
         load_surface(r, *d, [&](const std::string& record, const std::string& why) { reject(serial, record, why); });
-      } else if (r.peek("ts_device")) {
-        r.expect("ts_device");
-        before = r.rejected();
-        const std::uint64_t lines = r.u64(), malformed = r.u64();
-        const bool tracker_ok = d->timestats.load(r);
-        if (r.rejected() != before || !tracker_ok || malformed > lines) {
-          d->timestats = TimeStatsTracker();
-          reject(serial, "timestats", "a value that cannot be true; TimeStats is read afresh");
-        } else {
-          d->has_timestats = true;
-          d->surface_input.timestats_lines = lines;
-          d->surface_input.timestats_malformed = malformed;
-        }
       } else if (r.peek("ft_device")) {
         r.expect("ft_device");
         before = r.rejected();

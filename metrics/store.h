@@ -28,7 +28,6 @@
 #include "metrics/skip_window.h"
 #include "metrics/source_state.h"
 #include "metrics/stall_reports.h"
-#include "metrics/timestats_tracker.h"
 #include "metrics/trace_status.h"
 #include "metrics/window_frames.h"
 #include "parsers/frametimeline.h"
@@ -196,7 +195,6 @@ struct DeviceMetrics {
     std::uint64_t list_lines = 0, list_malformed = 0;        // --list
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
     std::uint64_t frametimeline_lines = 0, frametimeline_malformed = 0;  // --frametimeline
-    std::uint64_t timestats_lines = 0, timestats_malformed = 0;          // --timestats -dump
   } surface_input;
   // The device's FrameTimeline window: frames counted once across polls.
   FrameTimelineTracker frametimeline;
@@ -207,10 +205,6 @@ struct DeviceMetrics {
   // session (Store::expect_frametimeline).
   bool frametimeline_expected = true;
   std::int64_t frametimeline_polled_ns = 0;  // host time of the previous --frametimeline poll (0: none yet)
-  // TimeStats' counters across its resets (surfaceflinger.timestats),
-  // checkpointed with their baselines.
-  TimeStatsTracker timestats;
-  bool has_timestats = false;
   // What gfxinfo dumps brought (every one, whatever package): received =
   // parsed + discarded for lines and for framestats rows.
   struct DumpInput {
@@ -292,8 +286,6 @@ class Store {
   // One --frametimeline -all poll: each app frame counted once, under the
   // package its layer names (else its owner pid's), and offered to the join.
   FrameTimelinePoll record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
-  // A `--timestats -dump` answer: loss-free totals across TimeStats resets.
-  TsObservation record_timestats(DeviceMetrics& device, const parsers::TimeStatsDump& dump);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that

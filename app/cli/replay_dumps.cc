@@ -5,6 +5,7 @@
 
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/timestats.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
@@ -89,7 +90,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
     case parsers::InputKind::timestats:
       // Dumps in a row: resets between them are taken in as live.
       for (const std::string_view dump : parsers::split_timestats_dumps(text)) {
-        store.record_timestats(device, parsers::parse_timestats(dump));
+        metrics::record_timestats(device, parsers::parse_timestats(dump));
       }
       return "";
     case parsers::InputKind::logcat:

@@ -8,6 +8,7 @@
 #include "ingest/protocol.h"
 #include "metrics/frametimeline_tracker.h"
 #include "metrics/sources/power.h"
+#include "metrics/sources/timestats.h"
 #include "parsers/frametimeline.h"
 #include "parsers/power_state.h"
 #include "parsers/timestats.h"
@@ -258,7 +259,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         run_(kTimeStatsCommand, kTimeStatsOutput, [this, job, started](ingest::ShellResult r) {
           schedule_.ran(job, started);
           const parsers::TimeStatsDump dump = parsers::parse_timestats(r.output);
-          record("timestats", r, [&](metrics::DeviceMetrics& d) { shared_.store.record_timestats(d, dump); });
+          record("timestats", r, [&](metrics::DeviceMetrics& d) { metrics::record_timestats(d, dump); });
           step();
         });
         return;

@@ -10,6 +10,7 @@
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/timestats.h"
 #include "metrics/sources/versions.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
@@ -116,7 +117,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   row.dropped_frames = 1;
   row.jank = bucket.jank;
   ts.layers.push_back(row);
-  store.record_timestats(d, ts);
+  metrics::record_timestats(d, ts);
 
   metrics::count_thermal_poll(d, "ok");
   d.live.package_polls["ok"] = 1;

@@ -6,7 +6,6 @@
 
 #include <string>
 
-#include "metrics/store.h"
 #include "metrics/timestats_tracker.h"
 #include "parsers/frametimeline.h"
 #include "parsers/timestats.h"
@@ -602,61 +601,6 @@ TEST_CASE("timestats tracker: parsed dumps of two versions", "[timestats]") {
   CHECK(t.bucket_resets() == 1);
   CHECK(t.buckets().at(TsBucketKey{60, 60})[TsJankField::total_timeline_frames] == 3500);
   CHECK(jank::test::layer_total(t, feed, TsJankField::app_unattributed) == 95);
-}
-
-TEST_CASE("timestats store: the checkpoint keeps totals and baselines so a restart counts only what grew",
-          "[timestats][store][state]") {
-  auto dump = [](std::uint64_t frames, std::uint64_t app) {
-    jank::parsers::TimeStatsDump d;
-    d.text = jank::parsers::TimeStatsText::timestats;
-    d.has_jank_payload = true;
-    d.stats_start = 1700000000;
-    jank::parsers::TsGlobalBucket g;
-    g.refresh_rate_fps = g.render_rate_fps = 120;
-    g.jank[jank::parsers::TsJankField::total_timeline_frames] = frames;
-    g.jank[jank::parsers::TsJankField::app_unattributed] = app;
-    d.global.push_back(g);
-    jank::parsers::TsLayer l;
-    l.refresh_rate_fps = l.render_rate_fps = 120;
-    l.uid = 10001;
-    l.layer_name = "com.example.feed/com.example.feed.MainActivity#57";
-    l.game_mode = jank::parsers::TsGameMode::standard;
-    l.total_frames = frames;
-    l.jank = g.jank;
-    d.layers.push_back(l);
-    return d;
-  };
-  jank::metrics::Store store;
-  auto& d = store.device("s");
-  store.record_timestats(d, dump(100, 4));
-  const std::string saved = store.save();
-  REQUIRE(saved.find("ts_device") != std::string::npos);
-
-  jank::metrics::Store restored;
-  std::string error;
-  REQUIRE(restored.load(saved, error));
-  CHECK(restored.save() == saved);
-  auto& r = restored.device("s");
-  // The next answer adds what grew since the checkpoint, not its whole 150.
-  restored.record_timestats(r, dump(150, 5));
-  const jank::metrics::TsLayerKey key{"com.example.feed/com.example.feed.MainActivity", 10001, 120, 120,
-                                      jank::parsers::TsGameMode::standard};
-  CHECK(jank::test::layer_total(r.timestats, key, jank::parsers::TsJankField::total_timeline_frames) == 150);
-  CHECK(jank::test::layer_total(r.timestats, key, jank::parsers::TsJankField::app_unattributed) == 5);
-  CHECK(r.timestats.buckets().at({120, 120})[jank::parsers::TsJankField::total_timeline_frames] == 150);
-
-  // A baseline from a dump the tracker never took (seen past its sequence) is refused, and read afresh.
-  std::string bad = saved;
-  const auto at = bad.find("ts_device");
-  REQUIRE(at != std::string::npos);
-  const auto seq_at = bad.find("timestats 1 ", at);
-  REQUIRE(seq_at != std::string::npos);
-  bad.replace(seq_at, std::string("timestats 1 ").size(), "timestats 0 ");
-  jank::metrics::Store refused;
-  jank::metrics::Store::LoadReport report;
-  REQUIRE(refused.load(bad, error, &report));
-  CHECK(report.rejected_by_record["timestats"] == 1);
-  CHECK_FALSE(refused.device("s").has_timestats);
 }
 
 TEST_CASE("timestats: a capture of dumps in a row splits at each header", "[timestats]") {
