@@ -57,7 +57,7 @@ struct Config {
   // display
   double default_refresh_rate_hertz = 60;
   Seconds display_poll_interval_seconds{60};
-  double power_poll_interval_seconds = 5;  // dumpsys power: is the panel on?
+  Seconds power_poll_interval_seconds{5};  // dumpsys power: is the panel on?
 
   // thermal: dumpsys thermalservice (Android 10+), a few KiB that change slowly
   bool thermal_enabled = true;
@@ -72,16 +72,14 @@ struct Config {
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll
   // well within that; a resting layer is polled less often.
-  // These four and display.power_poll_interval_seconds are still plain
-  // seconds: poll_intervals() (app/session/surface_poller.cc) reads them so.
-  double surfaceflinger_fast_poll_interval_seconds = 0.5;
-  double surfaceflinger_idle_poll_interval_seconds = 2;
-  double surfaceflinger_list_interval_seconds = 10;
+  Seconds surfaceflinger_fast_poll_interval_seconds{0.5};
+  Seconds surfaceflinger_idle_poll_interval_seconds{2};
+  Seconds surfaceflinger_list_interval_seconds{10};
   std::size_t surfaceflinger_max_layers = 16;           // followed per device
   double surfaceflinger_max_commands_per_second = 10;  // per device, every SurfaceFlinger and power command
   bool surfaceflinger_frametimeline = true;  // --frametimeline -all on Android 12+
   bool surfaceflinger_timestats = false;     // --timestats -dump -enable: changes device state, opt-in
-  double surfaceflinger_timestats_interval_seconds = 10;
+  Seconds surfaceflinger_timestats_interval_seconds{10};
 
   // gfxinfo
   std::vector<std::string> gfxinfo_packages;

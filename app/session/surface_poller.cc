@@ -34,9 +34,7 @@ constexpr const char* kTimeStatsCommand = "dumpsys SurfaceFlinger --timestats -d
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
-std::chrono::nanoseconds seconds(double s) {
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(s * 1e9));
-}
+std::chrono::nanoseconds ns(config::Seconds s) { return std::chrono::duration_cast<std::chrono::nanoseconds>(s); }
 
 }  // namespace
 
@@ -55,13 +53,13 @@ std::vector<parsers::AppLayer> layers_to_follow(const std::vector<std::string>& 
 
 PollIntervals poll_intervals(const config::Config& c) {
   PollIntervals i;
-  i.fast = seconds(c.surfaceflinger_fast_poll_interval_seconds);
-  i.idle = seconds(c.surfaceflinger_idle_poll_interval_seconds);
-  i.list = seconds(c.surfaceflinger_list_interval_seconds);
-  i.power = seconds(c.power_poll_interval_seconds);
-  i.spacing = seconds(1.0 / c.surfaceflinger_max_commands_per_second);
+  i.fast = ns(c.surfaceflinger_fast_poll_interval_seconds);
+  i.idle = ns(c.surfaceflinger_idle_poll_interval_seconds);
+  i.list = ns(c.surfaceflinger_list_interval_seconds);
+  i.power = ns(c.power_poll_interval_seconds);
+  i.spacing = ns(config::Seconds(1.0 / c.surfaceflinger_max_commands_per_second));
   i.frametimeline = c.surfaceflinger_frametimeline;
-  if (c.surfaceflinger_timestats) i.timestats = seconds(c.surfaceflinger_timestats_interval_seconds);
+  if (c.surfaceflinger_timestats) i.timestats = ns(c.surfaceflinger_timestats_interval_seconds);
   return i;
 }
 

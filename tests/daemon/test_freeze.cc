@@ -38,6 +38,13 @@ Counts exported(const std::map<std::string, double>& s, const std::string& seria
   return c;
 }
 
+// Polls that found the layer's table wrapped past its newest counted frame:
+// frames lost to a poll that came too late, which the exporter reports.
+double overflows(const std::map<std::string, double>& s, const std::string& serial, const LayerId& l) {
+  const auto it = s.find(layer_series("android_layer_poll_overflows_total", serial, l));
+  return it == s.end() ? 0 : it->second;
+}
+
 Counts truth_of(const Json& truth, const std::string& device, const LayerId& l) {
   const Json* app = DevSim::app(truth, device, l.package);
   REQUIRE(app != nullptr);
@@ -118,11 +125,15 @@ TEST_CASE("a game frozen for 1.5 s then 3 s then 6 s shows three BigJank and thr
   // Settled: every layer polled since the pause (counts unchanged over 1.5 s,
   // longer than the fast poll interval).
   std::map<std::pair<std::string, LayerId>, Counts> e0, previous;
+  std::map<std::pair<std::string, LayerId>, double> overflows0;
   REQUIRE(wait_until([&] {
     const auto s = rig.ex->samples();
     e0.clear();
     for (const auto& d : rig.sim.devices()) {
-      for (const auto& l : kLayers) e0[{d.name, l}] = exported(s, emulator_serial(d), l);
+      for (const auto& l : kLayers) {
+        e0[{d.name, l}] = exported(s, emulator_serial(d), l);
+        overflows0[{d.name, l}] = overflows(s, emulator_serial(d), l);
+      }
     }
     const bool same = e0 == previous;
     previous = e0;
@@ -159,17 +170,23 @@ TEST_CASE("a game frozen for 1.5 s then 3 s then 6 s shows three BigJank and thr
   rig.control("pause");
   const Json t1 = rig.sim.truth();
 
-  std::string differences;
+  // A layer whose polls fell behind its table (a loaded host) lost frames the
+  // exporter reported as overflows: its counts can only fall short of the
+  // truth, and its freezes cannot be judged. Every other layer is exact.
+  std::string differences, behind;
   const bool settled = wait_until([&] {
     const auto s = rig.ex->samples();
     differences.clear();
+    behind.clear();
     for (const auto& d : rig.sim.devices()) {
       for (const auto& l : kLayers) {
         const Counts got = exported(s, emulator_serial(d), l);
         const Counts was = e0[{d.name, l}], a = truth_of(t0, d.name, l), b = truth_of(t1, d.name, l);
+        const double lost_polls = overflows(s, emulator_serial(d), l) - overflows0[{d.name, l}];
+        if (lost_polls > 0) behind += d.name + " " + l.layer + ": " + std::to_string(lost_polls) + " overflows\n";
         for (const auto& [family, field] : kCounts) {
           const double want = b.at(field) - a.at(field), have = got.at(field) - was.at(field);
-          if (want != have) {
+          if (lost_polls > 0 ? have > want : want != have) {
             differences += d.name + " " + l.layer + " " + field + ": exported " + std::to_string(have) +
                            ", truth " + std::to_string(want) + "\n";
           }
@@ -180,12 +197,16 @@ TEST_CASE("a game frozen for 1.5 s then 3 s then 6 s shows three BigJank and thr
   }, 30000ms, 500ms);
   INFO(differences);
   CHECK(settled);
+  if (!behind.empty()) WARN("polls fell behind the layer tables; those layers were not judged exactly:\n" << behind);
 
   const auto s = rig.ex->samples();
+  int judged = 0;
   for (const auto& d : rig.sim.devices()) {
     const std::string serial = emulator_serial(d);
     for (const auto& l : kLayers) {
       CAPTURE(d.name, l.layer);
+      if (overflows(s, serial, l) > overflows0[{d.name, l}]) continue;  // reported above
+      ++judged;
       const Counts got = exported(s, serial, l), was = e0[{d.name, l}];
       const double n = l.package == kGame ? freezes : 0;
       // The game's layers: one BigJank, one frozen frame per freeze; the
@@ -196,6 +217,8 @@ TEST_CASE("a game frozen for 1.5 s then 3 s then 6 s shows three BigJank and thr
       CHECK(got.at("frozen") - was.at("frozen") == n);
     }
   }
+  // At most two of the six layers fell behind: a host loaded past that proves nothing.
+  CHECK(judged >= 4);
 }
 
 namespace {
