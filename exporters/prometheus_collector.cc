@@ -64,10 +64,13 @@ class FamilySink final : public SeriesSink {
 
  private:
   ClientMetric& add(const FamilySpec& spec, const LabelSet& labels, const Extra* extra) {
-    auto& index = index_[family_index(spec)];
+    const std::size_t at = family_index(spec);
+    auto& index = index_[at];
     if (index < 0) {
       index = static_cast<int>(families_.size());
-      families_.push_back(MetricFamily{std::string(spec.name), std::string(spec.help), prometheus_type(spec.type), {}});
+      // The declaration, not a module's copy of it (a copy holds no help).
+      const FamilySpec& decl = at < catalogue().size() ? catalogue()[at] : spec;
+      families_.push_back(MetricFamily{std::string(decl.name), std::string(decl.help), prometheus_type(decl.type), {}});
     }
     auto& metrics = families_[static_cast<std::size_t>(index)].metric;
     metrics.emplace_back();
@@ -436,47 +439,18 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
   }
 }
 
-void collect_frametimeline(SeriesSink& f, const metrics::DeviceMetrics& d, const std::string& package,
-                           const LabelSet& pkg, const metrics::FrameTimelineCounts& ft,
-                           const metrics::FrameTimelineWindows& windows) {
-  f.sample(F::android_frametimeline_frames_total, pkg, count(ft.frames));
-  f.sample(F::android_frametimeline_janky_frames_total, pkg, count(ft.janky));
-  f.sample(F::android_frametimeline_unjudged_frames_total, pkg, count(ft.unjudged));
-  f.sample(F::android_frametimeline_joined_frames_total, pkg, count(ft.joined));
-  // Every type once a frame of the app was judged, so that rates of each exist from the start.
-  for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
-    f.sample(F::android_frametimeline_jank_frames_total, pkg, Extra{"jank_type", metrics::jank_label(label)},
-             count(ft.by_label[label]));
-  }
-  for (const auto& [title, w] : windows.windows()) {
-    const LabelSet win = label_set({{"serial", d.serial}, {"package", package}, {"window", title}});
-    f.sample(F::android_frametimeline_window_frames_total, win, count(w.frames));
-    f.sample(F::android_frametimeline_window_janky_frames_total, win, count(w.janky));
-    for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
-      if (w.by_label[label] == 0) continue;  // sparse: up to 9 windows x 11 types
-      f.sample(F::android_frametimeline_window_jank_frames_total, win, Extra{"jank_type", metrics::jank_label(label)},
-               count(w.by_label[label]));
-    }
-  }
-  // Every type and stage once a frame joined: a fixed set of series.
-  if (ft.joined == 0) return;
-  for (std::size_t label = 0; label < metrics::kJankLabels; ++label) {
-    const LabelSet typed =
-        label_set({{"serial", d.serial}, {"package", package}, {"jank_type", std::string(metrics::jank_label(label))}});
-    for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
-      const Extra stage{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))};
-      f.sample(F::android_frametimeline_stage_seconds_total, typed, stage, ft.stage_seconds[label][st]);
-      f.sample(F::android_frametimeline_stage_frames_total, typed, stage, count(ft.stage_frames[label][st]));
-    }
-  }
-}
-
 // The source modules' series at one place among the device's (metrics::CollectAt).
 void collect_sources(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
                      metrics::CollectAt at) {
   for (const auto* source : metrics::device_sources()) {
     if (source->collects_at(at)) source->collect(f, d, dev, now, at);
   }
+}
+
+// The source modules' series at one place among an app's (metrics::PackageAt).
+void collect_package_sources(SeriesSink& f, const metrics::DeviceMetrics& d, const std::string& package,
+                             const metrics::PackageMetrics& p, std::int64_t now, metrics::PackageAt at) {
+  for (const auto* source : metrics::device_sources()) source->collect_package(f, d, package, p, now, at);
 }
 
 void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now) {
@@ -486,17 +460,8 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
       f.sample(F::android_device_activity_state, dev, Extra{"state", s}, *state == s ? 1 : 0);
     }
   }
-  const auto& in = d.surface_input;
-  if (in.frametimeline_lines > 0) {
-    const LabelSet labels = label_set({{"serial", d.serial}, {"source", "frametimeline"}});
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
-             count(in.frametimeline_lines - in.frametimeline_malformed));
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"},
-             count(in.frametimeline_malformed));
-    f.sample(F::jank_exporter_frametimeline_overflows_total, dev, count(d.frametimeline.overflows()));
-    f.sample(F::jank_exporter_frametimeline_restarts_total, dev, count(d.frametimeline.restarts()));
-  }
   collect_sources(f, d, dev, now, metrics::CollectAt::timelines);
+  const auto& in = d.surface_input;
   if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && !metrics::power_lines_read(d)) return;
   f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
   const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
@@ -636,12 +601,12 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
       }
       f.sample(F::jank_exporter_gfxinfo_windows_overflowed_total, pkg, count(p.windows.overflowed()));
     }
-    if (p.has_frametimeline) collect_frametimeline(f, d, name, pkg, p.frametimeline, p.frametimeline_windows);
+    collect_package_sources(f, d, name, p, now, metrics::PackageAt::windows);
     if (layers != nullptr || p.active.total_ns() > 0) {
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
       f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
     }
-    for (const auto* source : metrics::device_sources()) source->collect_package(f, d, name, p, now);
+    collect_package_sources(f, d, name, p, now, metrics::PackageAt::last);
   }
   collect_layers(f, d);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "metrics/sources/frametimeline.h"
 #include "metrics/state_io.h"
 
 namespace jank::metrics {
@@ -120,12 +121,12 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
       put(c, "framestats_janky_frames", name, p.framestats.janky_frames());
       put(c, "framestats_janky_frames_legacy", name, p.framestats.janky_frames_legacy());
     }
-    if (p.has_frametimeline) {
-      put(c, "ft_frames", name, p.frametimeline.frames);
-      put(c, "ft_janky_frames", name, p.frametimeline.janky);
+    if (const FrameTimelineCounts* ft = frametimeline_of(p)) {
+      put(c, "ft_frames", name, ft->frames);
+      put(c, "ft_janky_frames", name, ft->janky);
       // Index 0 is "None": a frame on time is not a cause.
       for (std::size_t i = 1; i < kJankLabels; ++i) {
-        if (p.frametimeline.by_label[i] > 0) put(c, "ft_type:" + std::string(jank_label(i)), name, p.frametimeline.by_label[i]);
+        if (ft->by_label[i] > 0) put(c, "ft_type:" + std::string(jank_label(i)), name, ft->by_label[i]);
       }
     }
   }

@@ -27,9 +27,18 @@ namespace jank::metrics {
 enum class CollectAt : std::uint8_t {
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
-  timelines,      // after the activity state and FrameTimeline's input: TimeStats
+  timelines,      // after the activity state: FrameTimeline's input, then TimeStats
   surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
   after_surface,  // after SurfaceFlinger's device series: a new source's place
+};
+
+// Where an app's parts of a source stand among its own, in its series and in
+// its package record: a source moved into a module keeps the place its
+// series and fields had (the golden exposition, files of older releases).
+enum class PackageAt : std::uint8_t {
+  framestats,  // after the framestats counts (record only): FrameTimeline's counts
+  windows,     // after the gfxinfo windows: FrameTimeline's windows (and its series)
+  last,        // last of the app's: a new source's place
 };
 
 class DeviceSource {
@@ -67,13 +76,21 @@ class DeviceSource {
   virtual std::string_view legacy_record() const { return {}; }
 
   // A source with per-app state keeps it in each PackageMetrics' slot: made
-  // by make_package_state (null: none), checkpointed as a part of the
-  // package record, collected last of the package's series.
+  // by make_package_state (null: none), checkpointed as parts of the package
+  // record, collected at its places among the package's series (PackageAt).
   virtual std::unique_ptr<SourceState> make_package_state() const { return nullptr; }
-  virtual bool package_worth_saving(const SourceState&) const { return false; }
-  virtual bool checkpoint_package(Checkpoint& c, SourceState&) const { return c.valid(); }
+  // The tag of its part at `at` ("": none there). At `last` the store
+  // writes the tag; at an inner place the part is the layout the store
+  // wrote before the module, its tag included.
+  virtual std::string_view package_tag(PackageAt at) const { return at == PackageAt::last ? name() : std::string_view{}; }
+  virtual bool package_worth_saving(const SourceState&, PackageAt) const { return false; }
+  virtual bool checkpoint_package(Checkpoint& c, SourceState&, PackageAt) const { return c.valid(); }
   virtual void collect_package(SeriesSink&, const DeviceMetrics&, const std::string& /*package*/,
-                               const PackageMetrics&, std::int64_t /*now_ns*/) const {}
+                               const PackageMetrics&, std::int64_t /*now_ns*/, PackageAt) const {}
+  // Framestats rows of `window` the store counted, with their timings: a
+  // source that joins its frames with them (FrameTimeline's frame join).
+  virtual void framestats_rows(DeviceMetrics&, PackageMetrics&, std::string_view /*window*/,
+                               std::span<const TimedFrame>) const {}
   // The device's packages changed (some expired, or the store was loaded):
   // what the source holds per package may need dropping or rebuilding.
   virtual void packages_changed(DeviceMetrics&) const {}

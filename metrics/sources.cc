@@ -4,6 +4,7 @@
 
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/frametimeline.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
@@ -13,7 +14,10 @@
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  static const std::array<const DeviceSource*, 6> sources = {
+  // FrameTimeline first: its record follows the surface record, as the
+  // store wrote it, and its input series come before TimeStats' (timelines).
+  static const std::array<const DeviceSource*, 7> sources = {
+      &frametimeline_source(),
       &log_pattern_source(),
       &thermal_source(),
       &battery_source(),

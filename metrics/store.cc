@@ -63,12 +63,6 @@ PackageMetrics& Store::package(DeviceMetrics& device, std::string_view name) {
   return p;
 }
 
-void Store::expect_frametimeline(DeviceMetrics& device, bool expected) {
-  device.frametimeline_expected = expected;
-  if (expected) return;
-  for (auto& [name, pkg] : device.packages) pkg.frame_join = FrameJoin();
-}
-
 void Store::mark_running_packages_alive(DeviceMetrics& device) {
   if (host_now_ns_ == 0) return;
   device.pid_names.for_each_running([&](std::int32_t pid, const std::string& name) {
@@ -188,58 +182,6 @@ void Store::note_stall(DeviceMetrics& device, std::string_view package_name, std
       spans.clear();
     }
   }
-}
-
-FrameTimelinePoll Store::record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump) {
-  auto& in = device.surface_input;
-  in.frametimeline_lines += dump.lines;
-  in.frametimeline_malformed += dump.malformed_lines;
-  FrameTimelinePoll poll;
-  for (auto it = dump.display_frames.rbegin(); it != dump.display_frames.rend(); ++it) {
-    if (it->vsync_period_ms) {
-      poll.vsync_period_ms = it->vsync_period_ms;
-      break;
-    }
-  }
-  const std::uint64_t overflows = device.frametimeline.overflows();
-  // Host time between polls tells a stall (windows that must overlap) from
-  // an overflow; replay has no host time.
-  std::optional<std::int64_t> since_previous;
-  if (host_now_ns_ != 0 && device.frametimeline_polled_ns != 0 && host_now_ns_ >= device.frametimeline_polled_ns) {
-    since_previous = host_now_ns_ - device.frametimeline_polled_ns;
-  }
-  if (host_now_ns_ != 0) device.frametimeline_polled_ns = host_now_ns_;
-  for (const FtFrame& f : device.frametimeline.observe(dump, since_previous)) {
-    ++poll.frames;
-    // The join key: the window title HWUI prints for the same activity.
-    // SurfaceView layers hold frames HWUI never drew: they join nothing.
-    std::string window;
-    bool joinable = true;
-    std::string name;
-    if (const auto layer = parsers::classify_layer(f.layer)) {
-      name = layer->package;
-      joinable = layer->kind == parsers::LayerKind::app_window;
-      window = layer->stable_name;
-    } else {
-      const auto pid = f.owner_pid >= 0 && f.owner_pid <= INT32_MAX ? static_cast<std::int32_t>(f.owner_pid) : -1;
-      name = package_label(device, pid, "");
-      window = std::string(parsers::strip_layer_suffix(f.layer));
-    }
-    PackageMetrics& pkg = package(device, name);
-    if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
-    pkg.has_frametimeline = true;
-    pkg.frametimeline.count(f.jank, f.classified);
-    if ((f.jank & parsers::kJankAppDeadlineMissed) != 0) note_stall(device, name, f.late_ns);
-    // Per activity: app window layers only (a SurfaceView is no window title).
-    if (f.classified && joinable && !window.empty()) {
-      pkg.frametimeline_windows.count(WindowFrames::title_of(window), f.jank, options_.max_windows_per_package);
-    }
-    if (f.classified && joinable) {
-      if (const auto match = pkg.frame_join.verdict(f.token, window, f.jank)) pkg.frametimeline.join(*match);
-    }
-  }
-  poll.overflow = device.frametimeline.overflows() > overflows;
-  return poll;
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -369,11 +311,8 @@ void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& du
     }
     pkg.windows.add(window, counted, options_.max_windows_per_package);
     pkg.has_framestats = true;
-    if (device.frametimeline_expected) {
-      for (const TimedFrame& frame : timed) {
-        if (const auto match = pkg.frame_join.timing(window, frame)) pkg.frametimeline.join(*match);
-      }
-    }
+    // The frame join: verdicts of a source (FrameTimeline) wait for these rows' timings.
+    for (const DeviceSource* source : device_sources()) source->framestats_rows(device, pkg, window, timed);
   };
   for (const auto& process : dump.processes) {
     std::string name = process.package.empty() ? package_label(device, process.pid, "") : process.package;
@@ -429,33 +368,37 @@ constexpr std::size_t kMaxLayerRecords = 4096;
 
 // The source modules' parts of a package record, each tagged with the
 // module's name; absent from files written before a module had any.
-void save_package_sources(StateWriter& w, const PackageMetrics& p) {
+void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
     SourceState* state = p.sources.find(source->slot());
-    if (state == nullptr || !source->package_worth_saving(*state)) continue;
-    w.newline().tag(source->name());
+    if (source->package_tag(at).empty() || state == nullptr || !source->package_worth_saving(*state, at)) continue;
+    w.newline();
+    if (at == PackageAt::last) w.tag(source->package_tag(at));
     Checkpoint c(w);
-    source->checkpoint_package(c, *state);
+    source->checkpoint_package(c, *state, at);
   }
 }
 
 // A part whose values cannot be true drops the whole package record, as any
 // of the package's own fields would.
-void load_package_sources(StateReader& r, PackageMetrics& p) {
+void load_package_sources(StateReader& r, PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
-    if (!r.peek(source->name())) continue;
-    r.expect(source->name());
-    auto state = source->make_package_state();
+    const std::string_view tag = source->package_tag(at);
+    if (tag.empty() || !r.peek(tag)) continue;
+    if (at == PackageAt::last) r.expect(tag);
+    // A source with parts at several places fills one state.
+    SourceState* state = p.sources.find(source->slot());
     if (state == nullptr) {
-      r.set_error("a package record holds " + std::string(source->name()) + ", a source without per-app state");
-      return;
+      auto made = source->make_package_state();
+      if (made == nullptr) {
+        r.set_error("a package record holds " + std::string(tag) + ", a source without per-app state");
+        return;
+      }
+      state = made.get();
+      p.sources.put(source->slot(), std::move(made));
     }
     Checkpoint c(r);
-    if (source->checkpoint_package(c, *state)) {
-      p.sources.put(source->slot(), std::move(state));
-    } else if (!r.fail()) {
-      r.reject();
-    }
+    if (!source->checkpoint_package(c, *state, at) && !r.fail()) r.reject();
   }
 }
 
@@ -470,11 +413,7 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   p.gfxinfo.save(w);
   w.newline().boolean(p.has_framestats);
   p.framestats.save(w);
-  // Absent from files written before FrameTimeline was read, and for apps without it.
-  if (p.has_frametimeline) {
-    w.newline();
-    p.frametimeline.save(w);
-  }
+  save_package_sources(w, p, PackageAt::framestats);
   if (p.has_hwui_profile) {
     w.newline();
     p.hwui_profile.save(w);
@@ -483,14 +422,11 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
     w.newline();
     p.windows.save(w);
   }
-  if (!p.frametimeline_windows.windows().empty()) {
-    w.newline();
-    p.frametimeline_windows.save(w);
-  }
+  save_package_sources(w, p, PackageAt::windows);
   if (p.peaks.skip_frames > 0 || p.peaks.frame_ns > 0) {
     w.newline().tag("peaks").u64(p.peaks.skip_frames).i64(p.peaks.frame_ns);
   }
-  save_package_sources(w, p);
+  save_package_sources(w, p, PackageAt::last);
   w.newline();
 }
 
@@ -555,16 +491,13 @@ void load_package(StateReader& r, PackageMetrics& p) {
   p.gfxinfo.load(r);
   p.has_framestats = r.boolean();
   p.framestats.load(r);
-  if (r.peek("frametimeline")) {
-    p.has_frametimeline = true;
-    if (!p.frametimeline.load(r)) r.reject();
-  }
+  load_package_sources(r, p, PackageAt::framestats);
   if (r.peek("hwui_profile")) {
     p.has_hwui_profile = true;
     if (!p.hwui_profile.load(r)) r.reject();
   }
   if (r.peek("windows") && !p.windows.load(r)) r.reject();
-  if (r.peek("ft_windows") && !p.frametimeline_windows.load(r)) r.reject();
+  load_package_sources(r, p, PackageAt::windows);
   if (r.peek("peaks")) {
     r.expect("peaks");
     const std::uint64_t skip = r.u64();
@@ -576,7 +509,7 @@ void load_package(StateReader& r, PackageMetrics& p) {
       r.reject();
     }
   }
-  load_package_sources(r, p);
+  load_package_sources(r, p, PackageAt::last);
 }
 
 void save_cursor(StateWriter& w, const parsers::LogCursor& c) {
@@ -762,11 +695,6 @@ std::string Store::save() const {
     if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0) {
       save_surface(w, *d);
     }
-    if (d->surface_input.frametimeline_lines > 0) {
-      w.tag("ft_device").u64(d->surface_input.frametimeline_lines).u64(d->surface_input.frametimeline_malformed);
-      d->frametimeline.save(w);
-      w.newline();
-    }
     save_sources(w, *d);
   }
   w.tag("end").newline();
@@ -917,18 +845,6 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     for (bool more = true; more && !r.fail();) {
       if (r.peek("surface")) {
         load_surface(r, *d, [&](const std::string& record, const std::string& why) { reject(serial, record, why); });
-      } else if (r.peek("ft_device")) {
-        r.expect("ft_device");
-        before = r.rejected();
-        const std::uint64_t lines = r.u64(), malformed = r.u64();
-        const bool tracker_ok = d->frametimeline.load(r);
-        if (r.rejected() != before || !tracker_ok || malformed > lines) {
-          d->frametimeline = FrameTimelineTracker();
-          reject(serial, "frametimeline", "a value that cannot be true; the window is read afresh");
-        } else {
-          d->surface_input.frametimeline_lines = lines;
-          d->surface_input.frametimeline_malformed = malformed;
-        }
       } else {
         more = load_source(r, *d, [&](const DeviceSource& source) {
           reject(serial, std::string(source.rejected_record()), std::string(source.rejected_why()));

@@ -17,8 +17,6 @@
 #include "metrics/app_version.h"
 #include "metrics/device_clock.h"
 #include "metrics/framestats_tracker.h"
-#include "metrics/frametimeline_metrics.h"
-#include "metrics/frametimeline_tracker.h"
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/hwui_profile.h"
@@ -30,7 +28,6 @@
 #include "metrics/stall_reports.h"
 #include "metrics/trace_status.h"
 #include "metrics/window_frames.h"
-#include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
@@ -80,13 +77,6 @@ struct PackageMetrics {
   FramestatsTracker framestats;
   bool has_framestats = false;
   WindowFrames windows;  // the framestats frames per window
-  // SurfaceFlinger's verdicts on its frames (dumpsys SurfaceFlinger
-  // --frametimeline), and the join of those verdicts with framestats rows
-  // (in memory only: a restart loses the halves waiting for their match).
-  FrameTimelineCounts frametimeline;
-  bool has_frametimeline = false;
-  FrameJoin frame_join;
-  FrameTimelineWindows frametimeline_windows;  // judged frames of its app windows per activity
   // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
   ProfileStages hwui_profile;
   bool has_hwui_profile = false;
@@ -103,13 +93,6 @@ struct PackageMetrics {
   std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
   // Per-app state of the source modules (metrics/source.h), one slot each.
   SourceStates sources;
-};
-
-// What one --frametimeline poll brought.
-struct FrameTimelinePoll {
-  std::uint64_t frames = 0;  // app frames made final (judged, or gone unjudged)
-  bool overflow = false;     // a full window held no frame seen before
-  std::optional<double> vsync_period_ms;  // the newest display frame's
 };
 
 // What one --latency poll did to its layer.
@@ -194,17 +177,7 @@ struct DeviceMetrics {
   struct SurfaceInput {
     std::uint64_t list_lines = 0, list_malformed = 0;        // --list
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
-    std::uint64_t frametimeline_lines = 0, frametimeline_malformed = 0;  // --frametimeline
   } surface_input;
-  // The device's FrameTimeline window: frames counted once across polls.
-  FrameTimelineTracker frametimeline;
-  // Whether FrameTimeline verdicts can come (record_frametimeline): while
-  // false, framestats rows do not wait in PackageMetrics::frame_join for a
-  // verdict that never comes (up to FrameJoin::kMaxWaiting rows per app, a
-  // few hundred bytes each). Replays leave it true; the daemon sets it per
-  // session (Store::expect_frametimeline).
-  bool frametimeline_expected = true;
-  std::int64_t frametimeline_polled_ns = 0;  // host time of the previous --frametimeline poll (0: none yet)
   // What gfxinfo dumps brought (every one, whatever package): received =
   // parsed + discarded for lines and for framestats rows.
   struct DumpInput {
@@ -262,11 +235,6 @@ class Store {
   // the device has max_packages_per_device packages.
   PackageMetrics& package(DeviceMetrics& device, std::string_view name);
 
-  // Whether `device` will get FrameTimeline dumps (the daemon polls
-  // --frametimeline on it). Off, the halves waiting for their match are
-  // dropped: none can come.
-  void expect_frametimeline(DeviceMetrics& device, bool expected);
-
   void record_skip(DeviceMetrics& device, std::string_view package, std::int64_t time_ns, bool has_time,
                    std::uint32_t frames);
   void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
@@ -283,9 +251,6 @@ class Store {
   // layers_not_followed counted, when the device is at its layer cap.
   LayerPoll record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
                                  const parsers::SfLatency& table);
-  // One --frametimeline -all poll: each app frame counted once, under the
-  // package its layer names (else its owner pid's), and offered to the join.
-  FrameTimelinePoll record_frametimeline(DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that
@@ -315,14 +280,15 @@ class Store {
     // Per record kind (package, device_counters, log_cursor, device_clock).
     std::map<std::string, std::uint64_t> rejected_by_record;
   };
+  // A stall the app reported (a source's verdict, or the store's own): kept
+  // for its layers' gaps, and a recent rest it explains becomes the freeze it was.
+  void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
+
   std::string save() const;
   bool load(std::string_view text, std::string& error, LoadReport* report = nullptr);
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
-  // A stall the app reported: kept for its layers' gaps, and a recent rest it
-  // explains becomes the freeze it was.
-  void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
   FreezeCheck freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
                            const std::string& key) const;
   void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/sources/frametimeline.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
@@ -84,7 +85,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
         return "a --frametimeline capture without -all: -jank lists only janky display frames, which gives "
                "no frame totals (capture `dumpsys SurfaceFlinger --frametimeline -all`)";
       }
-      for (const auto& dump : polls) store.record_frametimeline(device, dump);
+      for (const auto& dump : polls) metrics::record_frametimeline(store, device, dump);
       return "";
     }
     case parsers::InputKind::timestats:

@@ -212,7 +212,7 @@ void DeviceController::follow() {
   gfxinfo_->start(std::chrono::milliseconds(2000));
   // Framestats rows wait for FrameTimeline's verdicts only where they come.
   shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-    shared_.store.expect_frametimeline(d, polls_frametimeline(*config_, d));
+    expect_frametimeline(*config_, d);
   });
   if (config_->surfaceflinger_enabled) {
     // After the first gfxinfo round has named the foreground app.

@@ -7,6 +7,7 @@
 #include "app/core/log.h"
 #include "ingest/protocol.h"
 #include "metrics/frametimeline_tracker.h"
+#include "metrics/sources/frametimeline.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/timestats.h"
 #include "parsers/frametimeline.h"
@@ -207,6 +208,10 @@ bool polls_frametimeline(const config::Config& c, const metrics::DeviceMetrics& 
   return c.surfaceflinger_enabled && c.surfaceflinger_frametimeline && sdk_of(device) >= kFrameTimelineSdk;
 }
 
+void expect_frametimeline(const config::Config& c, metrics::DeviceMetrics& device) {
+  metrics::expect_frametimeline(device, polls_frametimeline(c, device));
+}
+
 int SurfacePoller::device_sdk() {
   std::lock_guard<std::mutex> lock(shared_.mutex);
   return sdk_of(shared_.store.device(serial_));
@@ -266,7 +271,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         const parsers::FrameTimelineDump dump = parsers::parse_frametimeline(r.output);
         metrics::FrameTimelinePoll poll;
         record("frametimeline", r,
-               [&](metrics::DeviceMetrics& d) { poll = shared_.store.record_frametimeline(d, dump); });
+               [&](metrics::DeviceMetrics& d) { poll = metrics::record_frametimeline(shared_.store, d, dump); });
         if (poll.overflow) {
           log_debug("device " + serial_ + ": FrameTimeline: app frames went by unseen (no frame of this poll's "
                     "window was in the previous one)");

@@ -29,6 +29,9 @@ namespace jank::app {
 // Whether a session on `device` (its getprop facts recorded) polls
 // --frametimeline: SurfaceFlinger polling and FrameTimeline on, Android 12+.
 bool polls_frametimeline(const config::Config& c, const metrics::DeviceMetrics& device);
+// Tells the FrameTimeline module whether its verdicts will come on `device`
+// (polls_frametimeline): elsewhere framestats rows do not wait for them.
+void expect_frametimeline(const config::Config& c, metrics::DeviceMetrics& device);
 
 // The app layers of a --list answer worth following: those of `watched`
 // packages, at most `max` of them (in list order, which is Z order: the

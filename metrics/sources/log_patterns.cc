@@ -73,7 +73,7 @@ bool LogPatternSource::checkpoint_state(Checkpoint& c, DevicePatternState& state
   return c.valid() && sane;
 }
 
-bool LogPatternSource::checkpoint_package(Checkpoint& c, SourceState& state) const {
+bool LogPatternSource::checkpoint_package(Checkpoint& c, SourceState& state, PackageAt) const {
   bool sane = true;
   c.entries(static_cast<AppPatternState&>(state).series, kMaxSeriesRecords,
             [&](Checkpoint& e, PatternKey& key, PatternSeries& s) {
@@ -104,9 +104,9 @@ void LogPatternSource::collect(SeriesSink& f, const DeviceMetrics& d, const Labe
 }
 
 void LogPatternSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const std::string& package,
-                                       const PackageMetrics& p, std::int64_t) const {
+                                       const PackageMetrics& p, std::int64_t, PackageAt at) const {
   const AppPatternState* state = find_app_state(p);
-  if (state == nullptr) return;
+  if (state == nullptr || at != PackageAt::last) return;
   for (const auto& [key, s] : state->series) {
     const LabelSet labels =
         f.labels({{"serial", d.serial}, {"package", package}, {"pattern", key.first}, {"value", key.second}});

@@ -36,12 +36,13 @@ class LogPatternSource final : public DeviceSourceOf<DevicePatternState> {
   }
 
   std::unique_ptr<SourceState> make_package_state() const override { return std::make_unique<AppPatternState>(); }
-  bool package_worth_saving(const SourceState& state) const override {
+  bool package_worth_saving(const SourceState& state, PackageAt) const override {
     return !static_cast<const AppPatternState&>(state).series.empty();
   }
-  bool checkpoint_package(Checkpoint& c, SourceState& state) const override;
+  // Only at PackageAt::last (package_tag's default).
+  bool checkpoint_package(Checkpoint& c, SourceState& state, PackageAt at) const override;
   void collect_package(SeriesSink& sink, const DeviceMetrics& device, const std::string& package,
-                       const PackageMetrics& p, std::int64_t now_ns) const override;
+                       const PackageMetrics& p, std::int64_t now_ns, PackageAt at) const override;
   // The label values the cap counts are those that still have a series.
   void packages_changed(DeviceMetrics& device) const override;
 

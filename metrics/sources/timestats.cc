@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "parsers/frametimeline.h"
 #include "parsers/sf_layers.h"
 
 namespace jank::metrics {

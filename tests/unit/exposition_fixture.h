@@ -7,6 +7,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/frametimeline.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
@@ -95,7 +96,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   sf.jank = parsers::kJankAppDeadlineMissed;
   df.surface_frames.push_back(sf);
   ft.display_frames.push_back(df);
-  store.record_frametimeline(d, ft);
+  metrics::record_frametimeline(store, d, ft);
   // TimeStats: one rate bucket and the app's layer row.
   parsers::TimeStatsDump ts;
   ts.text = parsers::TimeStatsText::timestats;

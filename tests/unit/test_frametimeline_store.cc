@@ -1,4 +1,4 @@
-// The store's FrameTimeline counts: frames once across overlapping polls,
+// The FrameTimeline module's counts: frames once across overlapping polls,
 // by app and jank type, the join with framestats rows by token, and the
 // checkpoint.
 #include <catch2/catch.hpp>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/sources/frametimeline.h"
 #include "metrics/store.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
@@ -72,7 +73,7 @@ TEST_CASE("frametimeline store: overlapping polls count each frame once by app a
   auto& d = store.device("s");
   const std::vector<Frame> first = {{kFeed, 100, 57}, {kFeed, 101, 57, "App Deadline Missed"},
                                     {kFeed, 102, 57, "Buffer Stuffing"}};
-  auto poll = store.record_frametimeline(d, parsers::parse_frametimeline(dump_of(first)));
+  auto poll = metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of(first)));
   CHECK(poll.frames == 3);
   CHECK_FALSE(poll.overflow);
   REQUIRE(poll.vsync_period_ms);
@@ -82,9 +83,9 @@ TEST_CASE("frametimeline store: overlapping polls count each frame once by app a
                                      {kFeed, 102, 57, "Buffer Stuffing"},
                                      {kFeed, 103, 57, "SurfaceFlinger CPU Deadline Missed, Buffer Stuffing"},
                                      {kFeed, 104, 57}};
-  poll = store.record_frametimeline(d, parsers::parse_frametimeline(dump_of(second)));
+  poll = metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of(second)));
   CHECK(poll.frames == 2);
-  const auto& ft = d.packages.at("com.example.feed").frametimeline;
+  const auto& ft = (*metrics::frametimeline_of(d.packages.at("com.example.feed")));
   CHECK(ft.frames == 5);
   CHECK(ft.janky == 2);  // app deadline and SF CPU; stuffing alone is not janky
   CHECK(ft.by_label[0] == 2);
@@ -92,31 +93,31 @@ TEST_CASE("frametimeline store: overlapping polls count each frame once by app a
   CHECK(metrics::jank_label(4) == "app_deadline_missed");
   CHECK(ft.by_label[7] == 2);  // buffer_stuffing (bit 0x40)
   CHECK(ft.by_label[2] == 1);  // sf_cpu_deadline_missed
-  CHECK(d.surface_input.frametimeline_lines > 0);
-  CHECK(d.surface_input.frametimeline_malformed == 0);
+  CHECK(metrics::frametimeline_of(d)->lines > 0);
+  CHECK(metrics::frametimeline_of(d)->malformed_lines == 0);
 }
 
 TEST_CASE("frametimeline store: a layer without an app name goes to its owner pid's process", "[frametimeline][store]") {
   metrics::Store store;
   auto& d = store.device("s");
   store.record_process(d, parsers::ProcessEvent{parsers::ProcessEvent::Kind::start, 900, "com.android.systemui"});
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{"StatusBar#75", 10, 75, "None", "Presented", 900},
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{"StatusBar#75", 10, 75, "None", "Presented", 900},
                                                                       {"NavigationBar0#77", 10, 77, "None", "Presented", 901}})));
-  CHECK(d.packages.at("com.android.systemui").frametimeline.frames == 1);
-  CHECK(d.packages.at("pid:901").frametimeline.frames == 1);
+  CHECK((*metrics::frametimeline_of(d.packages.at("com.android.systemui"))).frames == 1);
+  CHECK((*metrics::frametimeline_of(d.packages.at("pid:901"))).frames == 1);
 }
 
 TEST_CASE("frametimeline store: a dropped frame and a frame that left unjudged", "[frametimeline][store]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{kFeed, 200, 57, "None", "Dropped"},
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 200, 57, "None", "Dropped"},
                                                                       {kFeed, 201, 57, "None", "Unknown"}})));
-  const auto& ft = d.packages.at("com.example.feed").frametimeline;
+  const auto& ft = (*metrics::frametimeline_of(d.packages.at("com.example.feed")));
   CHECK(ft.frames == 1);
   CHECK(ft.by_label[10] == 1);  // dropped, though Android 14 printed None
   CHECK(ft.unjudged == 0);
   // 201 never got its verdict and the window moved past it.
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{kFeed, 205, 57}})));
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 205, 57}})));
   CHECK(ft.frames == 2);
   CHECK(ft.unjudged == 1);
 }
@@ -127,15 +128,15 @@ TEST_CASE("frametimeline store: verdicts join framestats rows by token whichever
   const std::string window = "com.example.feed/com.example.feed.MainActivity";
   // Rows for 300..303 first; 303's verdict never comes, 299 has no row.
   store.record_gfxinfo(d, framestats_of("com.example.feed", window, {300, 301, 302, 303}));
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{kFeed, 299, 57},
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 299, 57},
                                                                       {kFeed, 300, 57},
                                                                       {kFeed, 301, 57, "App Deadline Missed"},
                                                                       {kFeed, 302, 57, "App Deadline Missed, Buffer Stuffing"}})));
   // Then a verdict first (304) and its row later.
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{kFeed, 302, 57, "App Deadline Missed, Buffer Stuffing"},
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 302, 57, "App Deadline Missed, Buffer Stuffing"},
                                                                       {kFeed, 304, 57, "App Deadline Missed"}})));
   store.record_gfxinfo(d, framestats_of("com.example.feed", window, {303, 304}));
-  const auto& ft = d.packages.at("com.example.feed").frametimeline;
+  const auto& ft = (*metrics::frametimeline_of(d.packages.at("com.example.feed")));
   CHECK(ft.frames == 5);
   CHECK(ft.joined == 4);  // 300, 301, 302, 304
   const std::size_t draw = static_cast<std::size_t>(metrics::FrameStage::draw);
@@ -151,15 +152,15 @@ TEST_CASE("frametimeline store: another window or a SurfaceView layer does not j
   metrics::Store store;
   auto& d = store.device("s");
   store.record_gfxinfo(d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.Settings", {400}));
-  store.record_frametimeline(
+  metrics::record_frametimeline(store, 
       d, parsers::parse_frametimeline(dump_of({{kFeed, 400, 57},
                                                {"SurfaceView[com.example.feed/com.example.feed.MainActivity](BLAST)#60",
                                                 400, 60}})));
-  const auto& ft = d.packages.at("com.example.feed").frametimeline;
+  const auto& ft = (*metrics::frametimeline_of(d.packages.at("com.example.feed")));
   CHECK(ft.frames == 2);
   CHECK(ft.joined == 0);
   // The Settings window's own verdict finds its row.
-  store.record_frametimeline(
+  metrics::record_frametimeline(store, 
       d, parsers::parse_frametimeline(dump_of({{"com.example.feed/com.example.feed.Settings#61", 400, 61}})));
   CHECK(ft.joined == 1);
 }
@@ -170,31 +171,31 @@ TEST_CASE("frametimeline store: the checkpoint keeps counts and the window", "[f
   const auto dump = parsers::parse_frametimeline(dump_of({{kFeed, 500, 57}, {kFeed, 501, 57, "App Deadline Missed"},
                                                           {kFeed, 502, 57, "None", "Unknown"}}));
   store.record_gfxinfo(d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.MainActivity", {501}));
-  store.record_frametimeline(d, dump);
+  metrics::record_frametimeline(store, d, dump);
   const std::string saved = store.save();
 
   metrics::Store restored;
   std::string error;
   REQUIRE(restored.load(saved, error));
   auto& r = restored.device("s");
-  const auto& ft = r.packages.at("com.example.feed").frametimeline;
+  const auto& ft = (*metrics::frametimeline_of(r.packages.at("com.example.feed")));
   CHECK(ft.frames == 2);
   CHECK(ft.janky == 1);
   CHECK(ft.joined == 1);
   CHECK(ft.stage_frames[4][static_cast<std::size_t>(metrics::FrameStage::draw)] == 1);
-  CHECK(r.surface_input.frametimeline_lines == d.surface_input.frametimeline_lines);
+  CHECK(metrics::frametimeline_of(r)->lines == metrics::frametimeline_of(d)->lines);
   CHECK(restored.save() == saved);
   // The same window again adds nothing; the pending frame's verdict is counted once.
-  restored.record_frametimeline(r, dump);
+  metrics::record_frametimeline(restored, r, dump);
   CHECK(ft.frames == 2);
-  restored.record_frametimeline(r, parsers::parse_frametimeline(dump_of({{kFeed, 502, 57}})));
+  metrics::record_frametimeline(restored, r, parsers::parse_frametimeline(dump_of({{kFeed, 502, 57}})));
   CHECK(ft.frames == 3);
 }
 
 TEST_CASE("frametimeline store: a saved count that cannot be true drops the package record", "[frametimeline][store][state]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{kFeed, 600, 57, "App Deadline Missed"}})));
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 600, 57, "App Deadline Missed"}})));
   std::string saved = store.save();
   // frames 1, janky 1 → frames 0, janky 1.
   const auto at = saved.find("frametimeline 1 1 0 0");
@@ -205,7 +206,7 @@ TEST_CASE("frametimeline store: a saved count that cannot be true drops the pack
   metrics::Store::LoadReport report;
   REQUIRE(restored.load(saved, error, &report));
   CHECK(report.rejected_by_record["package"] == 1);
-  CHECK_FALSE(restored.device("s").packages.at("com.example.feed").has_frametimeline);
+  CHECK(metrics::frametimeline_of(restored.device("s").packages.at("com.example.feed")) == nullptr);
 }
 
 TEST_CASE("frametimeline store: judged frames per activity with gfxinfo's window title and a cap", "[frametimeline][store][windows]") {
@@ -217,15 +218,15 @@ TEST_CASE("frametimeline store: judged frames per activity with gfxinfo's window
   const std::string b = "com.example.feed/com.example.feed.DetailActivity";
   const std::string c = "com.example.feed/com.example.feed.SettingsActivity";
   const std::string game = "SurfaceView[com.example.feed/com.example.feed.MainActivity](BLAST)#60";
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{a + "#57", 700, 57},
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{a + "#57", 700, 57},
                                                                        {a + "#57", 701, 57, "App Deadline Missed"},
                                                                        {b + "#58", 702, 58, "Buffer Stuffing"},
                                                                        {c + "#59", 703, 59, "App Deadline Missed"},
                                                                        {game, 704, 60}})));
   // A recreated activity (new instance suffix) continues its window.
-  store.record_frametimeline(d, parsers::parse_frametimeline(dump_of({{a + "#61", 705, 61, "Display HAL"}})));
+  metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{a + "#61", 705, 61, "Display HAL"}})));
   const auto& pkg = d.packages.at("com.example.feed");
-  const auto& w = pkg.frametimeline_windows.windows();
+  const auto& w = metrics::frametimeline_windows_of(pkg)->windows();
   REQUIRE(w.size() == 3);
   CHECK(w.at(a).frames == 3);
   CHECK(w.at(a).janky == 2);
@@ -236,7 +237,7 @@ TEST_CASE("frametimeline store: judged frames per activity with gfxinfo's window
   CHECK(w.at(b).by_label[7] == 1);
   // The third window is past the cap of 2; the SurfaceView layer is no window.
   CHECK(w.at("_other_").frames == 1);
-  CHECK(pkg.frametimeline.frames == 6);
+  CHECK(metrics::frametimeline_of(pkg)->frames == 6);
   // gfxinfo's title of the same window is the same string.
   CHECK(metrics::WindowFrames::title_of(a) == a);
 
@@ -244,7 +245,7 @@ TEST_CASE("frametimeline store: judged frames per activity with gfxinfo's window
   metrics::Store restored(options);
   std::string error;
   REQUIRE(restored.load(saved, error));
-  CHECK(restored.device("s").packages.at("com.example.feed").frametimeline_windows.windows() == w);
+  CHECK((*metrics::frametimeline_windows_of(restored.device("s").packages.at("com.example.feed"))).windows() == w);
   CHECK(restored.save() == saved);
   // A saved window whose janky frames exceed its frames is refused with its package record.
   std::string bad = saved;
