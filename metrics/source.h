@@ -110,16 +110,10 @@ template <class State>
 class DeviceSourceOf : public DeviceSource {
  public:
   // The device's state, made on first use.
-  State& state(DeviceMetrics& device) const {
-    if (auto* s = device.sources.find(slot())) return static_cast<State&>(*s);
-    auto made = std::make_unique<State>();
-    State& out = *made;
-    device.sources.put(slot(), std::move(made));
-    return out;
-  }
+  State& state(DeviceMetrics& device) const { return device.sources.get<State>(slot()); }
   // Null until the source recorded something on the device.
   const State* find(const DeviceMetrics& device) const {
-    return static_cast<const State*>(device.sources.find(slot()));
+    return device.sources.find_as<const State>(slot());
   }
 
   bool worth_saving(const SourceState& state) const final { return state_worth_saving(static_cast<const State&>(state)); }

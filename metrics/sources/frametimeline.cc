@@ -62,16 +62,10 @@ constexpr FamilySpec kSurfaceLines = {"jank_exporter_surfaceflinger_lines_total"
                                       "serial,source,result"};
 
 AppFrameTimelineState& app_state(PackageMetrics& p) {
-  const std::size_t slot = frametimeline_source().slot();
-  if (auto* s = p.sources.find(slot)) return static_cast<AppFrameTimelineState&>(*s);
-  auto made = std::make_unique<AppFrameTimelineState>();
-  AppFrameTimelineState& out = *made;
-  p.sources.put(slot, std::move(made));
-  return out;
+  return p.sources.get<AppFrameTimelineState>(frametimeline_source().slot());
 }
-
 AppFrameTimelineState* find_app_state(const PackageMetrics& p) {
-  return static_cast<AppFrameTimelineState*>(p.sources.find(frametimeline_source().slot()));
+  return p.sources.find_as<AppFrameTimelineState>(frametimeline_source().slot());
 }
 
 void collect_app(SeriesSink& f, const DeviceMetrics& d, const std::string& package, const AppFrameTimelineState& s) {

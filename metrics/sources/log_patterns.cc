@@ -36,16 +36,10 @@ constexpr std::uint64_t kMaxSeriesRecords = 1'000'000;
 constexpr std::uint64_t kMaxDiscardReasons = 64;
 
 AppPatternState& app_state(PackageMetrics& p) {
-  const std::size_t slot = log_pattern_source().slot();
-  if (auto* s = p.sources.find(slot)) return static_cast<AppPatternState&>(*s);
-  auto made = std::make_unique<AppPatternState>();
-  AppPatternState& out = *made;
-  p.sources.put(slot, std::move(made));
-  return out;
+  return p.sources.get<AppPatternState>(log_pattern_source().slot());
 }
-
 AppPatternState* find_app_state(const PackageMetrics& p) {
-  return static_cast<AppPatternState*>(p.sources.find(log_pattern_source().slot()));
+  return p.sources.find_as<AppPatternState>(log_pattern_source().slot());
 }
 
 }  // namespace

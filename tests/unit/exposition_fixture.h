@@ -183,6 +183,19 @@ inline void fill_runs(metrics::Store& store, metrics::RunBook& runs) {
   runs.advance(3'000'000'000, store);
 }
 
+// The exposition lines of one family, with input time as the daemon's now.
+inline std::string series(const metrics::Store& store, std::string_view family) {
+  const std::string text = exporters::StoreCollector(store, exporters::input_time_now()).Text().str();
+  std::string out;
+  std::size_t at = 0;
+  while ((at = text.find(std::string("\n") + std::string(family) + "{", at)) != std::string::npos) {
+    const std::size_t end = text.find('\n', at + 1);
+    out += text.substr(at + 1, end - at);
+    at = end;
+  }
+  return out;
+}
+
 // SM over the whole window, with the span exported as replay does: every
 // family served, the SM figures those of the daemon.
 inline exporters::WindowSpan whole_window() {

@@ -12,6 +12,7 @@
 #include "metrics/logcat_recorder.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/store.h"
+#include "tests/unit/exposition_fixture.h"
 #include "parsers/log_patterns.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
@@ -23,6 +24,8 @@ using parsers::LogPatternSet;
 using parsers::LogPatternSpec;
 
 namespace {
+
+using test::series;
 
 std::shared_ptr<const LogPatternSet> compile(std::vector<LogPatternSpec> specs) {
   std::vector<LogPatternSet::Error> errors;
@@ -66,18 +69,6 @@ std::vector<std::string> names_of(const std::vector<LogPatternHit>& hits) {
   return out;
 }
 
-// The exposition lines of one family.
-std::string series(const metrics::Store& store, std::string_view family) {
-  const std::string text = exporters::StoreCollector(store, exporters::input_time_now()).Text().str();
-  std::string out;
-  std::size_t at = 0;
-  while ((at = text.find(std::string("\n") + std::string(family) + "{", at)) != std::string::npos) {
-    const std::size_t end = text.find('\n', at + 1);
-    out += text.substr(at + 1, end - at);
-    at = end;
-  }
-  return out;
-}
 
 // Replays `text` through a stream with `set` into the store's device "s".
 parsers::LineCounts replay(metrics::Store& store, const LogPatternSet& set, std::string_view text,

@@ -10,23 +10,13 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/store.h"
+#include "tests/unit/exposition_fixture.h"
 
 using namespace jank;
 
 namespace {
 
-// The exposition lines of one family.
-std::string series(const metrics::Store& store, std::string_view family) {
-  const std::string text = exporters::StoreCollector(store, exporters::input_time_now()).Text().str();
-  std::string out;
-  std::size_t at = 0;
-  while ((at = text.find(std::string("\n") + std::string(family) + "{", at)) != std::string::npos) {
-    const std::size_t end = text.find('\n', at + 1);
-    out += text.substr(at + 1, end - at);
-    at = end;
-  }
-  return out;
-}
+using test::series;
 
 // Written by the release before the module: an app with 3 judged frames (1
 // missed its deadline), one window, and the device's window and line counts.
