@@ -2,6 +2,7 @@
 // names them as Android does) and their series in the exposition.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ inline const std::vector<LayerId> kLayers = {
 inline std::string layer_series(const std::string& family, const std::string& serial, const LayerId& l) {
   return family + "{serial=\"" + serial + "\",package=\"" + l.package + "\",layer=\"" + l.layer + "\",kind=\"" +
          l.kind + "\"}";
+}
+
+// How many times the exporter found a layer's table moved past frames it had
+// not read yet (0 before its first poll).
+inline double overflows(const std::map<std::string, double>& s, const std::string& serial, const LayerId& l) {
+  const auto it = s.find(layer_series("android_layer_poll_overflows_total", serial, l));
+  return it == s.end() ? 0 : it->second;
 }
 
 }  // namespace jank::daemon_test

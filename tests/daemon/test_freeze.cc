@@ -40,11 +40,6 @@ Counts exported(const std::map<std::string, double>& s, const std::string& seria
 
 // Polls that found the layer's table wrapped past its newest counted frame:
 // frames lost to a poll that came too late, which the exporter reports.
-double overflows(const std::map<std::string, double>& s, const std::string& serial, const LayerId& l) {
-  const auto it = s.find(layer_series("android_layer_poll_overflows_total", serial, l));
-  return it == s.end() ? 0 : it->second;
-}
-
 Counts truth_of(const Json& truth, const std::string& device, const LayerId& l) {
   const Json* app = DevSim::app(truth, device, l.package);
   REQUIRE(app != nullptr);
