@@ -15,6 +15,7 @@
 #include "metrics/device_view.h"
 #include "metrics/source.h"
 #include "metrics/trace_files.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 
@@ -290,7 +291,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   f.sample(F::jank_exporter_logcat_unconfirmed_resumes_total, dev, count(c.unconfirmed_resumes));
   f.sample(F::jank_exporter_logcat_unheld_lines_total, dev, count(c.unheld_lines));
   if (const auto offset = d.clock.offset_ns()) {
-    f.sample(F::android_device_clock_offset_seconds, dev, -static_cast<double>(*offset) / 1e9);
+    f.sample(F::android_device_clock_offset_seconds, dev, -parsers::units::seconds_of_ns(*offset));
   }
   f.sample(F::jank_exporter_device_clock_steps_total, dev, count(d.clock.steps()));
   for (const auto& [result, n] : l.gfxinfo_polls) {
@@ -308,7 +309,7 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   }
   if (l.last_line_time_ns != 0) {
     f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
-    f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, static_cast<double>(l.last_line_time_ns) / 1e9);
+    f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, parsers::units::seconds_of_ns(l.last_line_time_ns));
   }
   collect_trace_device(f, l.trace, dev);
 }
@@ -421,11 +422,11 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
     f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()),
              exemplar_of(d, ExemplarCounter::layer_frames_presented, l.package, stable));
     f.histogram(F::android_layer_frame_time_seconds, labels, t.frame_time());
-    f.sample(F::android_layer_active_seconds_total, labels, static_cast<double>(t.active_ns()) / 1e9);
+    f.sample(F::android_layer_active_seconds_total, labels, parsers::units::seconds_of_ns(t.active_ns()));
     f.sample(F::android_layer_perfdog_jank_total, labels, count(t.jank()));
     f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()),
              exemplar_of(d, ExemplarCounter::layer_big_jank, l.package, stable));
-    f.sample(F::android_layer_perfdog_jank_seconds_total, labels, static_cast<double>(t.jank_ns()) / 1e9);
+    f.sample(F::android_layer_perfdog_jank_seconds_total, labels, parsers::units::seconds_of_ns(t.jank_ns()));
     f.sample(F::android_layer_refresh_jank_total, labels, count(t.refresh_jank()));
     f.sample(F::android_layer_freezes_total, labels, count(t.freezes()));
     f.sample(F::android_layer_slow_frames_total, labels, count(t.slow_frames()));
@@ -434,7 +435,7 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
              exemplar_of(d, ExemplarCounter::layer_frozen_frames, l.package, stable));
     f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
     if (l.refresh_period_ns) {
-      f.sample(F::android_layer_refresh_period_seconds, labels, static_cast<double>(*l.refresh_period_ns) / 1e9);
+      f.sample(F::android_layer_refresh_period_seconds, labels, parsers::units::seconds_of_ns(*l.refresh_period_ns));
     }
   }
 }
@@ -463,7 +464,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   collect_sources(f, d, dev, now, metrics::CollectAt::timelines);
   const auto& in = d.surface_input;
   if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && !metrics::power_lines_read(d)) return;
-  f.sample(F::android_device_active_seconds_total, dev, static_cast<double>(d.active.total_ns()) / 1e9);
+  f.sample(F::android_device_active_seconds_total, dev, parsers::units::seconds_of_ns(d.active.total_ns()));
   const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
       {"list", {in.list_lines, in.list_malformed}}, {"latency", {in.latency_lines, in.latency_malformed}}};
   for (const auto& [source, lines] : sources) {

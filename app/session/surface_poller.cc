@@ -12,6 +12,7 @@
 #include "metrics/sources/timestats.h"
 #include "parsers/frametimeline.h"
 #include "parsers/power_state.h"
+#include "parsers/time_units.h"
 #include "parsers/timestats.h"
 #include "parsers/sf_latency.h"
 
@@ -278,7 +279,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         }
         std::optional<std::chrono::nanoseconds> span;
         if (poll.vsync_period_ms && *poll.vsync_period_ms > 0) {
-          span = std::chrono::nanoseconds(static_cast<std::int64_t>(*poll.vsync_period_ms * 1e6)) *
+          span = std::chrono::nanoseconds(parsers::units::ns_of_ms(*poll.vsync_period_ms)) *
                  static_cast<std::int64_t>(metrics::kFrameTimelineDisplayFrames);
         }
         schedule_.ran_frametimeline(started, poll.frames > 0, span);
