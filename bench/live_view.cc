@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   if (pass_ms.empty()) pass_ms.push_back(0);
 
   const std::int64_t now = kT0 + (samples - 1) * 5 * kSec;
-  const exporters::LiveViewOptions options{5, 900};
+  const exporters::LiveViewOptions options{std::chrono::seconds(5), std::chrono::seconds(900)};
   std::vector<double> list_ms, snapshot_ms, one_ms;
   std::size_t list_bytes = 0, one_bytes = 0;
   for (int r = 0; r < repeats; ++r) {

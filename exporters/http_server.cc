@@ -258,7 +258,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void start() {
     // From accept, a whole request (the TLS handshake included) within the request timeout.
-    lowest().expires_after(ms(settings_.options.request_timeout_ms));
+    lowest().expires_after(settings_.options.request_timeout);
     if constexpr (kTls) {
       stream_.async_handshake(ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
         if (ec || self->closed_) return self->close();
@@ -278,8 +278,6 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
  private:
-  using ms = std::chrono::milliseconds;
-
   beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
 
   // Waits for the first byte of a request: a kept-alive connection up to the
@@ -288,12 +286,12 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     idle = true;
     idle_since = Clock::now();
     if (buffer_.size() > 0) return read_request();  // pipelined
-    if (!fresh) lowest().expires_after(ms(settings_.options.idle_timeout_ms));
+    if (!fresh) lowest().expires_after(settings_.options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(512), [self = this->shared_from_this(), fresh](beast::error_code ec,
                                                                                            std::size_t n) {
       if (ec || self->closed_) return self->close();
       self->buffer_.commit(n);
-      if (!fresh) self->lowest().expires_after(ms(self->settings_.options.request_timeout_ms));
+      if (!fresh) self->lowest().expires_after(self->settings_.options.request_timeout);
       self->read_request();
     });
   }
@@ -497,7 +495,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       if (n == 0) return close();
       buffers_.push_back(asio::buffer(chunk_.get(), n));
     }
-    lowest().expires_after(ms(settings_.options.response_timeout_ms));
+    lowest().expires_after(settings_.options.response_timeout);
     asio::async_write(stream_, buffers_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
       if (self->closed_) return;
       self->buffers_.clear();
@@ -572,7 +570,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void write(std::vector<asio::const_buffer> buffers) {
     buffers_ = std::move(buffers);
-    lowest().expires_after(ms(settings_.options.response_timeout_ms));
+    lowest().expires_after(settings_.options.response_timeout);
     asio::async_write(stream_, buffers_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
       if (self->closed_) return;
       self->exposition_ = {};

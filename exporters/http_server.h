@@ -5,6 +5,7 @@
 // other; only /metrics touches the daemon's state, through the callback.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,13 +29,13 @@ struct HttpOptions {
   // A new connection must deliver a whole request (TLS handshake included)
   // within this; so must a kept-alive one from its first byte. Slowloris and
   // silent clients are dropped after it.
-  int request_timeout_ms = 5'000;
+  std::chrono::milliseconds request_timeout{5'000};
   // A kept-alive connection with no request in progress is closed after this.
-  int idle_timeout_ms = 60'000;
+  std::chrono::milliseconds idle_timeout{60'000};
   // Writing one response may take this long (a client that stops reading);
   // a streamed file (FileRoute) this long per chunk, so that a large download
   // over a slow link is not cut off while a stalled client still is.
-  int response_timeout_ms = 30'000;
+  std::chrono::milliseconds response_timeout{30'000};
   int max_request_bytes = 16 * 1024;  // request line + headers (and any body); larger gets 413
   // Connections held at once. When full, the connection idle the longest
   // (waiting for a request) is closed to admit the new one, so idle or silent

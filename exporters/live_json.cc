@@ -182,7 +182,7 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
   s.row = row_of(d, runs, now_ns, s.window_seconds);
   s.history = d.history.copy();
   s.jank_causes_seen = d.history.jank_causes_seen();
-  const std::int64_t from = now_ns - parsers::units::to_ns(std::chrono::seconds(options.history_seconds));
+  const std::int64_t from = now_ns - parsers::units::to_ns(options.history);
   for (const auto& [seq, run] : runs.runs()) {
     const std::int64_t start = run.started_ns != 0 ? run.started_ns : run.requested_ns;
     const bool finished = run.state == metrics::RunState::finished;
@@ -196,8 +196,8 @@ std::string devices_json(const LiveDevicesSnapshot& s) {
   Json j;
   j["generated_at"] = seconds_of_ns(s.generated_at_ns);
   j["window_seconds"] = s.window_seconds;
-  j["sample_seconds"] = s.options.sample_seconds;
-  j["history_seconds"] = s.options.history_seconds;
+  j["sample_seconds"] = s.options.sample.count();
+  j["history_seconds"] = s.options.history.count();
   Json devices = Json::array();
   for (const auto& row : s.devices) devices.push_back(row_json(row));
   j["devices"] = std::move(devices);
@@ -208,8 +208,8 @@ std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::
   Json j = row_json(s.row);
   j["generated_at"] = seconds_of_ns(s.generated_at_ns);
   j["window_seconds"] = s.window_seconds;
-  j["sample_seconds"] = s.options.sample_seconds;
-  j["history_seconds"] = s.options.history_seconds;
+  j["sample_seconds"] = s.options.sample.count();
+  j["history_seconds"] = s.options.history.count();
   j["history"] = history_json(s.history);
   gfxinfo_json(s, j);
   Json runs = Json::array();
@@ -220,7 +220,7 @@ std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::
                     {"end", r.end_ns ? Json(seconds_of_ns(*r.end_ns)) : Json()}});
   }
   j["runs"] = std::move(runs);
-  const std::int64_t from = s.generated_at_ns - parsers::units::to_ns(std::chrono::seconds(s.options.history_seconds));
+  const std::int64_t from = s.generated_at_ns - parsers::units::to_ns(s.options.history);
   std::vector<const metrics::StoredTrace*> mine;
   for (const auto& t : traces) {
     if (t.serial == s.row.serial && t.triggered_at_ns >= from && t.triggered_at_ns <= s.generated_at_ns) {

@@ -5,6 +5,7 @@
 // The pages (/ and /devices/SERIAL) read the same snapshots.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,8 +21,8 @@
 namespace jank::exporters {
 
 struct LiveViewOptions {
-  std::int64_t sample_seconds = 5;     // live_view.sample_seconds
-  std::int64_t history_seconds = 900;  // live_view.history_minutes × 60
+  std::chrono::seconds sample{5};     // live_view.sample_seconds
+  std::chrono::seconds history{900};  // live_view.history_minutes
 };
 
 // One device's row: what /api/devices gives of it.

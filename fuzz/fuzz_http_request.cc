@@ -73,9 +73,9 @@ struct Harness {
     exporters::HttpOptions options;
     options.listen_address = "127.0.0.1:0";
     options.basic_auth = std::make_pair(std::string("fz"), std::string("pw"));  // "Basic Zno6cHc="
-    options.request_timeout_ms = 2000;
-    options.idle_timeout_ms = 2000;
-    options.response_timeout_ms = 2000;
+    options.request_timeout = std::chrono::milliseconds(2000);
+    options.idle_timeout = std::chrono::milliseconds(2000);
+    options.response_timeout = std::chrono::milliseconds(2000);
     options.on_handler_error = [](std::string_view path, std::string_view what) {
       fail("a handler threw on " + parsers::terminal_text(path) + ": " + parsers::terminal_text(what));
     };

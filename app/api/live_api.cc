@@ -56,8 +56,8 @@ ApiResponse LiveApi::show(const std::string& serial) const {
 
 exporters::LiveViewOptions live_view_options(const config::Config& config) {
   exporters::LiveViewOptions o;
-  o.sample_seconds = config.live_view_sample_seconds.count();
-  o.history_seconds = std::chrono::seconds(config.live_view_history_minutes).count();
+  o.sample = config.live_view_sample_seconds;
+  o.history = config.live_view_history_minutes;
   return o;
 }
 

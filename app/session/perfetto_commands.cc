@@ -71,8 +71,8 @@ std::string session_config(const SessionOptions& o) {
     out = one_line(o.user_config) + " ";
   }
   out += "unique_session_name: \"" + std::string(kSessionName) + "\" ";
-  out += "trigger_config { trigger_mode: STOP_TRACING trigger_timeout_ms: " + std::to_string(o.timeout_ms) +
-         " triggers { name: \"" + std::string(kTriggerName) + "\" stop_delay_ms: " + std::to_string(o.stop_delay_ms) +
+  out += "trigger_config { trigger_mode: STOP_TRACING trigger_timeout_ms: " + std::to_string(o.timeout.count()) +
+         " triggers { name: \"" + std::string(kTriggerName) + "\" stop_delay_ms: " + std::to_string(o.stop_delay.count()) +
          " } }";
   return out;
 }

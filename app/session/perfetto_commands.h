@@ -3,6 +3,7 @@
 // commands are tested without a device.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,8 +21,8 @@ struct SessionOptions {
   std::size_t buffer_kb = 32768;
   int sdk = 0;
   std::vector<std::string> apps;  // atrace apps; empty: every app
-  std::uint32_t timeout_ms = 3'600'000;
-  std::uint32_t stop_delay_ms = 2000;
+  std::chrono::milliseconds timeout{3'600'000};  // trigger_timeout_ms
+  std::chrono::milliseconds stop_delay{2000};     // the trigger's stop_delay_ms
 };
 
 // The whole text config on one line: comments dropped, newlines folded.

@@ -184,9 +184,8 @@ void TraceRecorder::arm_now() {
   perfetto::SessionOptions o;
   o.user_config = ctx_.config->traces_config_text;
   o.buffer_kb = ctx_.config->traces_buffer_kb;
-  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_session_timeout_seconds);
-  o.timeout_ms = static_cast<std::uint32_t>(timeout.count());
-  o.stop_delay_ms = static_cast<std::uint32_t>(ctx_.config->traces_stop_delay_ms.count());
+  o.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.config->traces_session_timeout_seconds);
+  o.stop_delay = ctx_.config->traces_stop_delay_ms;
   o.apps = ctx_.config->gfxinfo_packages;
   ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
     o.sdk = sdk_of(d).value_or(0);

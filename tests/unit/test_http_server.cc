@@ -228,7 +228,7 @@ void send_all(int fd, const std::string& s) {
 TEST_CASE("HTTP/1.1 keeps a connection alive until its idle timeout", "[http]") {
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.idle_timeout_ms = 300;
+  options.idle_timeout = std::chrono::milliseconds(300);
   exporters::HttpServer server(options, {}, {});
   const int fd = connect_loopback(server.ports()[0]);
   for (int i = 0; i < 3; ++i) {
@@ -257,7 +257,7 @@ TEST_CASE("HTTP/1.1 keeps a connection alive until its idle timeout", "[http]") 
 TEST_CASE("oversized requests get 413, malformed ones 400, slow ones are dropped", "[http]") {
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.request_timeout_ms = 400;
+  options.request_timeout = std::chrono::milliseconds(400);
   exporters::HttpServer server(options, {}, {});
   const int port = server.ports()[0];
   CHECK_THAT(get(port, "/healthz", "X-Big: " + std::string(100'000, 'a') + "\r\n"), Catch::StartsWith("HTTP/1.1 413"));

@@ -86,7 +86,7 @@ TEST_CASE("HTTPS: /metrics over TLS, verified by curl", "[http][tls]") {
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now());
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.request_timeout_ms = 500;
+  options.request_timeout = std::chrono::milliseconds(500);
   options.basic_auth = std::make_pair(std::string("prom"), std::string("s3cret"));
   options.tls = exporters::TlsOptions{dir.path + "/server-cert.pem", dir.path + "/server-key.pem"};
   exporters::HttpServer server(options, exporters::text_source(collector), {});

@@ -30,7 +30,7 @@ namespace {
 
 constexpr std::int64_t kSec = 1'000'000'000;
 constexpr std::int64_t kT0 = 1'764'061'000LL * kSec + 125'000'000;  // …000.125
-const exporters::LiveViewOptions kOptions{5, 900};
+const exporters::LiveViewOptions kOptions{std::chrono::seconds(5), std::chrono::seconds(900)};
 
 void sample(metrics::Store& store, std::int64_t now) {
   for (const auto& [serial, d] : store.devices()) {

@@ -258,7 +258,7 @@ TEST_CASE("a trace removed by retention while it is sent still arrives whole", "
 
 TEST_CASE("a client that stops reading a download is dropped after the response timeout", "[http][traces]") {
   exporters::HttpOptions options;
-  options.response_timeout_ms = 300;
+  options.response_timeout = std::chrono::milliseconds(300);
   Served s(options);
   const std::string bytes = random_bytes(16 * 1024 * 1024, 5);
   const auto saved = s.store->save(bytes, meta("s", kT0));

@@ -151,8 +151,8 @@ TEST_CASE("perfetto commands: the session config on one line with the trigger th
   o.sdk = 34;
   o.apps = {"com.app"};
   o.buffer_kb = 1024;
-  o.timeout_ms = 60000;
-  o.stop_delay_ms = 1500;
+  o.timeout = std::chrono::milliseconds(60000);
+  o.stop_delay = std::chrono::milliseconds(1500);
   const std::string cfg = pf::session_config(o);
   CHECK(cfg.find('\n') == std::string::npos);
   CHECK(cfg.rfind("buffers { size_kb: 1024 fill_policy: RING_BUFFER } ", 0) == 0);
