@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 
@@ -28,7 +29,7 @@ std::int64_t shortest_span_ns(const parsers::FrameTimelineDump& dump) {
       period_ms = *df.vsync_period_ms;
     }
   }
-  return static_cast<std::int64_t>(period_ms * 1e6) * static_cast<std::int64_t>(kFrameTimelineDisplayFrames);
+  return parsers::units::ns_of_ms(period_ms) * static_cast<std::int64_t>(kFrameTimelineDisplayFrames);
 }
 
 FtFrame frame_of(const parsers::SurfaceFrame& sf) {
@@ -41,7 +42,7 @@ FtFrame frame_of(const parsers::SurfaceFrame& sf) {
   if (sf.present == parsers::FtPresentState::presented && sf.prediction == parsers::FtPrediction::valid &&
       sf.present_delta_ms && std::isfinite(*sf.present_delta_ms) && *sf.present_delta_ms > 0 &&
       *sf.present_delta_ms < 3.6e6) {
-    f.late_ns = static_cast<std::int64_t>(*sf.present_delta_ms * 1e6);
+    f.late_ns = parsers::units::ns_of_ms(*sf.present_delta_ms);
   }
   // Before Android 15 a dropped frame's jank type is None; name it the same everywhere.
   if (sf.present == parsers::FtPresentState::dropped) f.jank |= parsers::kJankDropped;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -110,7 +111,7 @@ bool PresentTracker::confirm_freeze(const FreezeCheck& frozen, std::int64_t host
 
 void PresentTracker::judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns,
                            std::deque<std::int64_t>& recent) {
-  frame_time_.observe(static_cast<double>(frame_ns) / 1e9);
+  frame_time_.observe(parsers::units::seconds_of_ns(frame_ns));
   active_ns_ += frame_ns;
   const double ft = static_cast<double>(frame_ns);
   const double mean = recent.empty() ? 0

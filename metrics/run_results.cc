@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "metrics/histogram.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -30,7 +31,7 @@ std::span<const std::string_view> run_metric_names() { return kNames; }
 double run_duration_seconds(const Run& run, std::int64_t now_ns) {
   if (run.state == RunState::starting) return 0;
   const std::int64_t end = run.stop_requested_ns != 0 ? run.stop_requested_ns : now_ns;
-  return static_cast<double>(std::max<std::int64_t>(0, end - run.started_ns)) / 1e9;
+  return parsers::units::seconds_of_ns(std::max<std::int64_t>(0, end - run.started_ns));
 }
 
 std::optional<double> bucket_quantile(std::span<const double> bounds, const std::vector<std::uint64_t>& counts,
@@ -79,7 +80,7 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   m["framestats_frames"] = as_double(fs_frames);
   m["framestats_janky_frames"] = as_double(c.total("framestats_janky_frames"));
   m["framestats_janky_frames_legacy"] = as_double(c.total("framestats_janky_frames_legacy"));
-  if (fs_frames && *fs_frames > 0) m["max_frame_ms"] = static_cast<double>(d.max_frame_ns) / 1e6;
+  if (fs_frames && *fs_frames > 0) m["max_frame_ms"] = parsers::units::ms_of_ns(d.max_frame_ns);
 
   const auto skipped = c.total("skipped_frames");
   m["skipped_frames"] = as_double(skipped);
