@@ -80,6 +80,15 @@ bool app_idle(const DeviceMetrics& d, const std::string& package, const PackageM
   return now - p.last_active_ns > window_s * 1'000'000'000;
 }
 
+bool empty(const Histogram& h) {
+  return h.count() == 0 && h.sum() == 0 &&
+         std::all_of(h.counts().begin(), h.counts().end(), [](std::uint64_t n) { return n == 0; });
+}
+bool empty(const AppSkipState& s) {
+  return s.skipped_frames == 0 && s.skip_events == 0 && s.davey_frames == 0 && s.davey_invalid_durations == 0 &&
+         s.window.buckets() == 0 && empty(s.skip_size) && empty(s.davey_duration);
+}
+
 // The exemplar the flight recorder left on a package counter, if any.
 const TraceExemplar* exemplar_of(const DeviceMetrics& d, ExemplarCounter counter, const std::string& package) {
   if (d.trace_exemplars.empty()) return nullptr;
@@ -119,7 +128,11 @@ void SkipSource::loaded(DeviceMetrics& device, const StoreOptions& options, std:
   };
   if (find(device) != nullptr) set(state(device).window);
   for (auto& [name, p] : device.packages) {
-    if (AppSkipState* s = find_app_state(p)) set(s->window);
+    AppSkipState* s = find_app_state(p);
+    if (s == nullptr) continue;
+    set(s->window);
+    // Every package record holds the part: an app with nothing in it keeps no state.
+    if (empty(*s)) p.sources.clear(slot());
   }
 }
 
