@@ -18,6 +18,7 @@
 #include "exporters/live_json.h"
 #include "metrics/device_view.h"
 #include "metrics/run_book.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/sf_latency.h"
@@ -70,7 +71,7 @@ void fill(metrics::Store& store, int index) {
   d.live.state = metrics::DeviceState::following;
   d.live.info = {{"model", "Pixel 8"}, {"manufacturer", "Google"}, {"release", "14"}, {"sdk", "34"}};
   d.live.foreground = "com.example.app0";
-  for (int p = 0; p < 5; ++p) store.record_skip(d, "com.example.app" + std::to_string(p), kT0, true, 5);
+  for (int p = 0; p < 5; ++p) jank::metrics::record_skip(store, d, "com.example.app" + std::to_string(p), kT0, true, 5);
 }
 
 // Both layers present `frames` frames ending at `now` (a --latency poll each).
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
   for (int s = 1; s < samples; ++s) {
     const std::int64_t now = kT0 + s * 5 * kSec;
     for (const auto& [serial, d] : store.devices()) {
-      store.record_skip(*d, "com.example.app" + std::to_string(s % 5), now - kSec, true, 3);
+      jank::metrics::record_skip(store, *d, "com.example.app" + std::to_string(s % 5), now - kSec, true, 3);
       gfxinfo(store, *d, "com.example.app0", static_cast<std::uint64_t>(300 * (s + 1)));
       gfxinfo(store, *d, "com.example.app1", static_cast<std::uint64_t>(290 * (s + 1)));
       present(store, *d, now, 120);

@@ -26,6 +26,7 @@
 
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 
 using namespace jank;
@@ -122,7 +123,7 @@ void fill(metrics::Store& store, int devices, int packages, int gfx_packages, bo
     dev.live.last_line_time_ns = 1;
     for (int p = 0; p < packages; ++p) {
       const std::string name = "com.example.app" + std::to_string(p);
-      for (int k = 0; k < 10; ++k) store.record_skip(dev, name, 1'000'000'000LL * k, true, 1 + k * 7);
+      for (int k = 0; k < 10; ++k) jank::metrics::record_skip(store, dev, name, 1'000'000'000LL * k, true, 1 + k * 7);
       if (exemplars) {
         dev.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, name, ""}] = {
             dev.serial + "_" + name + "_20261124T031502Z_skip", 64, 1'795'000'000'123'000'000};

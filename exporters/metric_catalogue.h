@@ -76,8 +76,6 @@ enum class Family : std::uint16_t {
   // Every device, replay included.
   android_display_refresh_rate_hertz,
   android_display_refresh_rate_fallback,
-  android_choreographer_device_sm,
-  android_choreographer_sm_span_seconds,
   jank_exporter_logcat_lines_total,
   jank_exporter_logcat_discarded_lines_total,
   jank_exporter_logcat_duplicate_lines_total,
@@ -90,14 +88,6 @@ enum class Family : std::uint16_t {
   jank_exporter_surfaceflinger_lines_total,
   jank_exporter_layers_not_followed_total,
   // Per package.
-  android_choreographer_skipped_frames_total,
-  android_choreographer_skip_events_total,
-  android_choreographer_skip_size_frames,
-  android_choreographer_sm,
-  android_choreographer_max_skipped_frames,
-  android_hwui_davey_frames_total,
-  android_hwui_davey_duration_seconds,
-  android_hwui_davey_invalid_durations_total,
   android_hwui_profile_frames_total,
   android_hwui_profile_stage_duration_seconds,
   android_gfxinfo_frames_rendered_total,

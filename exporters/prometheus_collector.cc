@@ -392,15 +392,6 @@ std::map<std::string_view, AppLayers> layers_by_app(const metrics::DeviceMetrics
   return out;
 }
 
-// SM is judged over active time only: a dark screen has no SM (not 60), nor
-// does an app whose layers are followed and that neither presented nor
-// skipped within the window (a static screen). Replays, which know no host
-// time, always have one.
-bool app_idle(const AppLayers* layers, const metrics::PackageMetrics& p, std::int64_t now, std::int64_t window_s) {
-  if (layers == nullptr || layers->replayed || p.window.frames(now) > 0) return false;
-  return now - p.last_active_ns > window_s * 1'000'000'000;
-}
-
 // The exemplar the flight recorder left on a counter series, if any: keyed
 // as docs/traces.md says (`package` the packages key, `layer` the layers
 // key, "" for package counters). Free when the device has none.
@@ -477,23 +468,12 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
 }
 
-// SM's window: its length, and the seconds of it SM divides by (the whole
-// window, or in replay the part the input covers, then exported).
-struct SmWindow {
-  std::int64_t window_s = 0;
-  double seconds = 0;
-  bool span_exported = false;
-};
-
-void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now, const SmWindow& sm_window) {
-  const std::int64_t window_s = sm_window.window_s;
-  const double sm_seconds = sm_window.seconds;
+void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now) {
   const LabelSet dev = label_set({{"serial", d.serial}});
   if (d.live.live) collect_live(f, d, dev);
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
-  if (sm_window.span_exported) f.sample(F::android_choreographer_sm_span_seconds, dev, sm_seconds);
-  if (const auto sm = metrics::device_sm(d, now, sm_seconds)) f.sample(F::android_choreographer_device_sm, dev, *sm);
+  collect_sources(f, d, dev, now, metrics::CollectAt::refresh);
 
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "unmatched"}, count(d.lines.unmatched));
@@ -530,22 +510,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     const LabelSet pkg = label_set({{"serial", d.serial}, {"package", name}});
     const auto found = app_layers.find(name);
     const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
-    if (p.skip_events > 0) {
-      f.sample(F::android_choreographer_skipped_frames_total, pkg, count(p.skipped_frames),
-               exemplar_of(d, metrics::ExemplarCounter::skipped_frames, name));
-      f.sample(F::android_choreographer_skip_events_total, pkg, count(p.skip_events));
-      f.histogram(F::android_choreographer_skip_size_frames, pkg, p.skip_size);
-      if (!metrics::screen_dark(d) && !app_idle(layers, p, now, window_s) && sm_seconds > 0) {
-        f.sample(F::android_choreographer_sm, pkg, metrics::smoothness(d.refresh_hz, p.window.frames(now), sm_seconds));
-      }
-      f.sample(F::android_choreographer_max_skipped_frames, pkg, p.window.max_skip(now));
-    }
-    if (p.davey_frames > 0) {
-      f.sample(F::android_hwui_davey_frames_total, pkg, count(p.davey_frames),
-               exemplar_of(d, metrics::ExemplarCounter::davey_frames, name));
-      f.histogram(F::android_hwui_davey_duration_seconds, pkg, p.davey_duration);
-      f.sample(F::android_hwui_davey_invalid_durations_total, pkg, count(p.davey_invalid_durations));
-    }
+    collect_package_sources(f, d, name, p, now, metrics::PackageAt::head);
     if (p.has_hwui_profile) {
       f.sample(F::android_hwui_profile_frames_total, pkg, count(p.hwui_profile.frames()));
       for (std::size_t st = 0; st < metrics::kProfileStages; ++st) {
@@ -670,14 +635,15 @@ void StoreCollector::collect_unlocked(SeriesSink& sink) const {
 }
 
 void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics& device) const {
-  SmWindow w;
+  metrics::SeriesSink::SmWindow w;
   w.window_s = store_.options().window_seconds;
   w.seconds = static_cast<double>(w.window_s);
   if (span_) {
     w.seconds = span_(device, w.window_s);
     w.span_exported = true;
   }
-  collect_device(sink, device, now_(device), w);
+  sink.set_sm_window(w);
+  collect_device(sink, device, now_(device));
 }
 
 std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "metrics/sources/power.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 
 namespace jank::metrics {
@@ -60,14 +61,15 @@ std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
 
 std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds) {
   if (screen_dark(d) || seconds <= 0) return std::nullopt;
-  return smoothness(d.refresh_hz, d.window.frames(now_ns), seconds);
+  const DeviceSkipState* skips = skips_of(d);
+  return smoothness(d.refresh_hz, skips == nullptr ? 0 : skips->window.frames(now_ns), seconds);
 }
 
 namespace {
 
 // An app skipped frames, or a layer presented, within the window.
 bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
-  if (d.window.frames(now_ns) > 0) return true;
+  if (const DeviceSkipState* skips = skips_of(d); skips != nullptr && skips->window.frames(now_ns) > 0) return true;
   const std::int64_t window_ns = window_seconds * 1'000'000'000;
   return std::any_of(d.layers.begin(), d.layers.end(), [&](const auto& entry) {
     const LayerMetrics& l = entry.second;
@@ -99,8 +101,10 @@ DeviceTotals device_totals(const DeviceMetrics& d) {
   DeviceTotals t;
   for (const auto& [name, p] : d.packages) {
     // Only the series /metrics writes (a package without skips has no skip series).
-    if (p.skip_events > 0) t.skipped_frames += p.skipped_frames;
-    t.davey_frames += p.davey_frames;
+    if (const AppSkipState* s = skips_of(p)) {
+      if (s->skip_events > 0) t.skipped_frames += s->skipped_frames;
+      t.davey_frames += s->davey_frames;
+    }
     if (p.has_gfxinfo && p.gfxinfo.has_histogram()) t.frozen_frames = t.frozen_frames.value_or(0) + p.gfxinfo.frozen_frames();
   }
   if (!d.layers.empty()) {

@@ -1,6 +1,6 @@
-// Feeds one device's logcat events into the model: the store's own series
-// (skips, Davey, processes) and the source modules that read the log (log
-// patterns). The store itself names no module; this router does.
+// Feeds one device's logcat events into the model: the store's own state
+// (processes) and the source modules that read the log (skips and Davey,
+// log patterns). The store itself names no module; this router does.
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/skips.h"
 #include "metrics/state_io.h"
 
 namespace jank::metrics {
@@ -98,10 +99,13 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
   AppCounters c;
   for (const auto& [name, p] : device.packages) {
     if (base_package(name) != package) continue;
-    put(c, "skipped_frames", name, p.skipped_frames);
-    put(c, "skip_events", name, p.skip_events);
-    put(c, "davey_frames", name, p.davey_frames);
-    put_buckets(c, kRunSkipSize, name, p.skip_size);
+    static const AppSkipState kNoSkips;  // an app without skip or Davey lines counts zeros
+    const AppSkipState* found = skips_of(p);
+    const AppSkipState& s = found == nullptr ? kNoSkips : *found;
+    put(c, "skipped_frames", name, s.skipped_frames);
+    put(c, "skip_events", name, s.skip_events);
+    put(c, "davey_frames", name, s.davey_frames);
+    put_buckets(c, kRunSkipSize, name, s.skip_size);
     if (p.has_gfxinfo) {
       put(c, "frames", name, p.gfxinfo.frames_rendered());
       put(c, "janky_frames", name, p.gfxinfo.janky_frames());

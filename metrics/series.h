@@ -60,6 +60,18 @@ class SeriesSink {
   virtual ~SeriesSink() = default;
 
   virtual LabelSet labels(std::vector<Label> list) const = 0;
+
+  // The window SM is judged over for the device being collected: its
+  // length, the seconds of it SM divides by (the whole window, or in a
+  // replay the part the input covers) and whether those are exported.
+  // Set by the collector before each device.
+  struct SmWindow {
+    std::int64_t window_s = 60;
+    double seconds = 60;
+    bool span_exported = false;
+  };
+  const SmWindow& sm_window() const { return sm_window_; }
+  void set_sm_window(const SmWindow& w) { sm_window_ = w; }
   // A counter or gauge, as `family` declares it.
   virtual void sample(const FamilySpec& family, const LabelSet& labels, const Extra* extra, double value) = 0;
   virtual void histogram(const FamilySpec& family, const LabelSet& labels, const Extra* extra, const Histogram& h) = 0;
@@ -90,6 +102,9 @@ class SeriesSink {
   virtual void exemplar_sample(const FamilySpec& family, const LabelSet& labels, double v, const TraceExemplar&) {
     sample(family, labels, nullptr, v);
   }
+
+ private:
+  SmWindow sm_window_;
 };
 
 // A count as a sample value.

@@ -17,6 +17,8 @@ class SkipWindow {
   // Largest single skip in that window (0 if none).
   std::uint32_t max_skip(std::int64_t now_ns) const;
   std::int64_t window_seconds() const { return window_s_; }
+  // A window read back from a file gets the configured length.
+  void set_window_seconds(std::int64_t window_seconds) { window_s_ = window_seconds > 0 ? window_seconds : 1; }
   std::size_t buckets() const { return seconds_.size(); }
 
   void save(class StateWriter& w) const;

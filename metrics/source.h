@@ -25,6 +25,7 @@ namespace jank::metrics {
 // moved into a module is collected where its series were written before
 // (docs/architecture.md, "Adding a data source").
 enum class CollectAt : std::uint8_t {
+  refresh,        // after the display's refresh rate, first of the device's SM series
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
   timelines,      // after the activity state: FrameTimeline's input, then TimeStats
@@ -36,6 +37,7 @@ enum class CollectAt : std::uint8_t {
 // its package record: a source moved into a module keeps the place its
 // series and fields had (the golden exposition, files of older releases).
 enum class PackageAt : std::uint8_t {
+  head,        // first of the app's: skips and Davey (in every package record, untagged)
   framestats,  // after the framestats counts (record only): FrameTimeline's counts
   windows,     // after the gfxinfo windows: FrameTimeline's windows (and its series)
   last,        // last of the app's: a new source's place
@@ -74,6 +76,15 @@ class DeviceSource {
   // them from there in files of older releases, and writes a fresh state's
   // there (zeros) so that the record keeps its layout.
   virtual std::string_view legacy_record() const { return {}; }
+  // Whether the source has a part in the store's own device record (after
+  // its line counts), untagged and in every device's record: where the
+  // store kept its device fields before it was a module. A device without
+  // its state writes a fresh one's there.
+  virtual bool device_part() const { return false; }
+  virtual bool checkpoint_device_part(Checkpoint& c, SourceState&) const { return c.valid(); }
+  // A device's records were read from a file of `version`: what an older
+  // version kept differently, or what the options size, is set right here.
+  virtual void loaded(DeviceMetrics&, const StoreOptions&, std::uint64_t /*version*/) const {}
 
   // A source with per-app state keeps it in each PackageMetrics' slot: made
   // by make_package_state (null: none), checkpointed as parts of the package
@@ -81,7 +92,8 @@ class DeviceSource {
   virtual std::unique_ptr<SourceState> make_package_state() const { return nullptr; }
   // The tag of its part at `at` ("": none there). At `last` the store
   // writes the tag; at an inner place the part is the layout the store
-  // wrote before the module, its tag included.
+  // wrote before the module, its tag included; at `head` the part is
+  // untagged and in every record (a fresh state's when the app has none).
   virtual std::string_view package_tag(PackageAt at) const { return at == PackageAt::last ? name() : std::string_view{}; }
   virtual bool package_worth_saving(const SourceState&, PackageAt) const { return false; }
   virtual bool checkpoint_package(Checkpoint& c, SourceState&, PackageAt) const { return c.valid(); }

@@ -7,6 +7,7 @@
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
 #include "metrics/sources/versions.h"
@@ -16,7 +17,8 @@ namespace jank::metrics {
 std::span<const DeviceSource* const> device_sources() {
   // FrameTimeline first: its record follows the surface record, as the
   // store wrote it, and its input series come before TimeStats' (timelines).
-  static const std::array<const DeviceSource*, 7> sources = {
+  static const std::array<const DeviceSource*, 8> sources = {
+      &skip_source(),
       &frametimeline_source(),
       &log_pattern_source(),
       &thermal_source(),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "metrics/sources/skips.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -78,7 +80,8 @@ void SpikeDetector::sm(const DeviceMetrics& device, std::int64_t now_ns, std::ve
   for (const auto& [name, pkg] : device.packages) {
     if (name == kOverflowPackage) continue;
     auto& h = sm_[name];
-    append(h, Sample{now_ns, static_cast<double>(pkg.skipped_frames), 0});
+    const AppSkipState* skips = skips_of(pkg);
+    append(h, Sample{now_ns, skips == nullptr ? 0.0 : static_cast<double>(skips->skipped_frames), 0});
     // The newest sample at least a window old: SM over the window from it.
     const std::int64_t from = now_ns - limits_.sm_window_ns;
     while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();

@@ -32,15 +32,9 @@ std::string_view device_state_name(DeviceState state) {
   return "unknown";
 }
 
-PackageMetrics::PackageMetrics(std::int64_t window_seconds)
-    : skip_size(buckets::skip_size_frames()),
-      window(window_seconds),
-      davey_duration(buckets::davey_duration_seconds()) {}
-
 DeviceMetrics::DeviceMetrics(std::string serial_in, const StoreOptions& options)
     : serial(std::move(serial_in)),
       refresh_hz(options.default_refresh_hz),
-      window(options.window_seconds),
       pid_names(options.max_pids_per_device) {}
 
 Store::Store(StoreOptions options) : options_(options) {}
@@ -193,7 +187,7 @@ PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_vi
     it = device.packages.find(name);
     if (it != device.packages.end()) return it->second;
   }
-  return device.packages.emplace(std::string(name), PackageMetrics(options_.window_seconds)).first->second;
+  return device.packages.emplace(std::string(name), PackageMetrics()).first->second;
 }
 
 std::string Store::package_label(const DeviceMetrics& device, std::int32_t pid, std::string_view printed) {
@@ -211,25 +205,6 @@ void Store::note_time(DeviceMetrics& device, std::int64_t time_ns) {
   device.has_time = true;
 }
 
-void Store::record_skip(DeviceMetrics& device, std::string_view package_name, std::int64_t time_ns,
-                        bool has_time, std::uint32_t frames) {
-  PackageMetrics& pkg = package(device, package_name);
-  pkg.skipped_frames += frames;
-  ++pkg.skip_events;
-  pkg.skip_size.observe(frames);
-  pkg.peaks.skip_frames = std::max(pkg.peaks.skip_frames, frames);
-  if (device.refresh_hz > 0) note_stall(device, package_name, static_cast<std::int64_t>(frames * 1e9 / device.refresh_hz));
-  // Windows run on the host's timeline (metrics/device_clock.h); without a
-  // timestamp (brief layout) the event lands at the newest known time.
-  const std::int64_t at = has_time ? device.clock.place(time_ns) : device.latest_time_ns;
-  pkg.window.add(at, frames);
-  device.window.add(at, frames);
-  if (has_time) note_time(device, at);
-  if (device.spike_lines.min_skip_frames > 0 && frames >= device.spike_lines.min_skip_frames) {
-    keep_spike_line(device, false, package_name, frames, at != 0 ? at : host_now_ns_);
-  }
-}
-
 void Store::keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
                             std::int64_t at_ns) {
   auto& spikes = device.spike_lines;
@@ -237,21 +212,6 @@ void Store::keep_spike_line(DeviceMetrics& device, bool davey, std::string_view 
   const std::string key(device.packages.contains(package_name) ? package_name : kOverflowPackage);
   spikes.lines.push_back({spikes.next_seq++, davey, key, value, at_ns});
   if (spikes.lines.size() > SpikeLines::kMax) spikes.lines.pop_front();
-}
-
-void Store::record_davey(DeviceMetrics& device, std::string_view package_name, const parsers::DaveyFrame& davey) {
-  PackageMetrics& pkg = package(device, package_name);
-  ++pkg.davey_frames;
-  if (davey.duration_valid) {
-    pkg.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
-    note_stall(device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
-    const auto ms = static_cast<double>(davey.duration_ms);
-    if (device.spike_lines.min_davey_ms > 0 && ms >= device.spike_lines.min_davey_ms) {
-      keep_spike_line(device, true, package_name, ms, host_now_ns_);
-    }
-  } else {
-    ++pkg.davey_invalid_durations;
-  }
 }
 
 void Store::record_process(DeviceMetrics& device, const parsers::ProcessEvent& event) {
@@ -370,9 +330,19 @@ constexpr std::size_t kMaxLayerRecords = 4096;
 // module's name; absent from files written before a module had any.
 void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
+    if (source->package_tag(at).empty()) continue;
     SourceState* state = p.sources.find(source->slot());
-    if (source->package_tag(at).empty() || state == nullptr || !source->package_worth_saving(*state, at)) continue;
-    w.newline();
+    std::unique_ptr<SourceState> fresh;
+    if (at == PackageAt::head) {
+      // In every record: an app without the source's state writes a fresh one's.
+      if (state == nullptr) {
+        fresh = source->make_package_state();
+        state = fresh.get();
+      }
+    } else if (state == nullptr || !source->package_worth_saving(*state, at)) {
+      continue;
+    }
+    if (at != PackageAt::head) w.newline();
     if (at == PackageAt::last) w.tag(source->package_tag(at));
     Checkpoint c(w);
     source->checkpoint_package(c, *state, at);
@@ -384,7 +354,7 @@ void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at)
 void load_package_sources(StateReader& r, PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
     const std::string_view tag = source->package_tag(at);
-    if (tag.empty() || !r.peek(tag)) continue;
+    if (tag.empty() || (at != PackageAt::head && !r.peek(tag))) continue;
     if (at == PackageAt::last) r.expect(tag);
     // A source with parts at several places fills one state.
     SourceState* state = p.sources.find(source->slot());
@@ -404,11 +374,7 @@ void load_package_sources(StateReader& r, PackageMetrics& p, PackageAt at) {
 
 void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
   w.tag("package").str(name).newline();
-  w.u64(p.skipped_frames).u64(p.skip_events);
-  p.skip_size.save(w);
-  p.window.save(w);
-  w.newline().u64(p.davey_frames).u64(p.davey_invalid_durations);
-  p.davey_duration.save(w);
+  save_package_sources(w, p, PackageAt::head);
   w.newline().boolean(p.has_gfxinfo);
   p.gfxinfo.save(w);
   w.newline().boolean(p.has_framestats);
@@ -480,13 +446,7 @@ void save_surface(StateWriter& w, const DeviceMetrics& d) {
 }
 
 void load_package(StateReader& r, PackageMetrics& p) {
-  p.skipped_frames = r.u64();
-  p.skip_events = r.u64();
-  p.skip_size.load(r);
-  p.window.load(r);
-  p.davey_frames = r.u64();
-  p.davey_invalid_durations = r.u64();
-  p.davey_duration.load(r);
+  load_package_sources(r, p, PackageAt::head);
   p.has_gfxinfo = r.boolean();
   p.gfxinfo.load(r);
   p.has_framestats = r.boolean();
@@ -629,6 +589,33 @@ void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
 }
 
 
+// The source modules' parts of the store's device record (DeviceSource::device_part).
+void save_device_parts(StateWriter& w, const DeviceMetrics& d) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!source->device_part()) continue;
+    SourceState* state = d.sources.find(source->slot());
+    std::unique_ptr<SourceState> fresh;
+    if (state == nullptr) {
+      fresh = source->make_state();
+      state = fresh.get();
+    }
+    Checkpoint c(w);
+    source->checkpoint_device_part(c, *state);
+  }
+}
+
+// A part whose values cannot be true counts as a rejected value of the
+// device record, as any of the record's own fields would.
+void load_device_parts(StateReader& r, DeviceMetrics& d) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!source->device_part()) continue;
+    auto state = source->make_state();
+    Checkpoint c(r);
+    if (!source->checkpoint_device_part(c, *state) && !r.fail()) r.reject();
+    d.sources.put(source->slot(), std::move(state));
+  }
+}
+
 // Each source module's record: its tag, then its checkpoint function's fields.
 void save_sources(StateWriter& w, const DeviceMetrics& d) {
   for (const DeviceSource* source : device_sources()) {
@@ -673,7 +660,7 @@ std::string Store::save() const {
     w.u64(l.received).u64(l.duplicates).u64(l.parsed).u64(l.unmatched).u64(l.discarded.size());
     for (auto n : l.discarded) w.u64(n);
     w.newline();
-    d->window.save(w);
+    save_device_parts(w, *d);
     w.u64(d->package_overflow_events).u64(d->gfxinfo_dumps).i64(d->latest_time_ns).boolean(d->has_time).newline();
     // Sorted so that equal stores give equal files.
     const auto pids = d->pid_names.sorted();
@@ -738,10 +725,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     l.unmatched = r.u64();
     if (r.count(64) != l.discarded.size()) r.set_error("discard reasons changed");
     for (auto& n : l.discarded) n = r.u64();
-    SkipWindow window(options_.window_seconds);
-    window.load(r);
-    // Version 1 kept windows on device time; they are a minute long anyway.
-    if (version >= 2) d->window = window;
+    load_device_parts(r, *d);
     d->package_overflow_events = r.u64();
     d->gfxinfo_dumps = r.u64();
     d->latest_time_ns = r.i64();
@@ -830,13 +814,12 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
       r.expect("package");
       std::string name = r.str();
-      auto [it, inserted] = d->packages.emplace(name, PackageMetrics(options_.window_seconds));
+      auto [it, inserted] = d->packages.emplace(name, PackageMetrics());
       if (!inserted) r.set_error("package listed twice");
       before = r.rejected();
       load_package(r, it->second);
-      if (version < 2) it->second.window = SkipWindow(options_.window_seconds);
       if (r.rejected() != before && !r.fail()) {
-        it->second = PackageMetrics(options_.window_seconds);
+        it->second = PackageMetrics();
         reject(serial, "package " + name, "a count out of range; its series restart from 0");
       }
     }
@@ -852,6 +835,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
       }
     }
     packages_changed(*d);
+    for (const DeviceSource* source : device_sources()) source->loaded(*d, options_, version);
     if (!r.fail()) loaded.emplace(std::move(serial), std::move(d));
   }
   r.expect("end");

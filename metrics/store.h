@@ -23,7 +23,6 @@
 #include "metrics/live_history.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
-#include "metrics/skip_window.h"
 #include "metrics/source_state.h"
 #include "metrics/stall_reports.h"
 #include "metrics/trace_status.h"
@@ -57,20 +56,9 @@ inline constexpr std::string_view kOverflowPackage = "_other_";
 inline constexpr std::string_view kUnknownPackage = "unknown";
 
 struct PackageMetrics {
-  explicit PackageMetrics(std::int64_t window_seconds);
-
   // Host time the process was last known alive (an event, a dump, a process
   // listing); 0 when the store is not told the time (replays never expire).
   std::int64_t last_alive_ns = 0;
-
-  std::uint64_t skipped_frames = 0;
-  std::uint64_t skip_events = 0;
-  Histogram skip_size;
-  SkipWindow window;
-
-  std::uint64_t davey_frames = 0;
-  std::uint64_t davey_invalid_durations = 0;
-  Histogram davey_duration;
 
   GfxinfoTracker gfxinfo;
   bool has_gfxinfo = false;
@@ -137,7 +125,6 @@ struct DeviceMetrics {
   double refresh_hz;
   bool refresh_is_fallback = true;  // no measured rate: the configured default is used
   parsers::LineCounts lines;
-  SkipWindow window;                // device-wide skipped frames
   std::uint64_t package_overflow_events = 0;
   std::uint64_t gfxinfo_dumps = 0;
   // Newest and oldest timestamps seen in this device's input (wall clock
@@ -235,9 +222,6 @@ class Store {
   // the device has max_packages_per_device packages.
   PackageMetrics& package(DeviceMetrics& device, std::string_view name);
 
-  void record_skip(DeviceMetrics& device, std::string_view package, std::int64_t time_ns, bool has_time,
-                   std::uint32_t frames);
-  void record_davey(DeviceMetrics& device, std::string_view package, const parsers::DaveyFrame& davey);
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
@@ -283,6 +267,10 @@ class Store {
   // A stall the app reported (a source's verdict, or the store's own): kept
   // for its layers' gaps, and a recent rest it explains becomes the freeze it was.
   void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
+  // A line the trace rules may act on (SpikeLines): a skip of `value`
+  // frames, or a Davey of `value` ms, counted under `package_name`.
+  void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
+                       std::int64_t at_ns);
 
   std::string save() const;
   bool load(std::string_view text, std::string& error, LoadReport* report = nullptr);
@@ -291,8 +279,6 @@ class Store {
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
   FreezeCheck freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
                            const std::string& key) const;
-  void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
-                       std::int64_t at_ns);
 
   StoreOptions options_;
   std::int64_t host_now_ns_ = 0;

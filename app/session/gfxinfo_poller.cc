@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ingest/protocol.h"
+#include "metrics/sources/skips.h"
 #include "parsers/foreground_app.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/names.h"
@@ -22,7 +23,8 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
   if (config.gfxinfo_discover) {
     if (foreground) names.insert(*foreground);
     for (const auto& [name, p] : device.packages) {
-      if (p.skip_events > 0 || p.has_gfxinfo || p.has_hwui_profile) names.insert(name);
+      const metrics::AppSkipState* skips = metrics::skips_of(p);
+      if ((skips != nullptr && skips->skip_events > 0) || p.has_gfxinfo || p.has_hwui_profile) names.insert(name);
     }
   }
   std::vector<std::string> out;

@@ -131,6 +131,7 @@ std::string_view FrameTimelineSource::package_tag(PackageAt at) const {
   switch (at) {
     case PackageAt::framestats: return "frametimeline";
     case PackageAt::windows: return "ft_windows";
+    case PackageAt::head:
     case PackageAt::last: break;
   }
   return {};

@@ -10,6 +10,7 @@
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
 #include "metrics/sources/versions.h"
@@ -39,10 +40,10 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   old.live.live = true;
   old.live.state = metrics::DeviceState::unsupported;
   old.live.state_reason = "Android 5.1 (API 22): no -D";
-  store.record_skip(d, "p", 1'000'000'000, true, 3);
+  jank::metrics::record_skip(store, d, "p", 1'000'000'000, true, 3);
   parsers::DaveyFrame davey;
   davey.duration_ms = 800;
-  store.record_davey(d, "p", davey);
+  jank::metrics::record_davey(store, d, "p", davey);
   parsers::GfxinfoDump dump;
   dump.lines = 12;
   dump.malformed_lines = 1;
@@ -179,7 +180,7 @@ inline void fill_runs(metrics::Store& store, metrics::RunBook& runs) {
   runs.start(metrics::RunSpec{"r1", "scroll", "p", {"s"}, {}}, 1'000'000'000, store);
   d.live.gfxinfo_round_begun_ns = 1'500'000'000;  // a poll after the start: the baseline may be taken
   runs.advance(2'000'000'000, store);
-  store.record_skip(d, "p", 1'000'000'000, true, 57);
+  jank::metrics::record_skip(store, d, "p", 1'000'000'000, true, 57);
   runs.advance(3'000'000'000, store);
 }
 

@@ -11,6 +11,7 @@
 #include "app/session/gfxinfo_poller.h"
 #include "app/session/version_poller.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/versions.h"
 
 using namespace jank;
@@ -208,8 +209,8 @@ TEST_CASE("app versions live with their package's series and are exported as and
   // No series of the package: not kept.
   CHECK_FALSE(metrics::record_app_version(store, d, "com.example.feed", {"1.0", 1}));
   store.set_host_time(100 * kSecond);
-  store.record_skip(d, "com.example.feed:remote", 1, true, 3);
-  store.record_skip(d, "com.example.feedback", 1, true, 3);
+  jank::metrics::record_skip(store, d, "com.example.feed:remote", 1, true, 3);
+  jank::metrics::record_skip(store, d, "com.example.feedback", 1, true, 3);
   CHECK(metrics::has_package_series(d, "com.example.feed"));
   CHECK_FALSE(metrics::has_package_series(d, "com.example.fee"));
   CHECK(metrics::record_app_version(store, d, "com.example.feed:remote", {"1.0 beta", std::nullopt}));
@@ -226,16 +227,16 @@ TEST_CASE("app versions live with their package's series and are exported as and
                                    "version_code=\"3\"} 1"));
 
   // At most max_packages_per_device versions.
-  store.record_skip(d, "a.b", 1, true, 1);
-  store.record_skip(d, "c.d", 1, true, 1);
+  jank::metrics::record_skip(store, d, "a.b", 1, true, 1);
+  jank::metrics::record_skip(store, d, "c.d", 1, true, 1);
   CHECK(metrics::record_app_version(store, d, "a.b", {"1", 1}));
   CHECK_FALSE(metrics::record_app_version(store, d, "c.d", {"1", 1}));
   CHECK(metrics::record_app_version(store, d, "a.b", {"2", 2}));  // an update takes no room
 
   // The package's series expire: so does its version; the others stay.
   store.set_host_time(200 * kSecond);
-  store.record_skip(d, "com.example.feedback", 2, true, 3);
-  store.record_skip(d, "a.b", 2, true, 1);
+  jank::metrics::record_skip(store, d, "com.example.feedback", 2, true, 3);
+  jank::metrics::record_skip(store, d, "a.b", 2, true, 1);
   store.expire_packages(d, 50 * kSecond);
   CHECK(metrics::app_versions_of(d).count("com.example.feed") == 0);
   CHECK(metrics::app_versions_of(d).count("com.example.feedback") == 1);
@@ -246,7 +247,7 @@ TEST_CASE("app versions are not checkpointed: a restored store holds none and as
   metrics::Store store;
   auto& d = store.device("s");
   store.set_host_time(100 * kSecond);
-  store.record_skip(d, "com.example.feed", 1, true, 3);
+  jank::metrics::record_skip(store, d, "com.example.feed", 1, true, 3);
   REQUIRE(metrics::record_app_version(store, d, "com.example.feed", {"1.0", 1}));
   const std::string text = store.save();
   CHECK(text.find("versions") == std::string::npos);

@@ -5,6 +5,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/logcat_recorder.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_stream.h"
@@ -42,7 +43,7 @@ void fill(metrics::Store& store) {
   d.clock.observe(1'700'000'000'000'000'000, 1'700'000'003'600'000'000);
   store.record_gfxinfo(d, parsers::parse_gfxinfo(read("gfxinfo_two_polls.input")));
   auto& other = store.device("emulator-5554");
-  store.record_skip(other, "com.x y", 5'000'000'000, true, 7);  // a label needing escapes
+  jank::metrics::record_skip(store, other, "com.x y", 5'000'000'000, true, 7);  // a label needing escapes
 }
 
 std::string exposition(const metrics::Store& store) {
@@ -111,7 +112,7 @@ TEST_CASE("a damaged checkpoint is rejected and leaves the store untouched", "[c
   fill(original);
   const std::string saved = original.save();
   metrics::Store target;
-  target.record_skip(target.device("keep"), "p", 0, false, 1);
+  jank::metrics::record_skip(target, target.device("keep"), "p", 0, false, 1);
   const std::string before = target.save();
   std::string error;
   // Every truncation point, and a few flipped bytes.
@@ -155,7 +156,7 @@ TEST_CASE("values that cannot be true drop their record, not the file", "[checkp
     const std::string bad = replace_after(saved, "package \"com.x%20y\n", "18446744073709551610");
     REQUIRE(restored.load(bad, error, &report));
     const auto& d = *restored.devices().at("emulator-5554");
-    CHECK(d.packages.at("com.x y").skipped_frames == 0);
+    CHECK(metrics::skips_of(d.packages.at("com.x y")) == nullptr);  // nothing kept of it
     CHECK(report.rejected_by_record.at("package") == 1);
     // The other device is whole.
     CHECK(restored.devices().at("127.0.0.1:5555")->log_cursor == original.devices().at("127.0.0.1:5555")->log_cursor);
@@ -218,6 +219,6 @@ TEST_CASE("a version 1 state file keeps its counters and resumes by line count",
   CHECK(d.log_cursor.buffers.at("system").index == 80);
   CHECK(d.log_cursor.buffers.at("main").last_hash == 0);
   CHECK(d.continuity.lost_lines == 3);
-  CHECK(d.packages.at("com.example.feed").skipped_frames == 9);
+  CHECK(metrics::skips_of(d.packages.at("com.example.feed"))->skipped_frames == 9);
   CHECK(d.lines.received == 10);
 }

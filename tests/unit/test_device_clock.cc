@@ -4,6 +4,7 @@
 
 #include "ingest/adaptive_deadline.h"
 #include "metrics/device_clock.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 
 using namespace jank;
@@ -62,22 +63,22 @@ TEST_CASE("the SM window survives a clock step back: a 120-frame skip right afte
   metrics::Store store;
   auto& d = store.device("s");
   d.clock.observe(kHost, kHost);
-  store.record_skip(d, "app", kHost, true, 1);
+  jank::metrics::record_skip(store, d, "app", kHost, true, 1);
   // Clock back an hour, then a 120-frame skip, arriving one second later.
   const std::int64_t stamp = kHost + kS - 3600 * kS;
   d.clock.observe(stamp, kHost + kS);
-  store.record_skip(d, "app", stamp, true, 120);
+  jank::metrics::record_skip(store, d, "app", stamp, true, 120);
   const std::int64_t now = kHost + 2 * kS;
-  CHECK(d.packages.at("app").window.max_skip(now) == 120);
-  CHECK(d.window.frames(now) == 121);
-  CHECK(metrics::smoothness(60, d.window.frames(now), 60) == Approx(60 - 121.0 / 60));
+  CHECK(metrics::skips_of(d.packages.at("app"))->window.max_skip(now) == 120);
+  CHECK(metrics::skips_of(d)->window.frames(now) == 121);
+  CHECK(metrics::smoothness(60, metrics::skips_of(d)->window.frames(now), 60) == Approx(60 - 121.0 / 60));
 }
 
 TEST_CASE("replays have no host clock: windows run on the input's stamps", "[clock]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_skip(d, "app", 5 * kS, true, 7);
-  CHECK(d.window.frames(5 * kS) == 7);
+  jank::metrics::record_skip(store, d, "app", 5 * kS, true, 7);
+  CHECK(metrics::skips_of(d)->window.frames(5 * kS) == 7);
   CHECK_FALSE(d.clock.offset_ns());
 }
 

@@ -2,6 +2,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 
@@ -14,9 +15,9 @@ TEST_CASE("exposition carries device and package series with SM over the window"
   metrics::Store store(o);
   auto& d = store.device("emulator-5554");
   const std::int64_t s = 1'000'000'000;
-  store.record_skip(d, "com.a", 100 * s, true, 40);
-  store.record_skip(d, "com.a", 105 * s, true, 20);
-  store.record_skip(d, "com.b", 105 * s, true, 10);
+  jank::metrics::record_skip(store, d, "com.a", 100 * s, true, 40);
+  jank::metrics::record_skip(store, d, "com.a", 105 * s, true, 20);
+  jank::metrics::record_skip(store, d, "com.b", 105 * s, true, 10);
   exporters::StoreCollector c(store, exporters::input_time_now());
   const std::string text = c.Text().str();
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "app/session/gfxinfo_poller.h"
+#include "metrics/sources/skips.h"
 
 using jank::app::packages_to_poll;
 
@@ -8,9 +9,9 @@ TEST_CASE("a gfxinfo round polls configured, foreground and active packages, nev
           "[app][gfxinfo]") {
   jank::metrics::Store store;
   auto& d = store.device("s");
-  store.record_skip(d, "com.example.feed", 0, false, 3);  // skipped frames: worth polling
-  store.record_skip(d, "pid:4242", 0, false, 3);          // a pid label, not a package
-  store.record_skip(d, "unknown", 0, false, 3);
+  jank::metrics::record_skip(store, d, "com.example.feed", 0, false, 3);  // skipped frames: worth polling
+  jank::metrics::record_skip(store, d, "pid:4242", 0, false, 3);          // a pid label, not a package
+  jank::metrics::record_skip(store, d, "unknown", 0, false, 3);
   store.package(d, "com.quiet");                          // no skips, no gfxinfo yet
   jank::config::Config c;
   c.gfxinfo_packages = {"com.example.always"};

@@ -8,6 +8,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "ingest/protocol.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/names.h"
@@ -116,9 +117,9 @@ TEST_CASE("NUL bytes are binary discards, invalid UTF-8 is malformed or unmatche
 TEST_CASE("label values from devices are valid UTF-8 in the exposition", "[hostile]") {
   metrics::Store store;
   auto& d = store.device("emu\xff\"x\ny");
-  store.record_skip(d, "com.\xff\xfe\"bad", 1'000'000'000, true, 9);
-  store.record_skip(d, "com.caf\xc3\xa9", 1'000'000'000, true, 4);      // é stays
-  store.record_skip(d, "com.\xed\xa0\x80.surrogate", 1'000'000'000, true, 2);  // CESU surrogate: invalid
+  jank::metrics::record_skip(store, d, "com.\xff\xfe\"bad", 1'000'000'000, true, 9);
+  jank::metrics::record_skip(store, d, "com.caf\xc3\xa9", 1'000'000'000, true, 4);      // é stays
+  jank::metrics::record_skip(store, d, "com.\xed\xa0\x80.surrogate", 1'000'000'000, true, 2);  // CESU surrogate: invalid
   exporters::StoreCollector c(store, exporters::input_time_now());
   const std::string text = test::serialize_text(c.Collect());
   CHECK(c.Text().str() == text);

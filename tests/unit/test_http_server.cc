@@ -15,6 +15,7 @@
 
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/unit/test_support.h"
@@ -48,7 +49,7 @@ std::string get(int port, const std::string& path, const std::string& extra = ""
 
 TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
   metrics::Store store;
-  store.record_skip(store.device("s1"), "com.a", 0, false, 9);
+  jank::metrics::record_skip(store, store.device("s1"), "com.a", 0, false, 9);
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now());
   std::atomic<bool> ready{false};
   exporters::HttpOptions options;
@@ -73,8 +74,8 @@ TEST_CASE("HTTP server serves metrics, landing page and probes", "[http]") {
 
 TEST_CASE("/metrics?serial= serves one device's series", "[http]") {
   metrics::Store store;
-  store.record_skip(store.device("s1"), "com.a", 0, false, 9);
-  store.record_skip(store.device("emulator-5554"), "com.b", 0, false, 4);
+  jank::metrics::record_skip(store, store.device("s1"), "com.a", 0, false, 9);
+  jank::metrics::record_skip(store, store.device("emulator-5554"), "com.b", 0, false, 4);
   metrics::DaemonMetrics daemon;
   daemon.version = "t";
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now(), nullptr, &daemon);
@@ -89,7 +90,7 @@ TEST_CASE("/metrics?serial= serves one device's series", "[http]") {
   CHECK_THAT(one, !Catch::Contains("serial=\"s1\""));
   CHECK_THAT(one, !Catch::Contains("jank_exporter_build_info"));
   // Percent-encoded serials (network devices have ':') decode.
-  store.record_skip(store.device("10.0.0.7:5555"), "com.c", 0, false, 2);
+  jank::metrics::record_skip(store, store.device("10.0.0.7:5555"), "com.c", 0, false, 2);
   CHECK_THAT(get(port, "/metrics?serial=10.0.0.7%3A5555"), Catch::Contains("package=\"com.c\"} 2"));
   // An unknown device has no series; a bad parameter is refused, not read as "all".
   const std::string none = get(port, "/metrics?serial=nope");
@@ -109,10 +110,10 @@ TEST_CASE("/metrics answers OpenMetrics or the 0.0.4 text by the Accept header",
   using exporters::ExpositionFormat;
   metrics::Store store;
   auto& d = store.device("s1");
-  store.record_skip(d, "com.a", 0, false, 9);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 9);
   d.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, "com.a", ""}] = {"s1_com.a_20261124T031502Z_skip", 9,
                                                                                   1'795'000'000'000'000'000};
-  store.record_skip(store.device("s2"), "com.b", 0, false, 4);
+  jank::metrics::record_skip(store, store.device("s2"), "com.b", 0, false, 4);
   metrics::DaemonMetrics daemon;
   daemon.version = "t";
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now(), nullptr, &daemon);

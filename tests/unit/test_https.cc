@@ -20,6 +20,7 @@
 
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/unit/test_support.h"
 
@@ -82,7 +83,7 @@ TEST_CASE("HTTPS: /metrics over TLS, verified by curl", "[http][tls]") {
   TempDir dir;
   make_certificate(dir.path, "server");
   metrics::Store store;
-  store.record_skip(store.device("s1"), "com.a", 0, false, 9);
+  jank::metrics::record_skip(store, store.device("s1"), "com.a", 0, false, 9);
   auto collector = std::make_shared<exporters::StoreCollector>(store, exporters::input_time_now());
   exporters::HttpOptions options;
   options.listen_address = "127.0.0.1:0";

@@ -17,6 +17,7 @@
 #include "exporters/live_json.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/thermal.h"
@@ -56,11 +57,11 @@ struct Farm {
     d.live.foreground = "com.example.feed";
     store.device("a:5555");
     sample(store, kT0 - 5 * kSec);
-    store.record_skip(d, "com.example.feed", kT0 - 2 * kSec, true, 18);
-    store.record_skip(d, "com.example.chat", kT0 - 1 * kSec, true, 12);
+    jank::metrics::record_skip(store, d, "com.example.feed", kT0 - 2 * kSec, true, 18);
+    jank::metrics::record_skip(store, d, "com.example.chat", kT0 - 1 * kSec, true, 12);
     parsers::DaveyFrame davey;
     davey.duration_ms = 800;
-    store.record_davey(d, "com.example.feed", davey);
+    jank::metrics::record_davey(store, d, "com.example.feed", davey);
     gfxinfo(store, d);
     metrics::record_thermal(store, d, parsers::parse_thermalservice(
                                "IsStatusOverride: false\nThermal Status: 3\nCached temperatures:\nHAL Ready: true\n"

@@ -8,6 +8,7 @@
 #include "metrics/device_view.h"
 #include "metrics/live_history.h"
 #include "metrics/sources/power.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
@@ -246,11 +247,11 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   d.live.live = true;
   d.live.up = true;
   d.live.state = metrics::DeviceState::following;
-  store.record_skip(d, "a", kT0 - 2 * kSec, true, 30);
-  store.record_skip(d, "b", kT0 - kSec, true, 12);
+  jank::metrics::record_skip(store, d, "a", kT0 - 2 * kSec, true, 30);
+  jank::metrics::record_skip(store, d, "b", kT0 - kSec, true, 12);
   parsers::DaveyFrame davey;
   davey.duration_ms = 900;
-  store.record_davey(d, "a", davey);
+  jank::metrics::record_davey(store, d, "a", davey);
   const auto totals = metrics::device_totals(d);
   CHECK(totals.skipped_frames == 42);
   CHECK(totals.davey_frames == 1);
@@ -317,7 +318,7 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
 
   // An app that skips frames draws, whatever its layers show: 40 s after the
   // skip it is still in the window, 61 s after it is not.
-  store.record_skip(d, "b", kT0 + 100 * kSec, true, 5);
+  jank::metrics::record_skip(store, d, "b", kT0 + 100 * kSec, true, 5);
   CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::following);
   CHECK(metrics::live_status(d, kT0 + 161 * kSec, 60) == metrics::LiveStatus::idle);
 

@@ -11,6 +11,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/logcat_recorder.h"
 #include "metrics/sources/log_patterns.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/unit/exposition_fixture.h"
 #include "parsers/log_patterns.h"
@@ -373,7 +374,7 @@ TEST_CASE("built-in lines count as before with patterns configured, each line on
   CHECK(counts.parsed == 2);      // the skip, and the Foo line a pattern matched
   CHECK(counts.discarded_total() == 1);  // N beyond 32 bits, matched by patterns all the same
   CHECK(counts.unmatched == 1);
-  CHECK(store.device("s").packages.at("pid:10").skipped_frames == 5);
+  CHECK(jank::metrics::skips_of(store.device("s").packages.at("pid:10"))->skipped_frames == 5);
   CHECK(series(store, "android_log_pattern_matches_total") ==
         "android_log_pattern_matches_total{serial=\"s\",package=\"pid:10\",pattern=\"any\",value=\"\"} 3\n"
         "android_log_pattern_matches_total{serial=\"s\",package=\"pid:10\",pattern=\"choreo\",value=\"\"} 2\n");

@@ -12,6 +12,7 @@
 #include "exporters/metric_catalogue.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/source.h"
+#include "metrics/sources/skips.h"
 #include "tests/unit/exposition_fixture.h"
 
 using namespace jank;
@@ -174,7 +175,7 @@ TEST_CASE("Text() equals prometheus-cpp's TextSerializer of the same series byte
   test::fill_runs(store, runs);
   // Label values that need repair and escaping on both paths.
   auto& odd = store.device("odd\"serial\\\n\xff");
-  store.record_skip(odd, "com.\xc3\xa9t\xc3\xa9", 2'000'000'000, true, 60);  // SM 60 - 60/60 = 59
+  jank::metrics::record_skip(store, odd, "com.\xc3\xa9t\xc3\xa9", 2'000'000'000, true, 60);  // SM 60 - 60/60 = 59
   exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   collector.set_window_span(test::whole_window());
   const auto families = collector.Collect();

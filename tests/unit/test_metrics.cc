@@ -6,6 +6,7 @@
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
 #include "metrics/skip_window.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 
 using namespace jank::metrics;
@@ -177,12 +178,12 @@ TEST_CASE("store caps packages per device and names processes", "[metrics][store
   o.max_packages_per_device = 2;
   Store store(o);
   auto& d = store.device("s1");
-  store.record_skip(d, "a", 1 * kSec, true, 3);
-  store.record_skip(d, "b", 2 * kSec, true, 4);
-  store.record_skip(d, "c", 3 * kSec, true, 5);
-  store.record_skip(d, "d", 3 * kSec, true, 6);
+  jank::metrics::record_skip(store, d, "a", 1 * kSec, true, 3);
+  jank::metrics::record_skip(store, d, "b", 2 * kSec, true, 4);
+  jank::metrics::record_skip(store, d, "c", 3 * kSec, true, 5);
+  jank::metrics::record_skip(store, d, "d", 3 * kSec, true, 6);
   CHECK(d.packages.size() == 3);  // a, b and the overflow series
-  CHECK(d.packages.at(std::string(kOverflowPackage)).skipped_frames == 11);
+  CHECK(jank::metrics::skips_of(d.packages.at(std::string(kOverflowPackage)))->skipped_frames == 11);
   CHECK(d.package_overflow_events == 2);
 
   jank::parsers::ProcessEvent start{jank::parsers::ProcessEvent::Kind::start, 77, "com.x:svc"};
@@ -200,9 +201,9 @@ TEST_CASE("series of dead processes expire after the grace period", "[metrics][s
   Store store;
   auto& d = store.device("s");
   store.set_host_time(100 * kSec);
-  store.record_skip(d, "com.alive", 0, false, 1);
-  store.record_skip(d, "com.dead", 0, false, 1);
-  store.record_skip(d, "pid:42", 0, false, 1);
+  jank::metrics::record_skip(store, d, "com.alive", 0, false, 1);
+  jank::metrics::record_skip(store, d, "com.dead", 0, false, 1);
+  jank::metrics::record_skip(store, d, "pid:42", 0, false, 1);
   store.set_host_time(200 * kSec);
   store.record_process_list(d, {{10, "com.alive"}, {42, "sh"}});  // com.alive and pid 42 run
   using jank::metrics::ExemplarCounter;
@@ -219,6 +220,6 @@ TEST_CASE("series of dead processes expire after the grace period", "[metrics][s
   // Replays never tell the time: nothing expires.
   Store replay;
   auto& r = replay.device("r");
-  replay.record_skip(r, "x", 0, false, 1);
+  jank::metrics::record_skip(replay, r, "x", 0, false, 1);
   CHECK(replay.expire_packages(r, 0) == 0);
 }

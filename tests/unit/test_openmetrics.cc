@@ -15,6 +15,7 @@
 #include "exporters/metric_catalogue.h"
 #include "exporters/openmetrics.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/unit/exposition_fixture.h"
@@ -62,9 +63,9 @@ TEST_CASE("OpenMetrics text of a small store with an exemplar", "[openmetrics][e
   o.window_seconds = 10;
   metrics::Store store(o);
   auto& d = store.device("s");
-  store.record_skip(d, "com.a", 10 * kSec, true, 3);
-  store.record_skip(d, "com.a", 11 * kSec, true, 40);
-  store.record_skip(d, "com.b", 11 * kSec, true, 30);
+  jank::metrics::record_skip(store, d, "com.a", 10 * kSec, true, 3);
+  jank::metrics::record_skip(store, d, "com.a", 11 * kSec, true, 40);
+  jank::metrics::record_skip(store, d, "com.b", 11 * kSec, true, 30);
   // com.a's skipped frames have a trace: 40 frames at 2025-11-24 16:00:00.25 UTC.
   d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.a", ""}] = {"s_com.a_20251124T160000Z_skip", 40,
                                                                          1'764'000'000'250'000'000};

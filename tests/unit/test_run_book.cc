@@ -8,6 +8,7 @@
 #include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
 #include "parsers/sf_latency.h"
@@ -75,8 +76,8 @@ TEST_CASE("a run takes its baseline only after a gfxinfo round that began after 
   CHECK(device_of(*book.find("r"), "s1").settled_start);
 
   store.record_gfxinfo(d, gfx_dump("com.a", 190, 10));
-  store.record_skip(d, "com.a", 0, false, 40);
-  store.record_skip(d, "com.a", 0, false, 7);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 40);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 7);
   book.advance(14 * kSecond, store);
 
   int status = 0;
@@ -114,13 +115,13 @@ TEST_CASE("a source that restarts from 0 during a run adds its new counts and is
   metrics::RunBook book;
   book.start(spec("r", "com.a", {"s1"}), kSecond, store);
   d.live.gfxinfo_round_begun_ns = 2 * kSecond;
-  store.record_skip(d, "com.a", 0, false, 10);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 10);
   book.advance(3 * kSecond, store);  // baseline: 10 skipped before
-  store.record_skip(d, "com.a", 0, false, 5);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 5);
   book.advance(4 * kSecond, store);
   // The process series goes (as if expired) and comes back from 0.
   d.packages.erase("com.a");
-  store.record_skip(d, "com.a", 0, false, 3);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 3);
   book.advance(5 * kSecond, store);
   const auto& dev = device_of(*book.find("r"), "s1");
   CHECK(dev.counted.total("skipped_frames") == 8u);
@@ -173,7 +174,7 @@ TEST_CASE("a run's steps merge in pairs past the step cap and keep their sums") 
   d.live.gfxinfo_round_begun_ns = 1;
   book.advance(kSecond, store);  // baseline
   for (int s = 2; s <= 6; ++s) {
-    store.record_skip(d, "com.a", 0, false, static_cast<std::uint32_t>(s));
+    jank::metrics::record_skip(store, d, "com.a", 0, false, static_cast<std::uint32_t>(s));
     book.advance(s * kSecond, store);
   }
   const auto& run = *book.find("r");
@@ -196,7 +197,7 @@ TEST_CASE("runs survive a checkpoint round trip and refuse a damaged one") {
   d.live.gfxinfo_round_begun_ns = 2 * kSecond;
   metrics::versions_source().state(d).by_package["com.a"] = {"1.2", 12};
   book.advance(3 * kSecond, store);
-  store.record_skip(d, "com.a", 0, false, 9);
+  jank::metrics::record_skip(store, d, "com.a", 0, false, 9);
   book.advance(4 * kSecond, store);
   const std::string text = book.save();
 

@@ -2,6 +2,7 @@
 // metrics/trace_budget.h) on hand-made counts whose spikes are worked out here.
 #include <catch2/catch.hpp>
 
+#include "metrics/sources/skips.h"
 #include "metrics/spike_rules.h"
 #include "metrics/store.h"
 #include "metrics/trace_budget.h"
@@ -46,10 +47,10 @@ TEST_CASE("a skip at the rule's size fires once with its frames and a smaller on
   SpikeDetector rules({.skip_frames = 60});
   rules.configure(d);
   store.set_host_time(kT0);
-  store.record_skip(d, "com.early", 0, false, 500);  // before the first look: not this detector's
+  jank::metrics::record_skip(store, d, "com.early", 0, false, 500);  // before the first look: not this detector's
   CHECK(rules.examine(d, kT0).empty());
-  store.record_skip(d, "com.app", 0, false, 59);
-  store.record_skip(d, "com.app", 0, false, 60);
+  jank::metrics::record_skip(store, d, "com.app", 0, false, 59);
+  jank::metrics::record_skip(store, d, "com.app", 0, false, 60);
   const auto spikes = rules.examine(d, kT0 + kSec);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].rule == SpikeRule::skip);
@@ -67,7 +68,7 @@ TEST_CASE("a skip line read long after it was logged fires nothing", "[traces][r
   rules.configure(d);
   rules.examine(d, kT0);
   store.set_host_time(kT0);
-  store.record_skip(d, "com.app", 0, false, 100);
+  jank::metrics::record_skip(store, d, "com.app", 0, false, 100);
   CHECK(rules.examine(d, kT0 + 11 * kSec).empty());
 }
 
@@ -75,7 +76,7 @@ TEST_CASE("a Davey over the rule fires on the Davey counter and the store keeps 
   Store store;
   DeviceMetrics& d = store.device("s1");
   store.set_host_time(kT0);
-  store.record_skip(d, "com.app", 0, false, 300);
+  jank::metrics::record_skip(store, d, "com.app", 0, false, 300);
   CHECK(d.spike_lines.lines.empty());  // nobody asked
   SpikeDetector rules({.davey_ms = 800});
   rules.configure(d);
@@ -83,10 +84,10 @@ TEST_CASE("a Davey over the rule fires on the Davey counter and the store keeps 
   jank::parsers::DaveyFrame davey;
   davey.duration_ms = 799;
   davey.duration_valid = true;
-  store.record_davey(d, "com.app", davey);
+  jank::metrics::record_davey(store, d, "com.app", davey);
   davey.duration_ms = 1200;
-  store.record_davey(d, "com.app", davey);
-  store.record_skip(d, "com.app", 0, false, 300);  // the skip rule is off
+  jank::metrics::record_davey(store, d, "com.app", davey);
+  jank::metrics::record_skip(store, d, "com.app", 0, false, 300);  // the skip rule is off
   const auto spikes = rules.examine(d, kT0 + kSec);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].rule == SpikeRule::davey);
@@ -101,8 +102,8 @@ TEST_CASE("a skip of an app beyond the package cap fires on the overflow series"
   rules.configure(d);
   rules.examine(d, kT0);
   store.set_host_time(kT0);
-  store.record_skip(d, "com.first", 0, false, 1);
-  store.record_skip(d, "com.second", 0, false, 9);
+  jank::metrics::record_skip(store, d, "com.first", 0, false, 1);
+  jank::metrics::record_skip(store, d, "com.second", 0, false, 9);
   const auto spikes = rules.examine(d, kT0);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].series.package == "_other_");
@@ -117,7 +118,7 @@ TEST_CASE("SM below the rule for a whole window fires once and then needs a new 
   // 40 skipped frames a second: SM 20 once a whole window is seen. The app's
   // series appears with its first skips (second 1), so its window is whole at 6.
   for (int s = 0; s <= 12; ++s) {
-    if (s > 0) store.record_skip(d, "com.app", 0, false, 40);
+    if (s > 0) jank::metrics::record_skip(store, d, "com.app", 0, false, 40);
     for (const auto& spike : rules.examine(d, kT0 + s * kSec)) {
       fired.push_back(spike);
       INFO("second " << s);
@@ -133,7 +134,7 @@ TEST_CASE("SM below the rule for a whole window fires once and then needs a new 
   Store other;
   DeviceMetrics& e = other.device("s2");
   for (int s = 0; s <= 12; ++s) {
-    if (s > 0) other.record_skip(e, "com.app", 0, false, 20);
+    if (s > 0) jank::metrics::record_skip(other, e, "com.app", 0, false, 20);
     CHECK(calm.examine(e, kT0 + s * kSec).empty());
   }
 }
@@ -176,7 +177,7 @@ TEST_CASE("one freeze the app reported fires the frozen-frame rule once and a re
   store.record_layer_latency(d, layer, frames(1501, {16.7, 2000, 16.7}));
   CHECK(rules.examine(d, kT0 + kSec).empty());
   // The app logs a 118-frame skip (1.97 s), then the 2 s gap shows: a freeze.
-  store.record_skip(d, "com.game", 0, false, 118);
+  jank::metrics::record_skip(store, d, "com.game", 0, false, 118);
   const auto anchor = d.layers.begin()->second.presents.last_present();
   REQUIRE(anchor);
   jank::parsers::SfLatency next;

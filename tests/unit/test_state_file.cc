@@ -13,6 +13,7 @@
 #include "app/core/atomic_file.h"
 #include "app/daemon/state_file.h"
 #include "tests/unit/test_support.h"
+#include "metrics/sources/skips.h"
 
 namespace fs = std::filesystem;
 using jank::app::SharedState;
@@ -71,7 +72,7 @@ TEST_CASE("an unreadable state file is set aside and counted, a good one restore
   SharedState before(jank::metrics::StoreOptions{});
   {
     auto& d = before.store.device("emulator-5554");
-    before.store.record_skip(d, "com.example.feed", 0, false, 7);
+    jank::metrics::record_skip(before.store, d, "com.example.feed", 0, false, 7);
   }
   REQUIRE(file.write(before));
   CHECK(before.daemon.checkpoints_written == 1);
@@ -79,7 +80,7 @@ TEST_CASE("an unreadable state file is set aside and counted, a good one restore
   file.restore(after, 42);
   CHECK(after.daemon.state_load_failures == 0);
   const auto& d = *after.store.devices().at("emulator-5554");
-  CHECK(d.packages.at("com.example.feed").skipped_frames == 7);
+  CHECK(jank::metrics::skips_of(d.packages.at("com.example.feed"))->skipped_frames == 7);
   CHECK(d.live.live);
   CHECK_FALSE(d.live.up);
   CHECK(d.live.state == jank::metrics::DeviceState::disconnected);

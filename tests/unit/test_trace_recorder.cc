@@ -12,6 +12,7 @@
 #include "app/session/perfetto_commands.h"
 #include "app/session/trace_recorder.h"
 #include "config/config.h"
+#include "metrics/sources/skips.h"
 
 using namespace jank;
 using namespace std::chrono_literals;
@@ -123,7 +124,7 @@ struct Rig {
   }
   void skip(std::uint32_t frames) {
     shared.store.set_host_time(session.host_ns);
-    shared.store.record_skip(device(), "com.app", 0, false, frames);
+    jank::metrics::record_skip(shared.store, device(), "com.app", 0, false, frames);
   }
   // From a re-arm to the pull: the session starts as `pid`, is confirmed, a
   // skip of `frames` triggers it, and it finishes.
