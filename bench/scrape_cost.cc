@@ -28,6 +28,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank;
 
@@ -125,7 +126,7 @@ void fill(metrics::Store& store, int devices, int packages, int gfx_packages, bo
       const std::string name = "com.example.app" + std::to_string(p);
       for (int k = 0; k < 10; ++k) jank::metrics::record_skip(store, dev, name, 1'000'000'000LL * k, true, 1 + k * 7);
       if (exemplars) {
-        dev.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, name, ""}] = {
+        jank::metrics::trace_state(dev).exemplars[{metrics::ExemplarCounter::skipped_frames, name, ""}] = {
             dev.serial + "_" + name + "_20261124T031502Z_skip", 64, 1'795'000'000'123'000'000};
       }
       if (p < gfx_packages) {

@@ -10,6 +10,7 @@
 
 #include "metrics/gfxinfo_tracker.h"
 #include "metrics/sources/thermal.h"
+#include "metrics/sources/traces.h"
 #include "metrics/trace_files.h"
 #include "parsers/text_scan.h"
 #include "parsers/time_units.h"
@@ -61,7 +62,8 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
   row.sm = metrics::device_sm(d, now_ns, static_cast<double>(window_seconds));
   row.window = d.history.window(std::chrono::milliseconds(std::chrono::seconds(window_seconds)).count());
   row.thermal_status = metrics::thermal_status(d, now_ns);
-  row.trace_armed = d.live.trace.armed;
+  const auto* traces = metrics::traces_of(d);
+  row.trace_armed = traces != nullptr && traces->status.armed;
   for (const auto& [seq, run] : runs.runs()) {
     if (run.state != metrics::RunState::finished && measures(run, d.serial)) ++row.open_runs;
   }

@@ -43,12 +43,6 @@ enum class Family : std::uint16_t {
   jank_exporter_device_commands_total,
   jank_exporter_ingest_lag_seconds,
   jank_exporter_last_line_timestamp_seconds,
-  // The flight recorder on each device (docs/traces.md).
-  jank_exporter_trace_armed,
-  jank_exporter_trace_sessions_total,
-  jank_exporter_traces_taken_total,
-  jank_exporter_traces_failed_total,
-  jank_exporter_trace_triggers_suppressed_total,
   // The daemon itself.
   jank_exporter_build_info,
   jank_exporter_adb_server_up,

@@ -219,23 +219,6 @@ void add_percentiles(SeriesSink& f, Family id, const LabelSet& labels, const met
 
 double count(std::uint64_t n) { return static_cast<double>(n); }
 
-// The flight recorder's series of a device (docs/traces.md), once the
-// recorder has anything to say of it: none while traces are off.
-void collect_trace_device(SeriesSink& f, const metrics::DeviceTraceStatus& t, const LabelSet& dev) {
-  if (!t.armed && t.sessions.empty() && t.taken.empty() && t.failed.empty() && t.suppressed.empty()) return;
-  f.sample(F::jank_exporter_trace_armed, dev, t.armed ? 1 : 0);
-  for (const auto& [result, n] : t.sessions) {
-    f.sample(F::jank_exporter_trace_sessions_total, dev, Extra{"result", result}, count(n));
-  }
-  for (const auto& [rule, n] : t.taken) f.sample(F::jank_exporter_traces_taken_total, dev, Extra{"rule", rule}, count(n));
-  for (const auto& [reason, n] : t.failed) {
-    f.sample(F::jank_exporter_traces_failed_total, dev, Extra{"reason", reason}, count(n));
-  }
-  for (const auto& [reason, n] : t.suppressed) {
-    f.sample(F::jank_exporter_trace_triggers_suppressed_total, dev, Extra{"reason", reason}, count(n));
-  }
-}
-
 // Seconds and their fraction apart: a millisecond time prints as one (ns / 1e9 would not).
 double unix_seconds(std::int64_t ns) {
   return static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9;
@@ -311,7 +294,6 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
     f.sample(F::jank_exporter_ingest_lag_seconds, dev, l.ingest_lag_seconds);
     f.sample(F::jank_exporter_last_line_timestamp_seconds, dev, parsers::units::seconds_of_ns(l.last_line_time_ns));
   }
-  collect_trace_device(f, l.trace, dev);
 }
 
 void collect_runs(SeriesSink& f, const metrics::RunBook& book) {
@@ -392,16 +374,6 @@ std::map<std::string_view, AppLayers> layers_by_app(const metrics::DeviceMetrics
   return out;
 }
 
-// The exemplar the flight recorder left on a counter series, if any: keyed
-// as docs/traces.md says (`package` the packages key, `layer` the layers
-// key, "" for package counters). Free when the device has none.
-const metrics::TraceExemplar* exemplar_of(const metrics::DeviceMetrics& d, metrics::ExemplarCounter counter,
-                                          const std::string& package, const std::string& layer = {}) {
-  if (d.trace_exemplars.empty()) return nullptr;
-  const auto it = d.trace_exemplars.find(metrics::ExemplarKey{counter, package, layer});
-  return it == d.trace_exemplars.end() ? nullptr : &it->second;
-}
-
 void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
   using metrics::ExemplarCounter;
   for (const auto& [stable, l] : d.layers) {
@@ -411,19 +383,19 @@ void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
                            {"kind", l.kind == parsers::LayerKind::surface_view ? "surface_view" : "app_window"}});
     const auto& t = l.presents;
     f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()),
-             exemplar_of(d, ExemplarCounter::layer_frames_presented, l.package, stable));
+             metrics::trace_exemplar(d, ExemplarCounter::layer_frames_presented, l.package, stable));
     f.histogram(F::android_layer_frame_time_seconds, labels, t.frame_time());
     f.sample(F::android_layer_active_seconds_total, labels, parsers::units::seconds_of_ns(t.active_ns()));
     f.sample(F::android_layer_perfdog_jank_total, labels, count(t.jank()));
     f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()),
-             exemplar_of(d, ExemplarCounter::layer_big_jank, l.package, stable));
+             metrics::trace_exemplar(d, ExemplarCounter::layer_big_jank, l.package, stable));
     f.sample(F::android_layer_perfdog_jank_seconds_total, labels, parsers::units::seconds_of_ns(t.jank_ns()));
     f.sample(F::android_layer_refresh_jank_total, labels, count(t.refresh_jank()));
     f.sample(F::android_layer_freezes_total, labels, count(t.freezes()));
     f.sample(F::android_layer_slow_frames_total, labels, count(t.slow_frames()));
     f.sample(F::android_layer_slow_frames_refresh_total, labels, count(t.slow_frames_refresh()));
     f.sample(F::android_layer_frozen_frames_total, labels, count(t.frozen_frames()),
-             exemplar_of(d, ExemplarCounter::layer_frozen_frames, l.package, stable));
+             metrics::trace_exemplar(d, ExemplarCounter::layer_frozen_frames, l.package, stable));
     f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
     if (l.refresh_period_ns) {
       f.sample(F::android_layer_refresh_period_seconds, labels, parsers::units::seconds_of_ns(*l.refresh_period_ns));
@@ -470,7 +442,10 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
 
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now) {
   const LabelSet dev = label_set({{"serial", d.serial}});
-  if (d.live.live) collect_live(f, d, dev);
+  if (d.live.live) {
+    collect_live(f, d, dev);
+    collect_sources(f, d, dev, now, metrics::CollectAt::live);
+  }
   f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
   f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
   collect_sources(f, d, dev, now, metrics::CollectAt::refresh);

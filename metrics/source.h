@@ -25,6 +25,7 @@ namespace jank::metrics {
 // moved into a module is collected where its series were written before
 // (docs/architecture.md, "Adding a data source").
 enum class CollectAt : std::uint8_t {
+  live,           // last of a live device's status series (replays have none)
   refresh,        // after the display's refresh rate, first of the device's SM series
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)

@@ -10,6 +10,7 @@
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
+#include "metrics/sources/traces.h"
 #include "metrics/sources/versions.h"
 
 namespace jank::metrics {
@@ -17,7 +18,7 @@ namespace jank::metrics {
 std::span<const DeviceSource* const> device_sources() {
   // FrameTimeline first: its record follows the surface record, as the
   // store wrote it, and its input series come before TimeStats' (timelines).
-  static const std::array<const DeviceSource*, 8> sources = {
+  static const std::array<const DeviceSource*, 9> sources = {
       &skip_source(),
       &frametimeline_source(),
       &log_pattern_source(),
@@ -26,6 +27,7 @@ std::span<const DeviceSource* const> device_sources() {
       &power_source(),
       &timestats_source(),
       &versions_source(),
+      &trace_source(),
   };
   return sources;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "metrics/sources/skips.h"
+#include "metrics/sources/traces.h"
 
 namespace jank::metrics {
 namespace {
@@ -44,8 +45,9 @@ std::string_view spike_rule_name(SpikeRule rule) {
 SpikeDetector::SpikeDetector(SpikeRuleLimits limits) : limits_(limits) {}
 
 void SpikeDetector::configure(DeviceMetrics& device) const {
-  device.spike_lines.min_skip_frames = limits_.skip_frames;
-  device.spike_lines.min_davey_ms = limits_.davey_ms;
+  auto& asked = trace_state(device).spike_lines;
+  asked.min_skip_frames = limits_.skip_frames;
+  asked.min_davey_ms = limits_.davey_ms;
 }
 
 std::vector<Spike> SpikeDetector::examine(const DeviceMetrics& device, std::int64_t now_ns) {
@@ -57,7 +59,9 @@ std::vector<Spike> SpikeDetector::examine(const DeviceMetrics& device, std::int6
 }
 
 void SpikeDetector::lines(const DeviceMetrics& device, std::int64_t now_ns, std::vector<Spike>& out) {
-  const auto& kept = device.spike_lines;
+  static const SpikeLines kNone;
+  const DeviceTraceState* traces = traces_of(device);
+  const SpikeLines& kept = traces != nullptr ? traces->spike_lines : kNone;
   if (!lines_started_) {
     lines_started_ = true;
     next_line_ = kept.next_seq;  // lines kept before this detector are someone else's

@@ -69,6 +69,7 @@ void Store::mark_running_packages_alive(DeviceMetrics& device) {
 
 std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
   if (host_now_ns_ == 0) return 0;
+  const std::size_t layers = device.layers.size();
   std::erase_if(device.layers, [&](const auto& entry) {
     return entry.second.last_seen_ns != 0 && host_now_ns_ - entry.second.last_seen_ns > grace_ns &&
            !device.pinned_packages.contains(base_package(entry.second.package));
@@ -85,12 +86,8 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
       ++it;
     }
   }
-  if (removed > 0) packages_changed(device);
-  // So does an exemplar, with its series.
-  std::erase_if(device.trace_exemplars, [&](const auto& entry) {
-    return !device.packages.contains(entry.first.package) ||
-           (!entry.first.layer.empty() && !device.layers.contains(entry.first.layer));
-  });
+  // What modules hold per package or layer (a version, an exemplar) goes with its series.
+  if (removed > 0 || device.layers.size() != layers) packages_changed(device);
   return removed;
 }
 
@@ -203,15 +200,6 @@ void Store::note_time(DeviceMetrics& device, std::int64_t time_ns) {
   if (!device.has_time || time_ns > device.latest_time_ns) device.latest_time_ns = time_ns;
   if (!device.has_time || time_ns < device.earliest_time_ns) device.earliest_time_ns = time_ns;
   device.has_time = true;
-}
-
-void Store::keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
-                            std::int64_t at_ns) {
-  auto& spikes = device.spike_lines;
-  // The series the line was counted under: its own, or the overflow one.
-  const std::string key(device.packages.contains(package_name) ? package_name : kOverflowPackage);
-  spikes.lines.push_back({spikes.next_seq++, davey, key, value, at_ns});
-  if (spikes.lines.size() > SpikeLines::kMax) spikes.lines.pop_front();
 }
 
 void Store::record_process(DeviceMetrics& device, const parsers::ProcessEvent& event) {

@@ -25,7 +25,6 @@
 #include "metrics/process_names.h"
 #include "metrics/source_state.h"
 #include "metrics/stall_reports.h"
-#include "metrics/trace_status.h"
 #include "metrics/window_frames.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
@@ -138,10 +137,6 @@ struct DeviceMetrics {
   // series never expire while it is open, so its counters never restart.
   std::set<std::string, std::less<>> pinned_packages;
   ProcessNames pid_names;  // from process start and death lines and ps
-  // Exemplars linking counter series to stored traces (docs/traces.md): the
-  // newest per series; dropped with their package or layer, never checkpointed.
-  std::map<ExemplarKey, TraceExemplar> trace_exemplars;
-  SpikeLines spike_lines;  // for the trace rules; not checkpointed
   // Where this device's log was counted up to (parsers/logcat_cursor.h).
   parsers::LogCursor log_cursor;
   // What happened to the log between streams (docs/metrics.md).
@@ -201,7 +196,6 @@ struct DeviceMetrics {
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
     std::optional<std::string> foreground;        // the focused app, as dumpsys window last told
-    DeviceTraceStatus trace;                      // the flight recorder (docs/traces.md)
   } live;
 
   // The live view's recent samples (docs/live-view.md), filled by the
@@ -267,10 +261,6 @@ class Store {
   // A stall the app reported (a source's verdict, or the store's own): kept
   // for its layers' gaps, and a recent rest it explains becomes the freeze it was.
   void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
-  // A line the trace rules may act on (SpikeLines): a skip of `value`
-  // frames, or a Davey of `value` ms, counted under `package_name`.
-  void keep_spike_line(DeviceMetrics& device, bool davey, std::string_view package_name, double value,
-                       std::int64_t at_ns);
 
   std::string save() const;
   bool load(std::string_view text, std::string& error, LoadReport* report = nullptr);

@@ -8,6 +8,7 @@
 
 #include "app/core/log.h"
 #include "app/session/perfetto_commands.h"
+#include "metrics/sources/traces.h"
 #include "parsers/time_units.h"
 
 namespace jank::app {
@@ -63,7 +64,7 @@ TraceRecorder::TraceRecorder(PollerContext context, RunCommandWithin run_long)
 TraceRecorder::~TraceRecorder() {
   // A pull cut short by the session's end gives its place back.
   release_slot();
-  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { metrics::trace_state(d).status.armed = false; });
 }
 
 void TraceRecorder::start(std::chrono::milliseconds first) {
@@ -80,7 +81,7 @@ void TraceRecorder::tick() {
 }
 
 void TraceRecorder::count(Counts counts, std::string_view key) {
-  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) { ++(d.live.trace.*counts)[std::string(key)]; });
+  ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) { ++(metrics::trace_state(d).status.*counts)[std::string(key)]; });
 }
 
 void TraceRecorder::check_rules(std::int64_t now) {
@@ -227,7 +228,7 @@ void TraceRecorder::confirm(std::string_view how) {
   confirmed_ = true;
   arm_retry_ = std::chrono::milliseconds(30'000);
   count(&metrics::DeviceTraceStatus::sessions, how);
-  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = true; });
+  ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { metrics::trace_state(d).status.armed = true; });
 }
 
 void TraceRecorder::check_alive() {
@@ -245,7 +246,7 @@ void TraceRecorder::check_alive() {
       next_due_ns_ = ctx_.host_now() + interval;
       return;
     }
-    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { metrics::trace_state(d).status.armed = false; });
     if (confirmed_) {
       count(&metrics::DeviceTraceStatus::sessions, "expired");  // its trigger timeout, or ended on the device
       return rearm_after(std::chrono::milliseconds(0));
@@ -273,7 +274,7 @@ void TraceRecorder::trigger(const metrics::Spike& spike, std::int64_t now) {
       next_due_ns_ = ctx_.host_now();
       return;
     }
-    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { d.live.trace.armed = false; });
+    ctx_.shared.with_device(ctx_.serial, [](metrics::DeviceMetrics& d) { metrics::trace_state(d).status.armed = false; });
     next_due_ns_ = ctx_.host_now() + to_ns(ctx_.config->traces_stop_delay_ms);
     finish_by_ns_ = next_due_ns_ + to_ns(ctx_.config->traces_finish_timeout_seconds);
   });
@@ -368,7 +369,7 @@ void TraceRecorder::saved(const SavedTrace& result, const metrics::StoredTrace& 
   } else {
     count(&metrics::DeviceTraceStatus::taken, meta.rule);
     ctx_.shared.with_device(ctx_.serial, [&](metrics::DeviceMetrics& d) {
-      d.trace_exemplars[spike_->series] = {result.id, spike_->value, triggered_ns_};
+      metrics::trace_state(d).exemplars[spike_->series] = {result.id, spike_->value, triggered_ns_};
     });
     log_info("device " + ctx_.serial + ": trace " + result.id + " kept (" + std::to_string(meta.bytes) + " bytes)");
   }

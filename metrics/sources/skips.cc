@@ -4,6 +4,7 @@
 #include <string>
 
 #include "metrics/device_view.h"
+#include "metrics/sources/traces.h"
 
 namespace jank::metrics {
 namespace {
@@ -89,13 +90,6 @@ bool empty(const AppSkipState& s) {
          s.window.buckets() == 0 && empty(s.skip_size) && empty(s.davey_duration);
 }
 
-// The exemplar the flight recorder left on a package counter, if any.
-const TraceExemplar* exemplar_of(const DeviceMetrics& d, ExemplarCounter counter, const std::string& package) {
-  if (d.trace_exemplars.empty()) return nullptr;
-  const auto it = d.trace_exemplars.find(ExemplarKey{counter, package, ""});
-  return it == d.trace_exemplars.end() ? nullptr : &it->second;
-}
-
 }  // namespace
 
 const SkipSource& skip_source() {
@@ -152,7 +146,7 @@ void SkipSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const st
   if (s->skip_events > 0) {
     const auto& w = f.sm_window();
     f.sample(kSkippedFrames, pkg, count_value(s->skipped_frames),
-             exemplar_of(d, ExemplarCounter::skipped_frames, package));
+             trace_exemplar(d, ExemplarCounter::skipped_frames, package));
     f.sample(kSkipEvents, pkg, count_value(s->skip_events));
     f.histogram(kSkipSize, pkg, s->skip_size);
     if (!screen_dark(d) && !app_idle(d, package, p, *s, now, w.window_s) && w.seconds > 0) {
@@ -161,7 +155,7 @@ void SkipSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const st
     f.sample(kMaxSkipped, pkg, s->window.max_skip(now));
   }
   if (s->davey_frames > 0) {
-    f.sample(kDaveyFrames, pkg, count_value(s->davey_frames), exemplar_of(d, ExemplarCounter::davey_frames, package));
+    f.sample(kDaveyFrames, pkg, count_value(s->davey_frames), trace_exemplar(d, ExemplarCounter::davey_frames, package));
     f.histogram(kDaveyDuration, pkg, s->davey_duration);
     f.sample(kDaveyInvalid, pkg, count_value(s->davey_invalid_durations));
   }
@@ -184,9 +178,7 @@ void record_skip(Store& store, DeviceMetrics& device, std::string_view package_n
   s.window.add(at, frames);
   device_state(store, device).window.add(at, frames);
   if (has_time) store.note_time(device, at);
-  if (device.spike_lines.min_skip_frames > 0 && frames >= device.spike_lines.min_skip_frames) {
-    store.keep_spike_line(device, false, package_name, frames, at != 0 ? at : store.host_time());
-  }
+  keep_spike_line(device, false, package_name, frames, at != 0 ? at : store.host_time());
 }
 
 void record_davey(Store& store, DeviceMetrics& device, std::string_view package_name,
@@ -196,10 +188,7 @@ void record_davey(Store& store, DeviceMetrics& device, std::string_view package_
   if (davey.duration_valid) {
     s.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
     store.note_stall(device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
-    const auto ms = static_cast<double>(davey.duration_ms);
-    if (device.spike_lines.min_davey_ms > 0 && ms >= device.spike_lines.min_davey_ms) {
-      store.keep_spike_line(device, true, package_name, ms, store.host_time());
-    }
+    keep_spike_line(device, true, package_name, static_cast<double>(davey.duration_ms), store.host_time());
   } else {
     ++s.davey_invalid_durations;
   }

@@ -20,6 +20,7 @@
 #include "tests/daemon/exporter_process.h"
 #include "tests/ops/prometheus_process.h"
 #include "tests/unit/exposition_fixture.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank::daemon_test;
 using jank::ops_test::Prometheus;
@@ -231,10 +232,10 @@ TEST_CASE("a real Prometheus stores the exemplars of the OpenMetrics answer") {
       {"android_layer_frames_presented_total", "s_p_20261124T031502Z_fps", "12.5"},
       {"android_layer_perfdog_big_jank_total", "s_p_20261124T031502Z_big_jank", "3"},
   };
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "p", ""}] = {expected[0].trace_id, 57, at_ns};
-  d.trace_exemplars[{ExemplarCounter::davey_frames, "p", ""}] = {expected[1].trace_id, 800, at_ns};
-  d.trace_exemplars[{ExemplarCounter::layer_frames_presented, "p", layer}] = {expected[2].trace_id, 12.5, at_ns};
-  d.trace_exemplars[{ExemplarCounter::layer_big_jank, "p", layer}] = {expected[3].trace_id, 3, at_ns};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "p", ""}] = {expected[0].trace_id, 57, at_ns};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::davey_frames, "p", ""}] = {expected[1].trace_id, 800, at_ns};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::layer_frames_presented, "p", layer}] = {expected[2].trace_id, 12.5, at_ns};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::layer_big_jank, "p", layer}] = {expected[3].trace_id, 3, at_ns};
   auto collector = std::make_shared<jank::exporters::StoreCollector>(store, jank::exporters::input_time_now(), nullptr,
                                                                      &daemon, &runs);
   jank::exporters::HttpOptions options;

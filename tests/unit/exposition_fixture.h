@@ -21,6 +21,7 @@
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 #include "parsers/thermal.h"
+#include "metrics/sources/traces.h"
 
 namespace jank::test {
 
@@ -154,11 +155,11 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   daemon.checkpoints_written = 2;
   daemon.state_rejected_records["package"] = 1;
   // The flight recorder: one device's counts and one stored trace.
-  d.live.trace.armed = true;
-  d.live.trace.sessions["armed"] = 1;
-  d.live.trace.taken["skip"] = 1;
-  d.live.trace.failed["pull_failed"] = 1;
-  d.live.trace.suppressed["busy"] = 2;
+  jank::metrics::trace_state(d).status.armed = true;
+  jank::metrics::trace_state(d).status.sessions["armed"] = 1;
+  jank::metrics::trace_state(d).status.taken["skip"] = 1;
+  jank::metrics::trace_state(d).status.failed["pull_failed"] = 1;
+  jank::metrics::trace_state(d).status.suppressed["busy"] = 2;
   daemon.traces.enabled = true;
   daemon.traces.stored = 1;
   daemon.traces.stored_bytes = 4096;

@@ -19,6 +19,7 @@
 #include "metrics/store.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/unit/test_support.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank;
 
@@ -111,7 +112,7 @@ TEST_CASE("/metrics answers OpenMetrics or the 0.0.4 text by the Accept header",
   metrics::Store store;
   auto& d = store.device("s1");
   jank::metrics::record_skip(store, d, "com.a", 0, false, 9);
-  d.trace_exemplars[{metrics::ExemplarCounter::skipped_frames, "com.a", ""}] = {"s1_com.a_20261124T031502Z_skip", 9,
+  jank::metrics::trace_state(d).exemplars[{metrics::ExemplarCounter::skipped_frames, "com.a", ""}] = {"s1_com.a_20261124T031502Z_skip", 9,
                                                                                   1'795'000'000'000'000'000};
   jank::metrics::record_skip(store, store.device("s2"), "com.b", 0, false, 4);
   metrics::DaemonMetrics daemon;

@@ -8,6 +8,7 @@
 #include "metrics/skip_window.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank::metrics;
 using jank::parsers::FramestatsTable;
@@ -207,14 +208,14 @@ TEST_CASE("series of dead processes expire after the grace period", "[metrics][s
   store.set_host_time(200 * kSec);
   store.record_process_list(d, {{10, "com.alive"}, {42, "sh"}});  // com.alive and pid 42 run
   using jank::metrics::ExemplarCounter;
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.dead", ""}] = {"t1", 40, 1};
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.alive", ""}] = {"t2", 50, 2};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "com.dead", ""}] = {"t1", 40, 1};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "com.alive", ""}] = {"t2", 50, 2};
   store.set_host_time(250 * kSec);
   CHECK(store.expire_packages(d, 120 * kSec) == 1);  // com.dead: last alive at 100 s
   CHECK(d.packages.count("com.dead") == 0);
   // An exemplar goes with its series.
-  REQUIRE(d.trace_exemplars.size() == 1);
-  CHECK(d.trace_exemplars.begin()->second.trace_id == "t2");
+  REQUIRE(jank::metrics::trace_state(d).exemplars.size() == 1);
+  CHECK(jank::metrics::trace_state(d).exemplars.begin()->second.trace_id == "t2");
   CHECK(d.packages.count("com.alive") == 1);
   CHECK(d.packages.count("pid:42") == 1);
   // Replays never tell the time: nothing expires.

@@ -19,6 +19,7 @@
 #include "metrics/store.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/unit/exposition_fixture.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank;
 using exporters::ExpositionFormat;
@@ -67,11 +68,11 @@ TEST_CASE("OpenMetrics text of a small store with an exemplar", "[openmetrics][e
   jank::metrics::record_skip(store, d, "com.a", 11 * kSec, true, 40);
   jank::metrics::record_skip(store, d, "com.b", 11 * kSec, true, 30);
   // com.a's skipped frames have a trace: 40 frames at 2025-11-24 16:00:00.25 UTC.
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.a", ""}] = {"s_com.a_20251124T160000Z_skip", 40,
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "com.a", ""}] = {"s_com.a_20251124T160000Z_skip", 40,
                                                                          1'764'000'000'250'000'000};
   // com.b's id is one character over the limit: trace_id (8) + 121 > 128.
   const std::string long_id(121, 'b');
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "com.b", ""}] = {long_id, 30, 1'764'000'000'000'000'000};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "com.b", ""}] = {long_id, 30, 1'764'000'000'000'000'000};
   exporters::StoreCollector c(store, exporters::input_time_now());
   const std::string text = openmetrics(c);
   const std::string expected =
@@ -231,11 +232,11 @@ TEST_CASE("OpenMetrics serves every family with the samples of the 0.0.4 text", 
   REQUIRE(d.layers.size() == 1);
   const std::string layer = d.layers.begin()->first;
   const std::int64_t at = 1'700'000'000'500'000'000;
-  d.trace_exemplars[{ExemplarCounter::skipped_frames, "p", ""}] = {"t-skip", 57, at};
-  d.trace_exemplars[{ExemplarCounter::davey_frames, "p", ""}] = {"t-davey", 800, at};
-  d.trace_exemplars[{ExemplarCounter::layer_frames_presented, "p", layer}] = {"t-fps", 12.5, at};
-  d.trace_exemplars[{ExemplarCounter::layer_big_jank, "p", layer}] = {"t-big", 3, at};
-  d.trace_exemplars[{ExemplarCounter::davey_frames, "gone", ""}] = {"t-gone", 1, at};  // no such series
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "p", ""}] = {"t-skip", 57, at};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::davey_frames, "p", ""}] = {"t-davey", 800, at};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::layer_frames_presented, "p", layer}] = {"t-fps", 12.5, at};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::layer_big_jank, "p", layer}] = {"t-big", 3, at};
+  jank::metrics::trace_state(d).exemplars[{ExemplarCounter::davey_frames, "gone", ""}] = {"t-gone", 1, at};  // no such series
   exporters::StoreCollector c(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   c.set_window_span(test::whole_window());  // serves the replay-only span family too
   const std::string text = openmetrics(c);

@@ -6,6 +6,7 @@
 #include "metrics/spike_rules.h"
 #include "metrics/store.h"
 #include "metrics/trace_budget.h"
+#include "metrics/sources/traces.h"
 
 using jank::metrics::DeviceMetrics;
 using jank::metrics::ExemplarCounter;
@@ -77,7 +78,7 @@ TEST_CASE("a Davey over the rule fires on the Davey counter and the store keeps 
   DeviceMetrics& d = store.device("s1");
   store.set_host_time(kT0);
   jank::metrics::record_skip(store, d, "com.app", 0, false, 300);
-  CHECK(d.spike_lines.lines.empty());  // nobody asked
+  CHECK(jank::metrics::trace_state(d).spike_lines.lines.empty());  // nobody asked
   SpikeDetector rules({.davey_ms = 800});
   rules.configure(d);
   rules.examine(d, kT0);

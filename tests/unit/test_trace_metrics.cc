@@ -10,6 +10,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/store.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank;
 
@@ -45,7 +46,7 @@ TEST_CASE("recorder and trace directory status render the exact trace series", "
   metrics::DaemonMetrics daemon;
   auto& d = store.device("emulator-5554");
   d.live.live = true;
-  auto& t = d.live.trace;
+  auto& t = jank::metrics::trace_state(d).status;
   t.armed = true;
   t.sessions = {{"armed", 3}, {"expired", 2}};
   t.taken = {{"big_jank", 1}, {"skip", 4}};
@@ -54,10 +55,10 @@ TEST_CASE("recorder and trace directory status render the exact trace series", "
   // Live, but the recorder never touched it (traces off): no trace series.
   store.device("quiet").live.live = true;
   // A device of a replay (not live) has no live series at all.
-  store.device("replayed").live.trace.armed = true;
+  jank::metrics::trace_state(store.device("replayed")).status.armed = true;
   auto& idle = store.device("idle");
   idle.live.live = true;
-  idle.live.trace.sessions["unsupported"] = 1;
+  jank::metrics::trace_state(idle).status.sessions["unsupported"] = 1;
 
   daemon.traces.enabled = true;
   daemon.traces.stored = 2;

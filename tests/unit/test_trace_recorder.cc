@@ -13,6 +13,7 @@
 #include "app/session/trace_recorder.h"
 #include "config/config.h"
 #include "metrics/sources/skips.h"
+#include "metrics/sources/traces.h"
 
 using namespace jank;
 using namespace std::chrono_literals;
@@ -200,8 +201,8 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   Rig rig;
   rig.start();
   rig.arm();
-  CHECK(rig.device().live.trace.armed);
-  CHECK(rig.device().live.trace.sessions["armed"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.armed);
+  CHECK(jank::metrics::trace_state(rig.device()).status.sessions["armed"] == 1);
   rig.session.tick();
   rig.skip(75);
   rig.session.tick();
@@ -211,7 +212,7 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   rig.session.answer("");
   rig.skip(90);  // while collecting: counted, not triggered
   rig.session.tick();
-  CHECK(rig.device().live.trace.suppressed["busy"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.suppressed["busy"] == 1);
   // Nothing is asked before the stop delay; then the process is watched until it is gone.
   CHECK_FALSE(rig.session.pending);
   rig.tick_until_command();
@@ -230,7 +231,7 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   CHECK(rig.shared.trace_pulls == 1);
   rig.session.tick();
   CHECK_FALSE(rig.session.pending);
-  CHECK(rig.device().live.trace.taken.empty());
+  CHECK(jank::metrics::trace_state(rig.device()).status.taken.empty());
   rig.sink.finish();
   CHECK(rig.shared.trace_pulls == 0);
   REQUIRE(rig.sink.saved.size() == 1);
@@ -244,11 +245,11 @@ TEST_CASE("a skip arms nothing twice and yields one trace with its exemplar and 
   CHECK(meta.bytes == 10);
   CHECK(meta.sdk == 34);
   CHECK(meta.model == "Pixel 8");
-  CHECK(rig.device().live.trace.taken["skip"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.taken["skip"] == 1);
   const metrics::ExemplarKey key{metrics::ExemplarCounter::skipped_frames, "com.app", ""};
-  REQUIRE(rig.device().trace_exemplars.contains(key));
-  CHECK(rig.device().trace_exemplars[key].trace_id == "trace-1");
-  CHECK(rig.device().trace_exemplars[key].value == 75);
+  REQUIRE(jank::metrics::trace_state(rig.device()).exemplars.contains(key));
+  CHECK(jank::metrics::trace_state(rig.device()).exemplars[key].trace_id == "trace-1");
+  CHECK(jank::metrics::trace_state(rig.device()).exemplars[key].value == 75);
   // Armed again at once, without looking for an old session.
   rig.tick_until_command();
   CHECK(rig.session.last().rfind("rm -f ", 0) == 0);
@@ -268,13 +269,13 @@ TEST_CASE("the per-device limit suppresses a second spike and a session found ru
   rig.tick_until_command();
   CHECK(rig.session.last() == "cat /proc/4242/cmdline");
   rig.session.answer(kCmdline);
-  CHECK(rig.device().live.trace.sessions["adopted"] == 1);
-  CHECK(rig.device().live.trace.armed);
+  CHECK(jank::metrics::trace_state(rig.device()).status.sessions["adopted"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.armed);
   rig.session.tick();
   rig.skip(200);
   rig.session.tick();
   CHECK_FALSE(rig.session.pending);
-  CHECK(rig.device().live.trace.suppressed["rate_limit"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.suppressed["rate_limit"] == 1);
 }
 
 TEST_CASE("a session that ends by itself is armed again and a trace too large or unwritable is counted", "[traces][app]") {
@@ -284,24 +285,24 @@ TEST_CASE("a session that ends by itself is armed again and a trace too large or
   rig.arm();
   rig.tick_until_command();
   rig.session.answer("", 1);  // expired
-  CHECK(rig.device().live.trace.sessions["expired"] == 1);
-  CHECK_FALSE(rig.device().live.trace.armed);
+  CHECK(jank::metrics::trace_state(rig.device()).status.sessions["expired"] == 1);
+  CHECK_FALSE(jank::metrics::trace_state(rig.device()).status.armed);
   rig.rearm_and_collect("5000", 100);
   rig.session.answer("partial", 0, true);
-  CHECK(rig.device().live.trace.failed["too_large"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.failed["too_large"] == 1);
   CHECK(rig.shared.trace_pulls == 0);
   CHECK(rig.sink.saved.empty());
   CHECK(rig.sink.writing.empty());
-  CHECK(rig.device().trace_exemplars.empty());
+  CHECK(jank::metrics::trace_state(rig.device()).exemplars.empty());
   // Armed again; the next trace (no per-device interval now) meets a full disk.
   rig.shared.trace_budget.set_limits(0, 12);
   rig.sink.fail = true;
   rig.rearm_and_collect("5001", 100);
   rig.session.answer("PF trace");
   rig.sink.finish();
-  CHECK(rig.device().live.trace.failed["write_failed"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.failed["write_failed"] == 1);
   CHECK(rig.shared.trace_pulls == 0);
-  CHECK(rig.device().trace_exemplars.empty());
+  CHECK(jank::metrics::trace_state(rig.device()).exemplars.empty());
 }
 
 TEST_CASE("a session that ends while its trace is written gives the slot back when the write is done", "[traces][app]") {
@@ -323,7 +324,7 @@ TEST_CASE("a session that ends while its trace is written gives the slot back wh
   rig.sink.finish();  // must not reach the recorder that is gone
   CHECK(rig.shared.trace_pulls == 0);
   CHECK(rig.sink.saved.size() == 1);
-  CHECK(rig.device().trace_exemplars.empty());
+  CHECK(jank::metrics::trace_state(rig.device()).exemplars.empty());
 }
 
 TEST_CASE("a device without trigger_perfetto is asked again only after 30 minutes", "[traces][app]") {
@@ -333,7 +334,7 @@ TEST_CASE("a device without trigger_perfetto is asked again only after 30 minute
   rig.session.answer("", 1);
   rig.tick_until_command();
   rig.session.answer("", 127);
-  CHECK(rig.device().live.trace.sessions["unsupported"] == 1);
+  CHECK(jank::metrics::trace_state(rig.device()).status.sessions["unsupported"] == 1);
   const std::int64_t at = rig.session.host_ns;
   while (!rig.session.pending && rig.session.host_ns - at < 31 * 60 * kSecond) rig.session.tick();
   REQUIRE(rig.session.pending);
