@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/store.h"
 #include "tests/unit/exposition_fixture.h"
 
@@ -68,6 +69,23 @@ TEST_CASE("a state file of the release before the gfxinfo module loads its count
   INFO(error);
   REQUIRE(ok);
   CHECK(report.rejected.empty());
+  const auto& d = store.device("s");
+  const auto* device = metrics::gfxinfo_of(d);
+  REQUIRE(device != nullptr);
+  CHECK(device->dumps == 1);
+  CHECK(device->input.gfxinfo_lines == 40);
+  CHECK(device->input.framestats_malformed_rows == 1);
+  CHECK(device->input.profile_rows == 3);
+  const auto* app = metrics::gfxinfo_of(d.packages.at("com.example.feed"));
+  REQUIRE(app != nullptr);
+  CHECK(app->has_gfxinfo);
+  CHECK(app->gfxinfo.frames_rendered() == 5);
+  CHECK(app->has_framestats);
+  CHECK(app->framestats.frames() == 2);
+  CHECK(app->has_hwui_profile);
+  CHECK(app->hwui_profile.frames() == 2);
+  CHECK(app->windows.windows().at("com.example.feed/com.example.feed.MainActivity").frames == 2);
+  CHECK(d.packages.at("com.example.feed").peaks.frame_ns == 40'000'000);
   CHECK(series(store, "android_gfxinfo_frames_rendered_total") ==
         "android_gfxinfo_frames_rendered_total{serial=\"s\",package=\"com.example.feed\"} 5\n");
   CHECK(series(store, "android_gfxinfo_janky_frames_total") ==
