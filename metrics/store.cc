@@ -277,19 +277,29 @@ void load_device_parts(StateReader& r, DeviceMetrics& d, DeviceAt at, Reject rej
   }
 }
 
+// A fresh app state of each source, written as the fields of an app
+// without one: made once, not per app and checkpoint; saving only reads it.
+SourceState* fresh_package_state(const DeviceSource& source) {
+  static const auto fresh = [] {
+    std::vector<std::unique_ptr<SourceState>> out;
+    for (const DeviceSource* s : device_sources()) {
+      if (s->slot() >= out.size()) out.resize(s->slot() + 1);
+      out[s->slot()] = s->make_package_state();
+    }
+    return out;
+  }();
+  return fresh[source.slot()].get();
+}
+
 // The source modules' parts of a package record, each tagged with the
 // module's name; absent from files written before a module had any.
 void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
     if (source->package_tag(at).empty()) continue;
     SourceState* state = p.sources.find(source->slot());
-    std::unique_ptr<SourceState> fresh;
     if (in_every_record(at)) {
       // In every record: an app without the source's state writes a fresh one's.
-      if (state == nullptr) {
-        fresh = source->make_package_state();
-        state = fresh.get();
-      }
+      if (state == nullptr) state = fresh_package_state(*source);
     } else if (state == nullptr || !source->package_worth_saving(*state, at)) {
       continue;
     }
