@@ -18,6 +18,7 @@
 #include "exporters/live_json.h"
 #include "metrics/device_view.h"
 #include "metrics/run_book.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
@@ -60,7 +61,7 @@ void gfxinfo(metrics::Store& store, metrics::DeviceMetrics& d, const std::string
                      {150, frames / 8}, {200, 0}};
   proc.stats = stats;
   dump.processes.push_back(proc);
-  store.record_gfxinfo(d, dump);
+  metrics::record_gfxinfo(store, d, dump);
 }
 
 // A device shaped like a busy farm's: skips in five apps, two polled (gfxinfo), two layers.

@@ -26,6 +26,7 @@
 
 #include "exporters/http_server.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "metrics/sources/traces.h"
@@ -140,7 +141,7 @@ void fill(metrics::Store& store, int devices, int packages, int gfx_packages, bo
         w.framestats = table;
         proc.windows.push_back(w);
         dump.processes.push_back(proc);
-        store.record_gfxinfo(dev, dump);
+        metrics::record_gfxinfo(store, dev, dump);
       }
     }
   }

@@ -209,14 +209,6 @@ class TextSink final : public SeriesSink {
   std::unordered_map<const double*, std::vector<std::string>> le_;
 };
 
-void add_percentiles(SeriesSink& f, Family id, const LabelSet& labels, const metrics::ReportedPercentiles& p) {
-  // "quantile" is reserved for summaries, hence "percentile" as HWUI prints it.
-  if (p.has_p50) f.sample(id, labels, Extra{"percentile", "50"}, p.p50_ms / 1000.0);
-  f.sample(id, labels, Extra{"percentile", "90"}, p.p90_ms / 1000.0);
-  f.sample(id, labels, Extra{"percentile", "95"}, p.p95_ms / 1000.0);
-  f.sample(id, labels, Extra{"percentile", "99"}, p.p99_ms / 1000.0);
-}
-
 double count(std::uint64_t n) { return static_cast<double>(n); }
 
 // Seconds and their fraction apart: a millisecond time prints as one (ns / 1e9 would not).
@@ -459,22 +451,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
              count(d.lines.discarded[r]));
   }
   f.sample(F::jank_exporter_logcat_duplicate_lines_total, dev, count(d.lines.duplicates));
-  if (d.gfxinfo_dumps > 0) {
-    const auto& g = d.dump_input;
-    f.sample(F::jank_exporter_gfxinfo_lines_total, dev, Extra{"result", "parsed"},
-             count(g.gfxinfo_lines - g.gfxinfo_malformed_lines));
-    f.sample(F::jank_exporter_gfxinfo_lines_total, dev, Extra{"result", "discarded"}, count(g.gfxinfo_malformed_lines));
-    f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "parsed"},
-             count(g.framestats_rows - g.framestats_malformed_rows));
-    f.sample(F::jank_exporter_framestats_rows_total, dev, Extra{"result", "discarded"},
-             count(g.framestats_malformed_rows));
-    if (g.profile_rows > 0) {
-      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "parsed"},
-               count(g.profile_rows - g.profile_rows_discarded));
-      f.sample(F::jank_exporter_gfxinfo_profile_rows_total, dev, Extra{"result", "discarded"},
-               count(g.profile_rows_discarded));
-    }
-  }
+  collect_sources(f, d, dev, now, metrics::CollectAt::dump_input);
   f.sample(F::jank_exporter_package_overflow_events_total, dev, count(d.package_overflow_events));
   collect_sources(f, d, dev, now, metrics::CollectAt::before_surface);
   collect_surface(f, d, dev, now);
@@ -486,62 +463,7 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     const auto found = app_layers.find(name);
     const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::head);
-    if (p.has_hwui_profile) {
-      f.sample(F::android_hwui_profile_frames_total, pkg, count(p.hwui_profile.frames()));
-      for (std::size_t st = 0; st < metrics::kProfileStages; ++st) {
-        f.histogram(F::android_hwui_profile_stage_duration_seconds, pkg,
-                    Extra{"stage", metrics::profile_stage_name(static_cast<metrics::ProfileStage>(st))},
-                    p.hwui_profile.stage_duration()[st]);
-      }
-    }
-    if (p.has_gfxinfo) {
-      const auto& g = p.gfxinfo;
-      f.sample(F::android_gfxinfo_frames_rendered_total, pkg, count(g.frames_rendered()));
-      f.sample(F::android_gfxinfo_janky_frames_total, pkg, count(g.janky_frames()));
-      if (g.has_legacy()) f.sample(F::android_gfxinfo_janky_frames_legacy_total, pkg, count(g.janky_frames_legacy()));
-      for (std::size_t c = 0; c < metrics::kJankCauses; ++c) {
-        if (!g.causes_seen()[c]) continue;
-        f.sample(F::android_gfxinfo_jank_causes_total, pkg,
-                 Extra{"cause", metrics::jank_cause_name(static_cast<metrics::JankCause>(c))}, count(g.causes()[c]));
-      }
-      f.histogram(F::android_gfxinfo_frame_duration_seconds, pkg, g.frame_duration());
-      if (g.has_histogram()) {
-        f.sample(F::android_gfxinfo_slow_frames_total, pkg, count(g.slow_frames()));
-        f.sample(F::android_gfxinfo_slow_frames_refresh_total, pkg, count(g.slow_frames_refresh()));
-        f.sample(F::android_gfxinfo_frozen_frames_total, pkg, count(g.frozen_frames()));
-      }
-      if (g.has_gpu_histogram()) f.histogram(F::android_gfxinfo_gpu_frame_duration_seconds, pkg, g.gpu_duration());
-      f.sample(F::android_gfxinfo_baseline_resets_total, pkg, count(g.baseline_resets()));
-      if (g.percentiles()) add_percentiles(f, F::android_gfxinfo_reported_frame_duration_seconds, pkg, *g.percentiles());
-      if (g.gpu_percentiles()) {
-        add_percentiles(f, F::android_gfxinfo_reported_gpu_duration_seconds, pkg, *g.gpu_percentiles());
-      }
-    }
-    if (p.has_framestats) {
-      const auto& s = p.framestats;
-      f.sample(F::android_framestats_frames_total, pkg, count(s.frames()));
-      f.sample(F::android_framestats_janky_frames_total, pkg, count(s.janky_frames()));
-      f.sample(F::android_framestats_janky_frames_legacy_total, pkg, count(s.janky_frames_legacy()));
-      f.sample(F::android_framestats_flagged_frames_total, pkg, count(s.flagged_frames()));
-      f.sample(F::android_framestats_invalid_frames_total, pkg, count(s.invalid_frames()));
-      f.sample(F::android_framestats_interval_fallbacks_total, pkg, count(s.interval_fallbacks()));
-      f.sample(F::android_framestats_window_overflows_total, pkg, count(s.overflows()));
-      f.histogram(F::android_framestats_frame_duration_seconds, pkg, s.frame_duration());
-      for (std::size_t st = 0; st < metrics::kFrameStages; ++st) {
-        f.histogram(F::android_framestats_stage_duration_seconds, pkg,
-                    Extra{"stage", metrics::frame_stage_name(static_cast<metrics::FrameStage>(st))},
-                    s.stage_duration()[st]);
-      }
-    }
-    if (!p.windows.windows().empty()) {
-      for (const auto& [title, w] : p.windows.windows()) {
-        const LabelSet labels = label_set({{"serial", d.serial}, {"package", name}, {"window", title}});
-        f.sample(F::android_gfxinfo_window_frames_total, labels, count(w.frames));
-        f.sample(F::android_gfxinfo_window_janky_frames_total, labels, count(w.janky));
-        f.histogram(F::android_gfxinfo_window_frame_duration_seconds, labels, w.duration);
-      }
-      f.sample(F::jank_exporter_gfxinfo_windows_overflowed_total, pkg, count(p.windows.overflowed()));
-    }
+    collect_package_sources(f, d, name, p, now, metrics::PackageAt::dumps);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::windows);
     if (layers != nullptr || p.active.total_ns() > 0) {
       f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);

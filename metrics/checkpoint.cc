@@ -33,6 +33,16 @@ Checkpoint& Checkpoint::newline() {
   return *this;
 }
 
+bool Checkpoint::record(std::string_view tag, bool present) {
+  if (!loading()) {
+    if (present) writer_->newline().tag(tag);
+    return present;
+  }
+  if (!reader_->peek(tag)) return false;
+  reader_->expect(tag);
+  return true;
+}
+
 bool Checkpoint::valid() const { return !loading() || (reader_->rejected() == rejected_at_start_ && !reader_->fail()); }
 
 }  // namespace jank::metrics

@@ -34,6 +34,10 @@ class Checkpoint {
   Checkpoint& str(std::string& s);
   Checkpoint& flag(bool& b);
   Checkpoint& newline();
+  // An optional record on a line of its own: saving, its line break and tag
+  // are written when `present`; loading, it is there when its tag is next
+  // (consumed). Whether its fields follow.
+  bool record(std::string_view tag, bool present);
   // A list's length: on loading at most `max`, else the text is refused.
   Checkpoint& size(std::uint64_t& n, std::uint64_t max);
   // A map: its size, then each entry's fields as `entry(c, key, value)`

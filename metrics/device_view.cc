@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
@@ -105,7 +106,10 @@ DeviceTotals device_totals(const DeviceMetrics& d) {
       if (s->skip_events > 0) t.skipped_frames += s->skipped_frames;
       t.davey_frames += s->davey_frames;
     }
-    if (p.has_gfxinfo && p.gfxinfo.has_histogram()) t.frozen_frames = t.frozen_frames.value_or(0) + p.gfxinfo.frozen_frames();
+    const AppGfxinfoState* g = gfxinfo_of(p);
+    if (g != nullptr && g->has_gfxinfo && g->gfxinfo.has_histogram()) {
+      t.frozen_frames = t.frozen_frames.value_or(0) + g->gfxinfo.frozen_frames();
+    }
   }
   if (!d.layers.empty()) {
     t.big_jank = 0;
@@ -132,9 +136,10 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64
   }
   const auto& bucket = live_frame_time_bucket();
   for (const auto& [name, p] : d.packages) {
-    if (!p.has_gfxinfo) continue;
+    const AppGfxinfoState* app = gfxinfo_of(p);
+    if (app == nullptr || !app->has_gfxinfo) continue;
     r.has_gfxinfo = true;
-    const GfxinfoTracker& g = p.gfxinfo;
+    const GfxinfoTracker& g = app->gfxinfo;
     t.rendered_frames += g.frames_rendered();
     t.janky_frames += g.janky_frames();
     const auto& counts = g.frame_duration().counts();

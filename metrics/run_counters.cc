@@ -4,6 +4,7 @@
 #include <set>
 
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "metrics/state_io.h"
 
@@ -106,24 +107,27 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
     put(c, "skip_events", name, s.skip_events);
     put(c, "davey_frames", name, s.davey_frames);
     put_buckets(c, kRunSkipSize, name, s.skip_size);
-    if (p.has_gfxinfo) {
-      put(c, "frames", name, p.gfxinfo.frames_rendered());
-      put(c, "janky_frames", name, p.gfxinfo.janky_frames());
+    const AppGfxinfoState* gfx = gfxinfo_of(p);
+    if (gfx != nullptr && gfx->has_gfxinfo) {
+      const GfxinfoTracker& g = gfx->gfxinfo;
+      put(c, "frames", name, g.frames_rendered());
+      put(c, "janky_frames", name, g.janky_frames());
       for (std::size_t i = 0; i < kJankCauses; ++i) {
-        if (!p.gfxinfo.causes_seen()[i]) continue;
-        put(c, "cause:" + std::string(jank_cause_name(static_cast<JankCause>(i))), name, p.gfxinfo.causes()[i]);
+        if (!g.causes_seen()[i]) continue;
+        put(c, "cause:" + std::string(jank_cause_name(static_cast<JankCause>(i))), name, g.causes()[i]);
       }
-      put_buckets(c, kRunFrameDuration, name, p.gfxinfo.frame_duration());
+      put_buckets(c, kRunFrameDuration, name, g.frame_duration());
       // Android vitals' counts need the HISTOGRAM (Android 7+): none rather than 0 without it.
-      if (p.gfxinfo.has_histogram()) {
-        put(c, "slow_frames", name, p.gfxinfo.slow_frames());
-        put(c, "frozen_frames", name, p.gfxinfo.frozen_frames());
+      if (g.has_histogram()) {
+        put(c, "slow_frames", name, g.slow_frames());
+        put(c, "frozen_frames", name, g.frozen_frames());
       }
     }
-    if (p.has_framestats) {
-      put(c, "framestats_frames", name, p.framestats.frames());
-      put(c, "framestats_janky_frames", name, p.framestats.janky_frames());
-      put(c, "framestats_janky_frames_legacy", name, p.framestats.janky_frames_legacy());
+    if (gfx != nullptr && gfx->has_framestats) {
+      const FramestatsTracker& fs = gfx->framestats;
+      put(c, "framestats_frames", name, fs.frames());
+      put(c, "framestats_janky_frames", name, fs.janky_frames());
+      put(c, "framestats_janky_frames_legacy", name, fs.janky_frames_legacy());
     }
     if (const FrameTimelineCounts* ft = frametimeline_of(p)) {
       put(c, "ft_frames", name, ft->frames);

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "metrics/checkpoint.h"
+#include "metrics/framestats_tracker.h"
 #include "metrics/series.h"
 #include "metrics/source_state.h"
 #include "metrics/store.h"
@@ -27,6 +28,7 @@ namespace jank::metrics {
 enum class CollectAt : std::uint8_t {
   live,           // last of a live device's status series (replays have none)
   refresh,        // after the display's refresh rate, first of the device's SM series
+  dump_input,     // after the log's line counts: gfxinfo's input
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
   timelines,      // after the activity state: FrameTimeline's input, then TimeStats
@@ -39,9 +41,25 @@ enum class CollectAt : std::uint8_t {
 // series and fields had (the golden exposition, files of older releases).
 enum class PackageAt : std::uint8_t {
   head,        // first of the app's: skips and Davey (in every package record, untagged)
+  dumps,       // after the Davey fields: gfxinfo's and framestats' counts (in every record, untagged;
+               // and the series of gfxinfo dumps)
   framestats,  // after the framestats counts (record only): FrameTimeline's counts
-  windows,     // after the gfxinfo windows: FrameTimeline's windows (and its series)
+  profile,     // after those (record only): the HWUI profile rows
+  windows,     // after the profile rows: the framestats windows, then FrameTimeline's (and its series)
   last,        // last of the app's: a new source's place
+};
+
+// Whether the parts at `at` are untagged fields every package record holds,
+// as the store wrote them before their sources were modules.
+constexpr bool in_every_record(PackageAt at) { return at == PackageAt::head || at == PackageAt::dumps; }
+
+// Where a source's parts stand in the device record, before its packages:
+// a source moved into a module keeps the place its fields had there.
+enum class DeviceAt : std::uint8_t {
+  lines,          // in the device's counters line, after its log line counts: skips' device window
+  counters,       // in that line, after its package overflow count: gfxinfo's dump count
+  dump_input,     // after the clock record: the "dump_input" record (gfxinfo lines, framestats rows)
+  profile_input,  // after that one: the "profile_input" record (HWUI profile rows)
 };
 
 class DeviceSource {
@@ -77,12 +95,17 @@ class DeviceSource {
   // them from there in files of older releases, and writes a fresh state's
   // there (zeros) so that the record keeps its layout.
   virtual std::string_view legacy_record() const { return {}; }
-  // Whether the source has a part in the store's own device record (after
-  // its line counts), untagged and in every device's record: where the
-  // store kept its device fields before it was a module. A device without
-  // its state writes a fresh one's there.
-  virtual bool device_part() const { return false; }
-  virtual bool checkpoint_device_part(Checkpoint& c, SourceState&) const { return c.valid(); }
+  // A source with fields in the store's device record keeps them at their
+  // places there (DeviceAt), untagged in the counters line and whole records
+  // (line break and tag included) after it: in every device's record, a
+  // fresh state's when the device has none, read into the device's state.
+  // On loading, false when the part's values cannot be true: in the
+  // counters line the line is dropped (a part at `counters` with it, as its
+  // fields were), a record is dropped alone (the state keeps what it held)
+  // and reported as device_counters with device_rejected_why.
+  virtual bool device_part(DeviceAt) const { return false; }
+  virtual bool checkpoint_device_part(Checkpoint& c, SourceState&, DeviceAt) const { return c.valid(); }
+  virtual std::string_view device_rejected_why(DeviceAt) const { return rejected_why(); }
   // A device's records were read from a file of `version`: what an older
   // version kept differently, or what the options size, is set right here.
   virtual void loaded(DeviceMetrics&, const StoreOptions&, std::uint64_t /*version*/) const {}
@@ -93,8 +116,9 @@ class DeviceSource {
   virtual std::unique_ptr<SourceState> make_package_state() const { return nullptr; }
   // The tag of its part at `at` ("": none there). At `last` the store
   // writes the tag; at an inner place the part is the layout the store
-  // wrote before the module, its tag included; at `head` the part is
-  // untagged and in every record (a fresh state's when the app has none).
+  // wrote before the module, its tag included; at `head` and `dumps` the
+  // part is untagged and in every record (a fresh state's when the app has
+  // none), the tag only marking that the source has one there.
   virtual std::string_view package_tag(PackageAt at) const { return at == PackageAt::last ? name() : std::string_view{}; }
   virtual bool package_worth_saving(const SourceState&, PackageAt) const { return false; }
   virtual bool checkpoint_package(Checkpoint& c, SourceState&, PackageAt) const { return c.valid(); }

@@ -5,6 +5,7 @@
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
@@ -16,10 +17,13 @@
 namespace jank::metrics {
 
 std::span<const DeviceSource* const> device_sources() {
-  // FrameTimeline first: its record follows the surface record, as the
-  // store wrote it, and its input series come before TimeStats' (timelines).
-  static const std::array<const DeviceSource*, 9> sources = {
+  // gfxinfo before FrameTimeline: at PackageAt::windows its part and its
+  // series come first. FrameTimeline first of those with a record: its
+  // record follows the surface record, as the store wrote it, and its input
+  // series come before TimeStats' (timelines).
+  static const std::array<const DeviceSource*, 10> sources = {
       &skip_source(),
+      &gfxinfo_source(),
       &frametimeline_source(),
       &log_pattern_source(),
       &thermal_source(),

@@ -217,94 +217,6 @@ void Store::record_process_list(DeviceMetrics& device,
   mark_running_packages_alive(device);
 }
 
-void Store::record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after) {
-  ++device.gfxinfo_dumps;
-  auto& input = device.dump_input;
-  input.gfxinfo_lines += dump.lines;
-  input.gfxinfo_malformed_lines += dump.malformed_lines;
-  auto count_rows = [&](const std::optional<parsers::FramestatsTable>& table) {
-    if (!table) return;
-    input.framestats_rows += table->rows.size() + table->malformed_rows;
-    input.framestats_malformed_rows += table->malformed_rows;
-  };
-  for (const auto& process : dump.processes) {
-    count_rows(process.framestats);
-    for (const auto& window : process.windows) count_rows(window.framestats);
-  }
-  for (const auto& table : dump.orphan_framestats) count_rows(table);
-  for (const auto& window : dump.orphan_windows) count_rows(window.framestats);
-  const std::uint64_t profile_discarded = dump.profile_rows_malformed + dump.profile_rows_discarded;
-  input.profile_rows += profile_discarded;
-  input.profile_rows_discarded += profile_discarded;
-  // Each printed row is a frame the device will not print again (hwui_profile.h).
-  auto apply_profile = [&](PackageMetrics& pkg, const parsers::GfxWindow& window) {
-    if (!window.has_profile_table) return;
-    pkg.has_hwui_profile = true;
-    input.profile_rows += window.profile_rows.size();
-    for (const auto& row : window.profile_rows) pkg.hwui_profile.add(row);
-  };
-  auto has_data = [](const parsers::GfxWindow& w) { return w.framestats.has_value() || w.has_profile_table; };
-  const double judge_hz = options_.judge_refresh_hz > 0 ? options_.judge_refresh_hz : device.refresh_hz;
-  const std::int64_t interval_ns = judge_hz > 0 ? static_cast<std::int64_t>(1e9 / judge_hz) : 16'666'667;
-  std::vector<TimedFrame> timed;
-  std::vector<CountedFrame> counted;
-  auto apply_framestats = [&](const std::string& name, PackageMetrics& pkg, std::string_view window,
-                              const parsers::FramestatsTable& table) {
-    timed.clear();
-    counted.clear();
-    pkg.framestats.apply(window, table, interval_ns, &timed, &counted);
-    for (const auto& f : counted) {
-      pkg.peaks.frame_ns = std::max(pkg.peaks.frame_ns, f.duration_ns);
-      note_stall(device, name, f.duration_ns);
-    }
-    pkg.windows.add(window, counted, options_.max_windows_per_package);
-    pkg.has_framestats = true;
-    // The frame join: verdicts of a source (FrameTimeline) wait for these rows' timings.
-    for (const DeviceSource* source : device_sources()) source->framestats_rows(device, pkg, window, timed);
-  };
-  for (const auto& process : dump.processes) {
-    std::string name = process.package.empty() ? package_label(device, process.pid, "") : process.package;
-    const bool has_frames_data =
-        process.stats || process.framestats || std::any_of(process.windows.begin(), process.windows.end(), has_data);
-    if (!has_frames_data) continue;  // all-process dumps list many processes with nothing to count
-    PackageMetrics& pkg = package(device, name);
-    if (process.stats) {
-      pkg.gfxinfo.apply(*process.stats, interval_ns);
-      pkg.has_gfxinfo = true;
-    }
-    if (process.framestats) {
-      apply_framestats(name, pkg, "", *process.framestats);
-    }
-    for (const auto& window : process.windows) {
-      apply_profile(pkg, window);
-      if (!window.framestats) continue;
-      apply_framestats(name, pkg, window.name, *window.framestats);
-    }
-    if (reset_after) {
-      // Zeroed on the device right after this dump: the next one starts afresh.
-      pkg.gfxinfo.note_reset();
-      pkg.framestats.note_reset();
-    }
-  }
-  const bool orphan_window_data = std::any_of(dump.orphan_windows.begin(), dump.orphan_windows.end(), has_data);
-  if (dump.orphan_stats || !dump.orphan_framestats.empty() || orphan_window_data) {
-    const std::string name(kUnknownPackage);
-    PackageMetrics& pkg = package(device, name);
-    if (dump.orphan_stats) {
-      pkg.gfxinfo.apply(*dump.orphan_stats, interval_ns);
-      pkg.has_gfxinfo = true;
-    }
-    for (const auto& table : dump.orphan_framestats) {
-      apply_framestats(name, pkg, "", table);
-    }
-    for (const auto& window : dump.orphan_windows) {
-      apply_profile(pkg, window);
-      if (!window.framestats) continue;
-      apply_framestats(name, pkg, window.name, *window.framestats);
-    }
-  }
-}
-
 namespace {
 
 constexpr std::string_view kStateMagic = "jank_exporter_state";
@@ -314,19 +226,68 @@ constexpr std::string_view kStateMagic = "jank_exporter_state";
 constexpr std::uint64_t kStateVersion = 2;
 constexpr std::size_t kMaxLayerRecords = 4096;
 
+// The source modules' parts of the store's device record at `at`
+// (DeviceSource::device_part), a fresh state's for a device without one.
+void save_device_parts(StateWriter& w, const DeviceMetrics& d, DeviceAt at) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!source->device_part(at)) continue;
+    SourceState* state = d.sources.find(source->slot());
+    std::unique_ptr<SourceState> fresh;
+    if (state == nullptr) {
+      fresh = source->make_state();
+      state = fresh.get();
+    }
+    Checkpoint c(w);
+    source->checkpoint_device_part(c, *state, at);
+  }
+}
+
+// Reads them into the device's state. A part in the counters line whose
+// values cannot be true counts as a rejected value of the line, as any of
+// the line's own fields would; a record of its own is reported alone.
+template <typename Reject>
+void load_device_parts(StateReader& r, DeviceMetrics& d, DeviceAt at, Reject reject) {
+  for (const DeviceSource* source : device_sources()) {
+    if (!source->device_part(at)) continue;
+    SourceState* state = d.sources.find(source->slot());
+    if (state == nullptr) {
+      auto made = source->make_state();
+      state = made.get();
+      d.sources.put(source->slot(), std::move(made));
+    }
+    Checkpoint c(r);
+    if (source->checkpoint_device_part(c, *state, at) || r.fail()) continue;
+    if (at == DeviceAt::lines || at == DeviceAt::counters) {
+      r.reject();
+    } else {
+      reject(*source, at);
+    }
+  }
+}
+
+// A fresh app state of each source, written as the fields of an app
+// without one: made once, not per app and checkpoint; saving only reads it.
+SourceState* fresh_package_state(const DeviceSource& source) {
+  static const auto fresh = [] {
+    std::vector<std::unique_ptr<SourceState>> out;
+    for (const DeviceSource* s : device_sources()) {
+      if (s->slot() >= out.size()) out.resize(s->slot() + 1);
+      out[s->slot()] = s->make_package_state();
+    }
+    return out;
+  }();
+  return fresh[source.slot()].get();
+}
+
 // The source modules' parts of a package record, each tagged with the
 // module's name; absent from files written before a module had any.
 void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
     if (source->package_tag(at).empty()) continue;
     SourceState* state = p.sources.find(source->slot());
-    std::unique_ptr<SourceState> fresh;
-    if (at == PackageAt::head) {
+    if (in_every_record(at)) {
       // In every record: an app without the source's state writes a fresh one's.
-      if (state == nullptr) {
-        fresh = source->make_package_state();
-        state = fresh.get();
-      }
+      if (state == nullptr) state = fresh_package_state(*source);
     } else if (state == nullptr || !source->package_worth_saving(*state, at)) {
       continue;
     }
@@ -342,7 +303,7 @@ void save_package_sources(StateWriter& w, const PackageMetrics& p, PackageAt at)
 void load_package_sources(StateReader& r, PackageMetrics& p, PackageAt at) {
   for (const DeviceSource* source : device_sources()) {
     const std::string_view tag = source->package_tag(at);
-    if (tag.empty() || (at != PackageAt::head && !r.peek(tag))) continue;
+    if (tag.empty() || (!in_every_record(at) && !r.peek(tag))) continue;
     if (at == PackageAt::last) r.expect(tag);
     // A source with parts at several places fills one state.
     SourceState* state = p.sources.find(source->slot());
@@ -363,19 +324,9 @@ void load_package_sources(StateReader& r, PackageMetrics& p, PackageAt at) {
 void save_package(StateWriter& w, const std::string& name, const PackageMetrics& p) {
   w.tag("package").str(name).newline();
   save_package_sources(w, p, PackageAt::head);
-  w.newline().boolean(p.has_gfxinfo);
-  p.gfxinfo.save(w);
-  w.newline().boolean(p.has_framestats);
-  p.framestats.save(w);
+  save_package_sources(w, p, PackageAt::dumps);
   save_package_sources(w, p, PackageAt::framestats);
-  if (p.has_hwui_profile) {
-    w.newline();
-    p.hwui_profile.save(w);
-  }
-  if (!p.windows.windows().empty()) {
-    w.newline();
-    p.windows.save(w);
-  }
+  save_package_sources(w, p, PackageAt::profile);
   save_package_sources(w, p, PackageAt::windows);
   if (p.peaks.skip_frames > 0 || p.peaks.frame_ns > 0) {
     w.newline().tag("peaks").u64(p.peaks.skip_frames).i64(p.peaks.frame_ns);
@@ -435,16 +386,9 @@ void save_surface(StateWriter& w, const DeviceMetrics& d) {
 
 void load_package(StateReader& r, PackageMetrics& p) {
   load_package_sources(r, p, PackageAt::head);
-  p.has_gfxinfo = r.boolean();
-  p.gfxinfo.load(r);
-  p.has_framestats = r.boolean();
-  p.framestats.load(r);
+  load_package_sources(r, p, PackageAt::dumps);
   load_package_sources(r, p, PackageAt::framestats);
-  if (r.peek("hwui_profile")) {
-    p.has_hwui_profile = true;
-    if (!p.hwui_profile.load(r)) r.reject();
-  }
-  if (r.peek("windows") && !p.windows.load(r)) r.reject();
+  load_package_sources(r, p, PackageAt::profile);
   load_package_sources(r, p, PackageAt::windows);
   if (r.peek("peaks")) {
     r.expect("peaks");
@@ -577,33 +521,6 @@ void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
 }
 
 
-// The source modules' parts of the store's device record (DeviceSource::device_part).
-void save_device_parts(StateWriter& w, const DeviceMetrics& d) {
-  for (const DeviceSource* source : device_sources()) {
-    if (!source->device_part()) continue;
-    SourceState* state = d.sources.find(source->slot());
-    std::unique_ptr<SourceState> fresh;
-    if (state == nullptr) {
-      fresh = source->make_state();
-      state = fresh.get();
-    }
-    Checkpoint c(w);
-    source->checkpoint_device_part(c, *state);
-  }
-}
-
-// A part whose values cannot be true counts as a rejected value of the
-// device record, as any of the record's own fields would.
-void load_device_parts(StateReader& r, DeviceMetrics& d) {
-  for (const DeviceSource* source : device_sources()) {
-    if (!source->device_part()) continue;
-    auto state = source->make_state();
-    Checkpoint c(r);
-    if (!source->checkpoint_device_part(c, *state) && !r.fail()) r.reject();
-    d.sources.put(source->slot(), std::move(state));
-  }
-}
-
 // Each source module's record: its tag, then its checkpoint function's fields.
 void save_sources(StateWriter& w, const DeviceMetrics& d) {
   for (const DeviceSource* source : device_sources()) {
@@ -648,8 +565,10 @@ std::string Store::save() const {
     w.u64(l.received).u64(l.duplicates).u64(l.parsed).u64(l.unmatched).u64(l.discarded.size());
     for (auto n : l.discarded) w.u64(n);
     w.newline();
-    save_device_parts(w, *d);
-    w.u64(d->package_overflow_events).u64(d->gfxinfo_dumps).i64(d->latest_time_ns).boolean(d->has_time).newline();
+    save_device_parts(w, *d, DeviceAt::lines);
+    w.u64(d->package_overflow_events);
+    save_device_parts(w, *d, DeviceAt::counters);
+    w.i64(d->latest_time_ns).boolean(d->has_time).newline();
     // Sorted so that equal stores give equal files.
     const auto pids = d->pid_names.sorted();
     w.u64(pids.size());
@@ -661,10 +580,8 @@ std::string Store::save() const {
     w.u64(c.unconfirmed_resumes).u64(c.unheld_lines);
     const auto offset = d->clock.offset_ns();
     w.newline().tag("clock").boolean(offset.has_value()).i64(offset.value_or(0)).u64(d->clock.steps());
-    const auto& in = d->dump_input;
-    w.newline().tag("dump_input").u64(in.gfxinfo_lines).u64(in.gfxinfo_malformed_lines);
-    w.u64(in.framestats_rows).u64(in.framestats_malformed_rows);
-    if (in.profile_rows > 0) w.newline().tag("profile_input").u64(in.profile_rows).u64(in.profile_rows_discarded);
+    save_device_parts(w, *d, DeviceAt::dump_input);
+    save_device_parts(w, *d, DeviceAt::profile_input);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
     if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0) {
@@ -698,6 +615,9 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     r.expect("device");
     std::string serial = r.str();
     auto d = std::make_unique<DeviceMetrics>(serial, options_);
+    auto reject_part = [&](const DeviceSource& source, DeviceAt at) {
+      reject(serial, "device_counters", std::string(source.device_rejected_why(at)));
+    };
     std::uint64_t before = r.rejected();
     d->refresh_hz = r.f64();
     d->refresh_is_fallback = r.boolean();
@@ -713,16 +633,20 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     l.unmatched = r.u64();
     if (r.count(64) != l.discarded.size()) r.set_error("discard reasons changed");
     for (auto& n : l.discarded) n = r.u64();
-    load_device_parts(r, *d);
+    load_device_parts(r, *d, DeviceAt::lines, reject_part);
     d->package_overflow_events = r.u64();
-    d->gfxinfo_dumps = r.u64();
+    load_device_parts(r, *d, DeviceAt::counters, reject_part);
     d->latest_time_ns = r.i64();
     d->earliest_time_ns = d->latest_time_ns;
     d->has_time = r.boolean();
     if (r.rejected() != before) {
       l = {};
       d->package_overflow_events = 0;
-      d->gfxinfo_dumps = 0;
+      // A part at `counters` goes with the line, as its fields did (nothing
+      // else of its source is read yet).
+      for (const DeviceSource* source : device_sources()) {
+        if (source->device_part(DeviceAt::counters)) d->sources.clear(source->slot());
+      }
       reject(serial, "device_counters", "a count out of range; the device's line counts restart from 0");
     }
     const std::uint64_t pids = r.count(options_.max_pids_per_device);
@@ -770,34 +694,8 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
         d->clock.restore(known ? std::optional<std::int64_t>(offset) : std::nullopt, steps);
       }
     }
-    // Absent from files written before the gfxinfo input counts existed.
-    if (r.peek("dump_input")) {
-      r.expect("dump_input");
-      before = r.rejected();
-      DeviceMetrics::DumpInput in;
-      in.gfxinfo_lines = r.u64();
-      in.gfxinfo_malformed_lines = r.u64();
-      in.framestats_rows = r.u64();
-      in.framestats_malformed_rows = r.u64();
-      if (r.rejected() != before || in.gfxinfo_malformed_lines > in.gfxinfo_lines ||
-          in.framestats_malformed_rows > in.framestats_rows) {
-        reject(serial, "device_counters", "gfxinfo input counts out of range; restart from 0");
-      } else {
-        d->dump_input = in;
-      }
-    }
-    // Absent when the device printed no profile rows, and from older files.
-    if (r.peek("profile_input")) {
-      r.expect("profile_input");
-      before = r.rejected();
-      const std::uint64_t rows = r.u64(), discarded = r.u64();
-      if (r.rejected() != before || discarded > rows) {
-        reject(serial, "device_counters", "profile row counts out of range; restart from 0");
-      } else {
-        d->dump_input.profile_rows = rows;
-        d->dump_input.profile_rows_discarded = discarded;
-      }
-    }
+    load_device_parts(r, *d, DeviceAt::dump_input, reject_part);
+    load_device_parts(r, *d, DeviceAt::profile_input, reject_part);
     const std::uint64_t packages = r.count(1'000'000);
     for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
       r.expect("package");

@@ -16,17 +16,12 @@
 #include "metrics/active_time.h"
 #include "metrics/app_version.h"
 #include "metrics/device_clock.h"
-#include "metrics/framestats_tracker.h"
-#include "metrics/gfxinfo_tracker.h"
 #include "metrics/histogram.h"
-#include "metrics/hwui_profile.h"
 #include "metrics/live_history.h"
 #include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/source_state.h"
 #include "metrics/stall_reports.h"
-#include "metrics/window_frames.h"
-#include "parsers/gfxinfo.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
 #include "parsers/sf_latency.h"
@@ -59,14 +54,6 @@ struct PackageMetrics {
   // listing); 0 when the store is not told the time (replays never expire).
   std::int64_t last_alive_ns = 0;
 
-  GfxinfoTracker gfxinfo;
-  bool has_gfxinfo = false;
-  FramestatsTracker framestats;
-  bool has_framestats = false;
-  WindowFrames windows;  // the framestats frames per window
-  // HWUI "Profile data in ms" rows (debug.hwui.profile on the device).
-  ProfileStages hwui_profile;
-  bool has_hwui_profile = false;
   // The largest skip and the longest framestats frame since a run last took
   // its baseline (metrics/run_book.h): a run's maxima cannot come from counters.
   struct Peaks {
@@ -125,7 +112,6 @@ struct DeviceMetrics {
   bool refresh_is_fallback = true;  // no measured rate: the configured default is used
   parsers::LineCounts lines;
   std::uint64_t package_overflow_events = 0;
-  std::uint64_t gfxinfo_dumps = 0;
   // Newest and oldest timestamps seen in this device's input (wall clock
   // ns, or 0): a replay's SM divides by the span between them.
   std::int64_t latest_time_ns = 0;
@@ -160,16 +146,6 @@ struct DeviceMetrics {
     std::uint64_t list_lines = 0, list_malformed = 0;        // --list
     std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
   } surface_input;
-  // What gfxinfo dumps brought (every one, whatever package): received =
-  // parsed + discarded for lines and for framestats rows.
-  struct DumpInput {
-    std::uint64_t gfxinfo_lines = 0;              // lines of dumps read
-    std::uint64_t gfxinfo_malformed_lines = 0;    // recognised keys whose value did not parse
-    std::uint64_t framestats_rows = 0;            // PROFILEDATA rows received (parsed or not)
-    std::uint64_t framestats_malformed_rows = 0;  // wrong column count or a non-numeric cell
-    std::uint64_t profile_rows = 0;               // "Profile data in ms" rows received (kept or not)
-    std::uint64_t profile_rows_discarded = 0;     // malformed, or past the parser's per-window cap
-  } dump_input;
 
   // The data source modules' state (metrics/source.h), by slot.
   SourceStates sources;
@@ -219,10 +195,6 @@ class Store {
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
-  // `reset_after`: the command reset the dumped processes' stats right after
-  // dumping them (`dumpsys gfxinfo <pkg> framestats reset`), so their next
-  // dump starts a new baseline whatever it shows.
-  void record_gfxinfo(DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after = false);
   // A --list answer: only its lines are counted (the poller picks layers).
   void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
   // One --latency poll of an app layer. Nothing added, and

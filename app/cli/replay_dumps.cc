@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
@@ -59,7 +60,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
                         std::ostream& err) {
   switch (kind) {
     case parsers::InputKind::gfxinfo:
-      store.record_gfxinfo(device, parsers::parse_gfxinfo(text));
+      metrics::record_gfxinfo(store, device, parsers::parse_gfxinfo(text));
       return "";
     case parsers::InputKind::thermal:
       metrics::record_thermal(store, device, parsers::parse_thermalservice(text));

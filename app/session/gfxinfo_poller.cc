@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ingest/protocol.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "parsers/foreground_app.h"
 #include "parsers/gfxinfo.h"
@@ -24,7 +25,10 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
     if (foreground) names.insert(*foreground);
     for (const auto& [name, p] : device.packages) {
       const metrics::AppSkipState* skips = metrics::skips_of(p);
-      if ((skips != nullptr && skips->skip_events > 0) || p.has_gfxinfo || p.has_hwui_profile) names.insert(name);
+      const metrics::AppGfxinfoState* g = metrics::gfxinfo_of(p);
+      if ((skips != nullptr && skips->skip_events > 0) || (g != nullptr && (g->has_gfxinfo || g->has_hwui_profile))) {
+        names.insert(name);
+      }
     }
   }
   std::vector<std::string> out;
@@ -107,11 +111,12 @@ void GfxinfoPoller::poll_next() {
            } else if (!r.error) {
              auto overflows = [&]() -> std::uint64_t {
                const auto it = d.packages.find(package);
-               return it == d.packages.end() ? 0 : it->second.framestats.overflows();
+               const auto* g = it == d.packages.end() ? nullptr : metrics::gfxinfo_of(it->second);
+               return g == nullptr ? 0 : g->framestats.overflows();
              };
              const std::uint64_t before = overflows();
              ctx_.shared.store.set_host_time(ctx_.host_now());
-             ctx_.shared.store.record_gfxinfo(d, dump, ctx_.config->gfxinfo_reset_after_poll);
+             metrics::record_gfxinfo(ctx_.shared.store, d, dump, ctx_.config->gfxinfo_reset_after_poll);
              if (overflows() > before) overflow_seen_ = true;
            }
            ++d.live.gfxinfo_polls[result];

@@ -132,6 +132,8 @@ std::string_view FrameTimelineSource::package_tag(PackageAt at) const {
     case PackageAt::framestats: return "frametimeline";
     case PackageAt::windows: return "ft_windows";
     case PackageAt::head:
+    case PackageAt::dumps:
+    case PackageAt::profile:
     case PackageAt::last: break;
   }
   return {};

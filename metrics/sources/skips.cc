@@ -99,7 +99,7 @@ const SkipSource& skip_source() {
 
 std::span<const FamilySpec> SkipSource::families() const { return kFamilies; }
 
-bool SkipSource::checkpoint_device_part(Checkpoint& c, SourceState& state) const {
+bool SkipSource::checkpoint_device_part(Checkpoint& c, SourceState& state, DeviceAt) const {
   return c.part(static_cast<DeviceSkipState&>(state).window) && c.valid();
 }
 

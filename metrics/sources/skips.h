@@ -45,8 +45,8 @@ class SkipSource final : public DeviceSourceOf<DeviceSkipState> {
 
   // The device window in the store's device record, the app fields at the
   // head of the package record: the layout of every earlier release.
-  bool device_part() const override { return true; }
-  bool checkpoint_device_part(Checkpoint& c, SourceState& state) const override;
+  bool device_part(DeviceAt at) const override { return at == DeviceAt::lines; }
+  bool checkpoint_device_part(Checkpoint& c, SourceState& state, DeviceAt at) const override;
   void loaded(DeviceMetrics& device, const StoreOptions& options, std::uint64_t version) const override;
 
   std::unique_ptr<SourceState> make_package_state() const override { return std::make_unique<AppSkipState>(); }

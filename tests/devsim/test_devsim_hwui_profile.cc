@@ -10,8 +10,10 @@
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "tests/devsim/truth.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank::devsim;
+using jank::test::gfx;
 namespace parsers = jank::parsers;
 namespace metrics = jank::metrics;
 
@@ -36,11 +38,11 @@ DeviceConfig profiled_config(int sdk, bool profile_app) {
 void poll(Device& dev, metrics::Store& store) {
   const auto out = run_shell(dev, std::string("dumpsys gfxinfo ") + kFeed + " framestats");
   REQUIRE(out.exit == 0);
-  store.record_gfxinfo(store.device("sim0"), parsers::parse_gfxinfo(out.out));
+  metrics::record_gfxinfo(store, store.device("sim0"), parsers::parse_gfxinfo(out.out));
 }
 
 double stage_sum(const metrics::PackageMetrics& p, metrics::ProfileStage s) {
-  return p.hwui_profile.stage_duration()[static_cast<std::size_t>(s)].sum();
+  return gfx(p).hwui_profile.stage_duration()[static_cast<std::size_t>(s)].sum();
 }
 
 double truth_seconds(const ProfileTruth& t, std::size_t stage) {
@@ -72,17 +74,17 @@ TEST_CASE("devsim hwui profile: polls read every profiled frame once on each rel
     const ProfileTruth& t = a.windows[0].profile;
     const auto& p = store.device("sim0").packages.at(kFeed);
     CHECK(a.profiling);
-    CHECK(p.has_hwui_profile);
+    CHECK(gfx(p).has_hwui_profile);
     CHECK(t.frames == a.truth.frames_rendered);
     CHECK(t.lost == 0);
     CHECK(pending(a) == 0);
-    CHECK(p.hwui_profile.frames() == t.rows);
+    CHECK(gfx(p).hwui_profile.frames() == t.rows);
     CHECK(t.rows == t.frames);
-    CHECK(store.device("sim0").dump_input.profile_rows_discarded == 0);
+    CHECK(gfx(store.device("sim0")).input.profile_rows_discarded == 0);
     CHECK(stage_sum(p, metrics::ProfileStage::draw) == Approx(truth_seconds(t, 0)).epsilon(1e-9));
     CHECK(stage_sum(p, metrics::ProfileStage::process) == Approx(truth_seconds(t, 2)).epsilon(1e-9));
     CHECK(stage_sum(p, metrics::ProfileStage::execute) == Approx(truth_seconds(t, 3)).epsilon(1e-9));
-    const auto& prepare = p.hwui_profile.stage_duration()[static_cast<std::size_t>(metrics::ProfileStage::prepare)];
+    const auto& prepare = gfx(p).hwui_profile.stage_duration()[static_cast<std::size_t>(metrics::ProfileStage::prepare)];
     if (sdk <= 20) {
       CHECK(prepare.count() == 0);  // three columns
     } else {
@@ -91,11 +93,11 @@ TEST_CASE("devsim hwui profile: polls read every profiled frame once on each rel
     }
     if (sdk >= 23) {
       // The same frames through framestats, de-duplicated there: every one seen both ways.
-      CHECK(p.framestats.frames() == t.rows);
-      CHECK(p.has_gfxinfo);
+      CHECK(gfx(p).framestats.frames() == t.rows);
+      CHECK(gfx(p).has_gfxinfo);
     } else {
-      CHECK_FALSE(p.has_framestats);
-      CHECK_FALSE(p.has_gfxinfo);
+      CHECK_FALSE(gfx(p).has_framestats);
+      CHECK_FALSE(gfx(p).has_gfxinfo);
     }
     CHECK(t.rows > 1500);
     const auto profile = test::truth_app(dev, kFeed).at("profile");
@@ -113,11 +115,11 @@ TEST_CASE("devsim hwui profile: on 6+ the property counts from the next process"
   metrics::Store store;
   clock.advance_ms(1000);
   poll(dev, store);
-  CHECK_FALSE(store.device("sim0").packages.at(kFeed).has_hwui_profile);
+  CHECK_FALSE(gfx(store.device("sim0").packages.at(kFeed)).has_hwui_profile);
   REQUIRE(run_shell(dev, "setprop debug.hwui.profile true").exit == 0);
   clock.advance_ms(1000);
   poll(dev, store);
-  CHECK_FALSE(store.device("sim0").packages.at(kFeed).has_hwui_profile);  // read when the process starts
+  CHECK_FALSE(gfx(store.device("sim0").packages.at(kFeed)).has_hwui_profile);  // read when the process starts
   REQUIRE(dev.restart_app(kFeed));
   for (int step = 0; step < 10; ++step) {
     clock.advance_ms(1000);
@@ -126,7 +128,7 @@ TEST_CASE("devsim hwui profile: on 6+ the property counts from the next process"
   const AppState& a = *dev.app(kFeed);
   CHECK(a.profiling);
   const auto& p = store.device("sim0").packages.at(kFeed);
-  CHECK(p.hwui_profile.frames() == a.windows[0].profile.rows);
+  CHECK(gfx(p).hwui_profile.frames() == a.windows[0].profile.rows);
   CHECK(a.windows[0].profile.rows + pending(a) == a.windows[0].profile.frames);
   CHECK(a.windows[0].profile.frames > 500);
 }
@@ -157,7 +159,7 @@ TEST_CASE("devsim hwui profile: frames the buffer or a death took are lost and n
     CHECK(t.lost > 0);
     CHECK(pending(a) == 0);
     CHECK(t.rows + t.lost == t.frames);
-    CHECK(p.hwui_profile.frames() == t.rows);
+    CHECK(gfx(p).hwui_profile.frames() == t.rows);
   }
 }
 
@@ -175,5 +177,5 @@ TEST_CASE("devsim hwui profile: another dumper takes the rows it prints", "[devs
   clock.advance_ms(1000);
   poll(dev, store);
   const auto& t = dev.app(kFeed)->windows[0].profile;
-  CHECK(store.device("sim0").packages.at(kFeed).hwui_profile.frames() == t.rows - taken);
+  CHECK(gfx(store.device("sim0").packages.at(kFeed)).hwui_profile.frames() == t.rows - taken);
 }

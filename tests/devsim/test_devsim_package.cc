@@ -13,8 +13,10 @@
 #include "parsers/gfxinfo.h"
 #include "parsers/package_info.h"
 #include "tests/devsim/truth.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank::devsim;
+using jank::test::gfx;
 namespace parsers = jank::parsers;
 namespace metrics = jank::metrics;
 
@@ -148,7 +150,7 @@ TEST_CASE("devsim gfxinfo reset: polled with resets the counters add up to the t
     const std::string command = std::string("dumpsys gfxinfo ") + kFeed + (reset ? " framestats reset" : " framestats");
     const auto out = run_shell(dev, command);
     REQUIRE(out.exit == 0);
-    store.record_gfxinfo(store.device("sim0"), parsers::parse_gfxinfo(out.out), reset);
+    metrics::record_gfxinfo(store, store.device("sim0"), parsers::parse_gfxinfo(out.out), reset);
   };
   for (int step = 0; step < 30; ++step) {
     clock.advance_ms(1000);
@@ -160,7 +162,7 @@ TEST_CASE("devsim gfxinfo reset: polled with resets the counters add up to the t
       REQUIRE(d.processes.size() == 1);
       CHECK(d.processes[0].stats->total_frames == 0);
       CHECK(d.processes[0].stats->stats_since_ns == static_cast<std::uint64_t>(reset_dev.now_mono()));
-      with_resets.record_gfxinfo(with_resets.device("sim0"), d);
+      metrics::record_gfxinfo(with_resets, with_resets.device("sim0"), d);
     }
     if (step == 20) {
       REQUIRE(reset_dev.restart_app(kFeed));
@@ -170,16 +172,16 @@ TEST_CASE("devsim gfxinfo reset: polled with resets the counters add up to the t
   const auto& truth = reset_dev.app(kFeed)->truth;
   const auto& p = with_resets.device("sim0").packages.at(kFeed);
   const auto& q = without.device("sim0").packages.at(kFeed);
-  CHECK(p.gfxinfo.frames_rendered() == truth.gfx_dumped_before + truth.gfx_last_dumped);
-  CHECK(p.gfxinfo.janky_frames() == truth.gfx_janky_dumped_before + truth.gfx_janky_last_dumped);
-  CHECK(p.gfxinfo.frames_rendered() == truth.frames_rendered);  // polled at every frame's end: all dumped
+  CHECK(gfx(p).gfxinfo.frames_rendered() == truth.gfx_dumped_before + truth.gfx_last_dumped);
+  CHECK(gfx(p).gfxinfo.janky_frames() == truth.gfx_janky_dumped_before + truth.gfx_janky_last_dumped);
+  CHECK(gfx(p).gfxinfo.frames_rendered() == truth.frames_rendered);  // polled at every frame's end: all dumped
   // The same frames as without resets (resets draw nothing).
-  CHECK(p.gfxinfo.frames_rendered() == q.gfxinfo.frames_rendered());
-  CHECK(p.gfxinfo.janky_frames() == q.gfxinfo.janky_frames());
-  CHECK(p.gfxinfo.frame_duration().count() == q.gfxinfo.frame_duration().count());
+  CHECK(gfx(p).gfxinfo.frames_rendered() == gfx(q).gfxinfo.frames_rendered());
+  CHECK(gfx(p).gfxinfo.janky_frames() == gfx(q).gfxinfo.janky_frames());
+  CHECK(gfx(p).gfxinfo.frame_duration().count() == gfx(q).gfxinfo.frame_duration().count());
   // Our resets are no surprise, and after one even the restart is a dump counted whole.
-  CHECK(p.gfxinfo.baseline_resets() == 0);
-  CHECK(q.gfxinfo.baseline_resets() == 1);
-  CHECK(p.framestats.frames() == q.framestats.frames());
-  CHECK(p.framestats.overflows() == 0);
+  CHECK(gfx(p).gfxinfo.baseline_resets() == 0);
+  CHECK(gfx(q).gfxinfo.baseline_resets() == 1);
+  CHECK(gfx(p).framestats.frames() == gfx(q).framestats.frames());
+  CHECK(gfx(p).framestats.overflows() == 0);
 }

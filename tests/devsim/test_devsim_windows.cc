@@ -10,8 +10,10 @@
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "tests/devsim/truth.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank::devsim;
+using jank::test::gfx;
 namespace parsers = jank::parsers;
 namespace metrics = jank::metrics;
 
@@ -43,7 +45,7 @@ DeviceConfig windows_config(int sdk, bool profile) {
 void poll(Device& dev, metrics::Store& store, const std::string& package) {
   const auto out = run_shell(dev, "dumpsys gfxinfo " + package + " framestats");
   REQUIRE(out.exit == 0);
-  store.record_gfxinfo(store.device("sim0"), parsers::parse_gfxinfo(out.out));
+  metrics::record_gfxinfo(store, store.device("sim0"), parsers::parse_gfxinfo(out.out));
 }
 
 const SimWindow* sim_window(const AppState& a, const std::string& title) {
@@ -76,7 +78,7 @@ TEST_CASE("devsim windows: each window's frames polled through framestats equal 
     const AppState& a = *dev.app(kFeed);
     REQUIRE(a.windows.size() == 3);
     const auto& pkg = store.device("sim0").packages.at(kFeed);
-    const auto& windows = pkg.windows.windows();
+    const auto& windows = gfx(pkg).windows.windows();
     REQUIRE(windows.size() == 3);
     std::uint64_t frames = 0;
     for (const std::string& title : {kMain, kSettings, kPopup}) {
@@ -94,12 +96,12 @@ TEST_CASE("devsim windows: each window's frames polled through framestats equal 
       CHECK(w->profile.rows == w->frames);  // every frame printed once as a profile row too
     }
     CHECK(frames == a.truth.frames_rendered);
-    CHECK(pkg.framestats.frames() == frames);
+    CHECK(gfx(pkg).framestats.frames() == frames);
     // The new process's rings hold nothing the tracker saw: one apparent gap per window, no frame missed.
-    CHECK(pkg.framestats.overflows() == 3);
-    CHECK(pkg.hwui_profile.frames() == frames);
-    CHECK(pkg.windows.overflowed() == 0);
-    const auto& shop = store.device("sim0").packages.at("com.example.shop").windows.windows();
+    CHECK(gfx(pkg).framestats.overflows() == 3);
+    CHECK(gfx(pkg).hwui_profile.frames() == frames);
+    CHECK(gfx(pkg).windows.overflowed() == 0);
+    const auto& shop = gfx(store.device("sim0").packages.at("com.example.shop")).windows.windows();
     REQUIRE(shop.size() == 1);
     CHECK(shop.begin()->second.frames == dev.app("com.example.shop")->windows[0].frames);
     const auto first = test::truth_app(dev, kFeed).at("windows").at(0);
@@ -144,7 +146,7 @@ TEST_CASE("devsim windows: past the exporter's window cap the rest count under _
   }
   dev.set_paused(true);
   poll(dev, store, kFeed);
-  const auto& w = store.device("sim0").packages.at(kFeed).windows;
+  const auto& w = gfx(store.device("sim0").packages.at(kFeed)).windows;
   REQUIRE(w.windows().size() == 3);
   CHECK(w.overflowed() == 1);
   std::uint64_t frames = 0;

@@ -8,6 +8,7 @@
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
@@ -73,7 +74,7 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   proc.windows.push_back(profiled);
   dump.profile_rows_malformed = 1;
   dump.processes.push_back(proc);
-  store.record_gfxinfo(d, dump);
+  metrics::record_gfxinfo(store, d, dump);
 
   d.live.surfaceflinger_polls[{"latency", "ok"}] = 1;
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));

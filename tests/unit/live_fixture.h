@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 
@@ -24,7 +25,7 @@ inline void record_example_gfxinfo(metrics::Store& store, metrics::DeviceMetrics
   stats.histogram = {{5, 2}, {6, 0}, {16, 3}, {17, 0}, {30, 1}, {31, 0}, {150, 4}, {200, 0}, {800, 1}, {850, 0}};
   proc.stats = stats;
   dump.processes.push_back(proc);
-  store.record_gfxinfo(d, dump);
+  metrics::record_gfxinfo(store, d, dump);
 }
 
 }  // namespace jank::test

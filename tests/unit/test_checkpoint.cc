@@ -9,8 +9,10 @@
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/logcat_stream.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank;
+using test::gfx;
 
 namespace {
 
@@ -41,7 +43,7 @@ void fill(metrics::Store& store) {
   d.continuity.reboots = 2;
   d.continuity.unheld_lines = 41;
   d.clock.observe(1'700'000'000'000'000'000, 1'700'000'003'600'000'000);
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(read("gfxinfo_two_polls.input")));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(read("gfxinfo_two_polls.input")));
   auto& other = store.device("emulator-5554");
   jank::metrics::record_skip(store, other, "com.x y", 5'000'000'000, true, 7);  // a label needing escapes
 }
@@ -101,10 +103,10 @@ TEST_CASE("restored gfxinfo baselines keep counting deltas", "[checkpoint]") {
   auto dump = parsers::parse_gfxinfo(read("gfxinfo_two_polls.input"));
   REQUIRE(dump.processes.size() == 2);
   dump.processes.erase(dump.processes.begin());
-  a.record_gfxinfo(a.device("127.0.0.1:5555"), dump);
-  b.record_gfxinfo(b.device("127.0.0.1:5555"), dump);
+  metrics::record_gfxinfo(a, a.device("127.0.0.1:5555"), dump);
+  metrics::record_gfxinfo(b, b.device("127.0.0.1:5555"), dump);
   CHECK(exposition(a) == exposition(b));
-  CHECK(b.devices().at("127.0.0.1:5555")->packages.at("com.example.feed").gfxinfo.frames_rendered() == 52);
+  CHECK(gfx(b.devices().at("127.0.0.1:5555")->packages.at("com.example.feed")).gfxinfo.frames_rendered() == 52);
 }
 
 TEST_CASE("a damaged checkpoint is rejected and leaves the store untouched", "[checkpoint]") {

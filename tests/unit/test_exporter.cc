@@ -2,6 +2,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
@@ -60,8 +61,8 @@ TEST_CASE("gfxinfo lines and framestats rows: received = parsed + discarded", "[
       "0,2000000,\n"
       "---PROFILEDATA---\n");
   REQUIRE(dump.lines == 9);
-  store.record_gfxinfo(d, dump);
-  store.record_gfxinfo(d, dump);  // a second poll adds its lines and rows again
+  metrics::record_gfxinfo(store, d, dump);
+  metrics::record_gfxinfo(store, d, dump);  // a second poll adds its lines and rows again
   const std::string text = exporters::StoreCollector(store, exporters::input_time_now()).Text().str();
   CHECK_THAT(text, Catch::Contains("jank_exporter_gfxinfo_lines_total{serial=\"x\",result=\"parsed\"} 16\n"));
   CHECK_THAT(text, Catch::Contains("jank_exporter_gfxinfo_lines_total{serial=\"x\",result=\"discarded\"} 2\n"));

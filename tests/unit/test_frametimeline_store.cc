@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/store.h"
 #include "parsers/frametimeline.h"
 #include "parsers/gfxinfo.h"
@@ -127,7 +128,7 @@ TEST_CASE("frametimeline store: verdicts join framestats rows by token whichever
   auto& d = store.device("s");
   const std::string window = "com.example.feed/com.example.feed.MainActivity";
   // Rows for 300..303 first; 303's verdict never comes, 299 has no row.
-  store.record_gfxinfo(d, framestats_of("com.example.feed", window, {300, 301, 302, 303}));
+  metrics::record_gfxinfo(store, d, framestats_of("com.example.feed", window, {300, 301, 302, 303}));
   metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 299, 57},
                                                                       {kFeed, 300, 57},
                                                                       {kFeed, 301, 57, "App Deadline Missed"},
@@ -135,7 +136,7 @@ TEST_CASE("frametimeline store: verdicts join framestats rows by token whichever
   // Then a verdict first (304) and its row later.
   metrics::record_frametimeline(store, d, parsers::parse_frametimeline(dump_of({{kFeed, 302, 57, "App Deadline Missed, Buffer Stuffing"},
                                                                       {kFeed, 304, 57, "App Deadline Missed"}})));
-  store.record_gfxinfo(d, framestats_of("com.example.feed", window, {303, 304}));
+  metrics::record_gfxinfo(store, d, framestats_of("com.example.feed", window, {303, 304}));
   const auto& ft = (*metrics::frametimeline_of(d.packages.at("com.example.feed")));
   CHECK(ft.frames == 5);
   CHECK(ft.joined == 4);  // 300, 301, 302, 304
@@ -151,7 +152,7 @@ TEST_CASE("frametimeline store: verdicts join framestats rows by token whichever
 TEST_CASE("frametimeline store: another window or a SurfaceView layer does not join", "[frametimeline][store][join]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.Settings", {400}));
+  metrics::record_gfxinfo(store, d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.Settings", {400}));
   metrics::record_frametimeline(store, 
       d, parsers::parse_frametimeline(dump_of({{kFeed, 400, 57},
                                                {"SurfaceView[com.example.feed/com.example.feed.MainActivity](BLAST)#60",
@@ -170,7 +171,7 @@ TEST_CASE("frametimeline store: the checkpoint keeps counts and the window", "[f
   auto& d = store.device("s");
   const auto dump = parsers::parse_frametimeline(dump_of({{kFeed, 500, 57}, {kFeed, 501, 57, "App Deadline Missed"},
                                                           {kFeed, 502, 57, "None", "Unknown"}}));
-  store.record_gfxinfo(d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.MainActivity", {501}));
+  metrics::record_gfxinfo(store, d, framestats_of("com.example.feed", "com.example.feed/com.example.feed.MainActivity", {501}));
   metrics::record_frametimeline(store, d, dump);
   const std::string saved = store.save();
 

@@ -8,8 +8,10 @@
 #include <optional>
 
 #include "metrics/store.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank;
+using test::gfx;
 
 namespace {
 
@@ -118,16 +120,16 @@ TEST_CASE("gfxinfo reset after poll: framestats rows after a reset are all new a
 TEST_CASE("gfxinfo reset after poll: the store counts each dump whole when told of the reset", "[gfxinfo][reset]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, dump_of(window_of(100, 10, std::nullopt), rows(1'000'000'000, 100)), true);
-  store.record_gfxinfo(d, dump_of(window_of(120, 12, std::nullopt), rows(5'000'000'000, 110)), true);
-  store.record_gfxinfo(d, dump_of(window_of(3, 0, std::nullopt), rows(9'000'000'000, 3)), false);
+  metrics::record_gfxinfo(store, d, dump_of(window_of(100, 10, std::nullopt), rows(1'000'000'000, 100)), true);
+  metrics::record_gfxinfo(store, d, dump_of(window_of(120, 12, std::nullopt), rows(5'000'000'000, 110)), true);
+  metrics::record_gfxinfo(store, d, dump_of(window_of(3, 0, std::nullopt), rows(9'000'000'000, 3)), false);
   const auto& p = d.packages.at("com.example.feed");
-  CHECK(p.gfxinfo.frames_rendered() == 223);
-  CHECK(p.gfxinfo.janky_frames() == 22);
-  CHECK(p.framestats.frames() == 213);
-  CHECK(p.framestats.overflows() == 0);
+  CHECK(gfx(p).gfxinfo.frames_rendered() == 223);
+  CHECK(gfx(p).gfxinfo.janky_frames() == 22);
+  CHECK(gfx(p).framestats.frames() == 213);
+  CHECK(gfx(p).framestats.overflows() == 0);
   // Not told (reset_after false) the next dump is judged as usual.
-  store.record_gfxinfo(d, dump_of(window_of(5, 0, std::nullopt), rows(9'000'000'000, 5)));
-  CHECK(p.gfxinfo.frames_rendered() == 225);
-  CHECK(p.framestats.frames() == 215);
+  metrics::record_gfxinfo(store, d, dump_of(window_of(5, 0, std::nullopt), rows(9'000'000'000, 5)));
+  CHECK(gfx(p).gfxinfo.frames_rendered() == 225);
+  CHECK(gfx(p).framestats.frames() == 215);
 }

@@ -9,8 +9,10 @@
 #include "metrics/state_io.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank;
+using test::gfx;
 
 namespace {
 
@@ -81,7 +83,7 @@ TEST_CASE("hwui profile store: rows of every layout count under their app", "[hw
   metrics::Store store;
   auto& d = store.device("s");
   // Android 4.4: three columns, a decimal comma, -1.00 for a stage not run.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo("** Graphics info for pid 29541 [com.example.kk] **\n"
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo("** Graphics info for pid 29541 [com.example.kk] **\n"
                                                  "Profile data in ms:\n\n"
                                                  "\tcom.example.kk/com.example.kk.Main/android.view.ViewRootImpl@41\n"
                                                  "\tDraw\tProcess\tExecute\n"
@@ -89,27 +91,27 @@ TEST_CASE("hwui profile store: rows of every layout count under their app", "[hw
                                                  "\t20,51\t-1.00\t-1.00\n\n"
                                                  "View hierarchy:\n"));
   // Android 14, with one malformed row.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(android14_dump("\t50.00\t1.20\t3.40\t5.60\n"
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(android14_dump("\t50.00\t1.20\t3.40\t5.60\n"
                                                                 "\t2.00\t0.20\t0.40\n"
                                                                 "\t2.00\t0.20\t0.40\t0.60\n")));
   const auto& kk = d.packages.at("com.example.kk");
-  CHECK(kk.has_hwui_profile);
-  CHECK_FALSE(kk.has_gfxinfo);
-  CHECK(kk.hwui_profile.frames() == 2);
-  CHECK(stage(kk.hwui_profile, metrics::ProfileStage::prepare).count() == 0);
-  CHECK(stage(kk.hwui_profile, metrics::ProfileStage::process).sum() == Approx(0.0034));
+  CHECK(gfx(kk).has_hwui_profile);
+  CHECK_FALSE(gfx(kk).has_gfxinfo);
+  CHECK(gfx(kk).hwui_profile.frames() == 2);
+  CHECK(stage(gfx(kk).hwui_profile, metrics::ProfileStage::prepare).count() == 0);
+  CHECK(stage(gfx(kk).hwui_profile, metrics::ProfileStage::process).sum() == Approx(0.0034));
   const auto& u = d.packages.at("com.example.u");
-  CHECK(u.hwui_profile.frames() == 2);
-  CHECK(stage(u.hwui_profile, metrics::ProfileStage::draw).sum() == Approx(0.052));
-  CHECK(d.dump_input.profile_rows == 5);
-  CHECK(d.dump_input.profile_rows_discarded == 1);
+  CHECK(gfx(u).hwui_profile.frames() == 2);
+  CHECK(stage(gfx(u).hwui_profile, metrics::ProfileStage::draw).sum() == Approx(0.052));
+  CHECK(gfx(d).input.profile_rows == 5);
+  CHECK(gfx(d).input.profile_rows_discarded == 1);
 
   // The next poll prints only frames drawn since: each adds.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(android14_dump("\t3.00\t0.10\t0.20\t0.30\n")));
-  CHECK(u.hwui_profile.frames() == 3);
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(android14_dump("\t3.00\t0.10\t0.20\t0.30\n")));
+  CHECK(gfx(u).hwui_profile.frames() == 3);
   // A header without rows: profiling on, nothing new.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(android14_dump("")));
-  CHECK(u.hwui_profile.frames() == 3);
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(android14_dump("")));
+  CHECK(gfx(u).hwui_profile.frames() == 3);
 
   const std::string text = exporters::StoreCollector(store, exporters::input_time_now()).Text().str();
   CHECK(text.find("android_hwui_profile_frames_total{serial=\"s\",package=\"com.example.u\"} 3\n") !=
@@ -125,18 +127,18 @@ TEST_CASE("hwui profile store: rows of every layout count under their app", "[hw
 TEST_CASE("hwui profile store: a table outside any section counts under unknown", "[hwui_profile][store]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo("Profile data in ms:\n"
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo("Profile data in ms:\n"
                                                  "\ta/a.Main/android.view.ViewRootImpl@1 (visibility=0)\n"
                                                  "\tDraw\tPrepare\tProcess\tExecute\n"
                                                  "\t1.00\t1.00\t1.00\t1.00\n\n"));
   REQUIRE(d.packages.count(std::string(metrics::kUnknownPackage)) == 1);
-  CHECK(d.packages.at(std::string(metrics::kUnknownPackage)).hwui_profile.frames() == 1);
+  CHECK(gfx(d.packages.at(std::string(metrics::kUnknownPackage))).hwui_profile.frames() == 1);
 }
 
 TEST_CASE("hwui profile store: the checkpoint keeps frames, stages and row counts", "[hwui_profile][store][state]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n\tx\n")));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n\tx\n")));
   const std::string saved = store.save();
 
   metrics::Store restored;
@@ -144,20 +146,20 @@ TEST_CASE("hwui profile store: the checkpoint keeps frames, stages and row count
   REQUIRE(restored.load(saved, error));
   auto& r = restored.device("s");
   const auto& u = r.packages.at("com.example.u");
-  CHECK(u.has_hwui_profile);
-  CHECK(u.hwui_profile.frames() == 1);
-  CHECK(stage(u.hwui_profile, metrics::ProfileStage::prepare).sum() == Approx(0.0005));
-  CHECK(r.dump_input.profile_rows == 2);
-  CHECK(r.dump_input.profile_rows_discarded == 1);
+  CHECK(gfx(u).has_hwui_profile);
+  CHECK(gfx(u).hwui_profile.frames() == 1);
+  CHECK(stage(gfx(u).hwui_profile, metrics::ProfileStage::prepare).sum() == Approx(0.0005));
+  CHECK(gfx(r).input.profile_rows == 2);
+  CHECK(gfx(r).input.profile_rows_discarded == 1);
   CHECK(restored.save() == saved);
-  restored.record_gfxinfo(r, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n")));
-  CHECK(u.hwui_profile.frames() == 2);
+  metrics::record_gfxinfo(restored, r, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n")));
+  CHECK(gfx(u).hwui_profile.frames() == 2);
 }
 
 TEST_CASE("hwui profile store: a saved record that cannot be true drops the package record", "[hwui_profile][store][state]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n")));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(android14_dump("\t4.00\t0.50\t2.00\t1.00\n")));
   std::string saved = store.save();
   const auto at = saved.find("hwui_profile 1 ");
   REQUIRE(at != std::string::npos);
@@ -173,6 +175,6 @@ TEST_CASE("hwui profile store: a saved record that cannot be true drops the pack
   CHECK(report.rejected_by_record["package"] == 1);
   CHECK(report.rejected_by_record["device_counters"] == 1);
   const auto& r = restored.device("s");
-  CHECK_FALSE(r.packages.at("com.example.u").has_hwui_profile);
-  CHECK(r.dump_input.profile_rows == 0);
+  CHECK_FALSE(gfx(r.packages.at("com.example.u")).has_hwui_profile);
+  CHECK(gfx(r).input.profile_rows == 0);
 }

@@ -8,6 +8,7 @@
 #include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
+#include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
@@ -57,7 +58,7 @@ const metrics::RunDevice& device_of(const metrics::Run& run, const std::string& 
 TEST_CASE("a run takes its baseline only after a gfxinfo round that began after the start") {
   metrics::Store store;
   auto& d = following(store, "s1");
-  store.record_gfxinfo(d, gfx_dump("com.a", 100, 5));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 100, 5));
   metrics::RunBook book;
   const auto started = book.start(spec("r", "com.a"), 10 * kSecond, store);
   REQUIRE(started.run != nullptr);
@@ -69,13 +70,13 @@ TEST_CASE("a run takes its baseline only after a gfxinfo round that began after 
   book.advance(12 * kSecond, store);
   CHECK(book.find("r")->state == RunState::starting);
   // Frames drawn before the start, polled now, stay out of the run.
-  store.record_gfxinfo(d, gfx_dump("com.a", 130, 6));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 130, 6));
   d.live.gfxinfo_round_begun_ns = 10 * kSecond + 1;
   book.advance(13 * kSecond, store);
   REQUIRE(book.find("r")->state == RunState::running);
   CHECK(device_of(*book.find("r"), "s1").settled_start);
 
-  store.record_gfxinfo(d, gfx_dump("com.a", 190, 10));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 190, 10));
   jank::metrics::record_skip(store, d, "com.a", 0, false, 40);
   jank::metrics::record_skip(store, d, "com.a", 0, false, 7);
   book.advance(14 * kSecond, store);
@@ -86,7 +87,7 @@ TEST_CASE("a run takes its baseline only after a gfxinfo round that began after 
   CHECK(status == 202);
   CHECK(book.find("r")->state == RunState::stopping);
   // Drawn before the stop, polled after it: in the run.
-  store.record_gfxinfo(d, gfx_dump("com.a", 200, 11));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 200, 11));
   book.advance(15 * kSecond + kSecond / 2, store);  // no round since the stop yet
   CHECK(book.find("r")->state == RunState::stopping);
   d.live.gfxinfo_round_begun_ns = 15 * kSecond + 1;
@@ -335,7 +336,7 @@ TEST_CASE("a run counts the app's slow and frozen frames over the run, from HWUI
     store.record_layer_latency(d, layer, latency);
   };
   // Before the run: 6 slow frames of which 1 frozen; the layer presents steadily.
-  store.record_gfxinfo(d, dump(56, "5ms=50 17ms=5 700ms=1"));
+  metrics::record_gfxinfo(store, d, dump(56, "5ms=50 17ms=5 700ms=1"));
   present(0);
   metrics::RunBook book;
   book.start(spec("r", "com.a", {"s1"}), kSecond, store);
@@ -344,7 +345,7 @@ TEST_CASE("a run counts the app's slow and frozen frames over the run, from HWUI
   REQUIRE(book.find("r")->state == RunState::running);
   // During it: 42 more frames, 12 more slow (17, 19, 700 and 1000 ms), 2 more frozen;
   // the layer stalls once for 0.8 s (a frame over 700 ms: slow and frozen).
-  store.record_gfxinfo(d, dump(98, "5ms=80 17ms=12 19ms=3 700ms=2 1000ms=1"));
+  metrics::record_gfxinfo(store, d, dump(98, "5ms=80 17ms=12 19ms=3 700ms=2 1000ms=1"));
   present(800'000'000);
   book.advance(9 * kSecond, store);
   int status = 0;
@@ -370,12 +371,12 @@ TEST_CASE("a run counts the app's slow and frozen frames over the run, from HWUI
 TEST_CASE("a run of an app whose gfxinfo prints no HISTOGRAM has no vitals counts rather than 0", "[runs][vitals]") {
   metrics::Store store;
   auto& d = following(store, "s1");
-  store.record_gfxinfo(d, gfx_dump("com.a", 100, 5));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 100, 5));
   metrics::RunBook book;
   book.start(spec("r", "com.a", {"s1"}), kSecond, store);
   d.live.gfxinfo_round_begun_ns = 2 * kSecond;
   book.advance(3 * kSecond, store);
-  store.record_gfxinfo(d, gfx_dump("com.a", 160, 9));
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 160, 9));
   book.advance(4 * kSecond, store);
   const auto results = metrics::run_results(*book.find("r"), device_of(*book.find("r"), "s1"), 4 * kSecond);
   CHECK(results.metrics.at("frames") == 60);

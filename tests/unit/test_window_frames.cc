@@ -10,8 +10,10 @@
 #include "metrics/store.h"
 #include "metrics/window_frames.h"
 #include "parsers/gfxinfo.h"
+#include "tests/unit/gfxinfo_state.h"
 
 using namespace jank;
+using test::gfx;
 
 namespace {
 
@@ -38,7 +40,7 @@ std::string dump_of(const std::string& pkg, const std::vector<Rows>& windows) {
 }
 
 const metrics::WindowCounts& window(const metrics::Store& store, const std::string& pkg, const std::string& title) {
-  return store.devices().at("s")->packages.at(pkg).windows.windows().at(title);
+  return gfx(store.devices().at("s")->packages.at(pkg)).windows.windows().at(title);
 }
 
 std::string exposition(const metrics::Store& store) {
@@ -64,11 +66,11 @@ TEST_CASE("window frames: overlapping polls count each frame once under its wind
   metrics::Store store;
   auto& d = store.device("s");
   const std::string main = "com.a/com.a.Main", dialog = "com.a/com.a.Dialog";
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of(
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of(
                               "com.a", {{main, {{1000 * kMs, 8 * kMs}, {1016 * kMs, 30 * kMs}}},
                                         {dialog, {{1008 * kMs, 5 * kMs}}}})));
   // The next poll repeats the older rows and brings new ones.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of(
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of(
                               "com.a", {{main, {{1016 * kMs, 30 * kMs}, {1033 * kMs, 9 * kMs}}},
                                         {dialog, {{1008 * kMs, 5 * kMs}, {1024 * kMs, 40 * kMs}}}})));
   const auto& m = window(store, "com.a", main);
@@ -80,9 +82,9 @@ TEST_CASE("window frames: overlapping polls count each frame once under its wind
   CHECK(g.frames == 2);
   CHECK(g.janky == 1);
   const auto& app = d.packages.at("com.a");
-  CHECK(app.framestats.frames() == m.frames + g.frames);
-  CHECK(app.framestats.janky_frames() == m.janky + g.janky);
-  CHECK(app.windows.overflowed() == 0);
+  CHECK(gfx(app).framestats.frames() == m.frames + g.frames);
+  CHECK(gfx(app).framestats.janky_frames() == m.janky + g.janky);
+  CHECK(gfx(app).windows.overflowed() == 0);
 
   const std::string text = exposition(store);
   CHECK(text.find("android_gfxinfo_window_frames_total{serial=\"s\",package=\"com.a\",window=\"com.a/com.a.Dialog\"} 2\n") !=
@@ -103,9 +105,9 @@ TEST_CASE("window frames: a recreated view root on Android 7-11 counts under the
            root + " (visibility=0)\n\n---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0," +
            std::to_string(intended) + "," + std::to_string(intended + 4 * kMs) + ",\n---PROFILEDATA---\n\nView hierarchy:\n";
   };
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump("1a", 10 * kMs)));
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump("2b", 90 * kMs)));
-  const auto& windows = d.packages.at("com.r").windows.windows();
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump("1a", 10 * kMs)));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump("2b", 90 * kMs)));
+  const auto& windows = gfx(d.packages.at("com.r")).windows.windows();
   REQUIRE(windows.size() == 1);
   CHECK(windows.at("com.r/com.r.Main").frames == 2);
 }
@@ -122,20 +124,20 @@ TEST_CASE("window frames: windows past the cap count under _other_ and once each
       rows.push_back({title, {{t, 5 * kMs}}});
       t += 16 * kMs;
     }
-    store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of("com.a", rows)));
+    metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of("com.a", rows)));
   };
   poll({"com.a/com.a.Main"});
   poll({"com.a/com.a.Main", "PopupWindow:1", "PopupWindow:2", "PopupWindow:3"});
   poll({"PopupWindow:2", "PopupWindow:3"});
   // A window without a new frame takes no series.
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of("com.a", {{"PopupWindow:4", {}}})));
-  const auto& w = d.packages.at("com.a").windows;
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of("com.a", {{"PopupWindow:4", {}}})));
+  const auto& w = gfx(d.packages.at("com.a")).windows;
   REQUIRE(w.windows().size() == 3);
   CHECK(w.windows().at("com.a/com.a.Main").frames == 2);
   CHECK(w.windows().at("PopupWindow:1").frames == 1);
   CHECK(w.windows().at("_other_").frames == 4);
   CHECK(w.overflowed() == 2);
-  CHECK(d.packages.at("com.a").framestats.frames() == 7);
+  CHECK(gfx(d.packages.at("com.a")).framestats.frames() == 7);
   CHECK(exposition(store).find("jank_exporter_gfxinfo_windows_overflowed_total{serial=\"s\",package=\"com.a\"} 2\n") !=
         std::string::npos);
 }
@@ -143,7 +145,7 @@ TEST_CASE("window frames: windows past the cap count under _other_ and once each
 TEST_CASE("window frames: device bytes in a title make a valid label", "[windows][store]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of("com.a", {{"Bad \"q\" \xFF\\", {{1000 * kMs, 5 * kMs}}}})));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of("com.a", {{"Bad \"q\" \xFF\\", {{1000 * kMs, 5 * kMs}}}})));
   const std::string text = exposition(store);
   CHECK(text.find("android_gfxinfo_window_frames_total{serial=\"s\",package=\"com.a\",window=\"Bad \\\"q\\\" \\\\xFF\\\\\"} 1\n") !=
         std::string::npos);
@@ -154,7 +156,7 @@ TEST_CASE("window frames: the checkpoint keeps each window and the overflowed ti
   options.max_windows_per_package = 1;
   metrics::Store store(options);
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of(
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of(
                               "com.a", {{"com.a/com.a.Main", {{1000 * kMs, 20 * kMs}}},
                                         {"PopupWindow:1", {{1016 * kMs, 5 * kMs}}}})));
   const std::string saved = store.save();
@@ -163,11 +165,11 @@ TEST_CASE("window frames: the checkpoint keeps each window and the overflowed ti
   REQUIRE(restored.load(saved, error));
   CHECK(restored.save() == saved);
   auto& r = restored.device("s");
-  const auto& w = r.packages.at("com.a").windows;
+  const auto& w = gfx(r.packages.at("com.a")).windows;
   CHECK(w.windows().at("com.a/com.a.Main").janky == 1);
   CHECK(w.overflowed() == 1);
   // The same overflowed window again is not a new one; the same rows add nothing.
-  restored.record_gfxinfo(r, parsers::parse_gfxinfo(dump_of(
+  metrics::record_gfxinfo(restored, r, parsers::parse_gfxinfo(dump_of(
                                  "com.a", {{"com.a/com.a.Main", {{1000 * kMs, 20 * kMs}}},
                                            {"PopupWindow:1", {{1016 * kMs, 5 * kMs}, {1032 * kMs, 5 * kMs}}}})));
   CHECK(w.overflowed() == 1);
@@ -178,7 +180,7 @@ TEST_CASE("window frames: the checkpoint keeps each window and the overflowed ti
 TEST_CASE("window frames: a saved window that cannot be true drops the package record", "[windows][store][state]") {
   metrics::Store store;
   auto& d = store.device("s");
-  store.record_gfxinfo(d, parsers::parse_gfxinfo(dump_of("com.a", {{"com.a/com.a.Main", {{1000 * kMs, 5 * kMs}}}})));
+  metrics::record_gfxinfo(store, d, parsers::parse_gfxinfo(dump_of("com.a", {{"com.a/com.a.Main", {{1000 * kMs, 5 * kMs}}}})));
   std::string saved = store.save();
   const std::string record = "windows 1 \"com.a/com.a.Main 1 0";
   const auto at = saved.find(record);
@@ -189,5 +191,5 @@ TEST_CASE("window frames: a saved window that cannot be true drops the package r
   metrics::Store::LoadReport report;
   REQUIRE(restored.load(saved, error, &report));
   CHECK(report.rejected_by_record["package"] == 1);
-  CHECK(restored.device("s").packages.at("com.a").windows.windows().empty());
+  CHECK(gfx(restored.device("s").packages.at("com.a")).windows.windows().empty());
 }
