@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/crlf.h"
 #include "parsers/battery.h"
 
 namespace {
@@ -37,12 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto lf = jank::parsers::parse_battery(text);
   check(lf);
 
-  std::string crlf;
-  crlf.reserve(size + size / 8);
-  for (const char c : text) {
-    if (c == '\n') crlf += '\r';
-    crlf += c;
-  }
+  const std::string crlf = jank::fuzz::with_crlf(text);
   const auto cr = jank::parsers::parse_battery(crlf);
   check(cr);
   if (cr.lines != lf.lines || cr.malformed_lines != lf.malformed_lines || cr.recognised != lf.recognised ||

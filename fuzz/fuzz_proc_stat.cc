@@ -9,19 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/crlf.h"
 #include "parsers/proc_stat.h"
 
 namespace {
-
-std::string with_crlf(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (const char c : text) {
-    if (c == '\n') out += '\r';
-    out += c;
-  }
-  return out;
-}
 
 void check(const jank::parsers::ProcStat& s) {
   if (s.malformed_lines > s.lines) std::abort();
@@ -36,7 +27,7 @@ void check(const jank::parsers::ProcStat& s) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jank::parsers;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const std::string crlf = with_crlf(text);
+  const std::string crlf = jank::fuzz::with_crlf(text);
 
   const ProcStat lf = parse_proc_stat(text), cr = parse_proc_stat(crlf);
   check(lf);

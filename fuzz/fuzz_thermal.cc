@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/crlf.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/store.h"
 #include "parsers/thermal.h"
@@ -45,12 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto lf = jank::parsers::parse_thermalservice(text);
   check(lf);
 
-  std::string crlf;
-  crlf.reserve(size + size / 8);
-  for (const char c : text) {
-    if (c == '\n') crlf += '\r';
-    crlf += c;
-  }
+  const std::string crlf = jank::fuzz::with_crlf(text);
   const auto cr = jank::parsers::parse_thermalservice(crlf);
   check(cr);
   if (cr.lines != lf.lines || cr.status != lf.status || cr.temperatures.size() != lf.temperatures.size() ||
