@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/crlf.h"
 #include "parsers/battery.h"
+#include "tests/support/crlf.h"
 
 namespace {
 
@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto lf = jank::parsers::parse_battery(text);
   check(lf);
 
-  const std::string crlf = jank::fuzz::with_crlf(text);
+  const std::string crlf = jank::test::crlf(text);
   const auto cr = jank::parsers::parse_battery(crlf);
   check(cr);
   if (cr.lines != lf.lines || cr.malformed_lines != lf.malformed_lines || cr.recognised != lf.recognised ||

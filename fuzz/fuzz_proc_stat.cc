@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/crlf.h"
 #include "parsers/proc_stat.h"
+#include "tests/support/crlf.h"
 
 namespace {
 
@@ -27,7 +27,7 @@ void check(const jank::parsers::ProcStat& s) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jank::parsers;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const std::string crlf = jank::fuzz::with_crlf(text);
+  const std::string crlf = jank::test::crlf(text);
 
   const ProcStat lf = parse_proc_stat(text), cr = parse_proc_stat(crlf);
   check(lf);

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/crlf.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/store.h"
 #include "parsers/thermal.h"
+#include "tests/support/crlf.h"
 
 namespace {
 
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto lf = jank::parsers::parse_thermalservice(text);
   check(lf);
 
-  const std::string crlf = jank::fuzz::with_crlf(text);
+  const std::string crlf = jank::test::crlf(text);
   const auto cr = jank::parsers::parse_thermalservice(crlf);
   check(cr);
   if (cr.lines != lf.lines || cr.status != lf.status || cr.temperatures.size() != lf.temperatures.size() ||

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "parsers/battery.h"
-#include "tests/unit/crlf.h"
+#include "tests/support/crlf.h"
 
 using namespace jank::parsers;
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "parsers/display_info.h"
-#include "tests/unit/crlf.h"
+#include "tests/support/crlf.h"
 #include "parsers/foreground_app.h"
 #include "parsers/package_info.h"
 #include "parsers/process_list.h"

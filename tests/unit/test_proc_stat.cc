@@ -10,7 +10,7 @@
 #include <string>
 
 #include "parsers/proc_stat.h"
-#include "tests/unit/crlf.h"
+#include "tests/support/crlf.h"
 
 using namespace jank::parsers;
 

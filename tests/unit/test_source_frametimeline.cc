@@ -11,6 +11,7 @@
 #include "metrics/sources/frametimeline.h"
 #include "metrics/store.h"
 #include "tests/unit/exposition_fixture.h"
+#include "tests/unit/state_fixture.h"
 
 using namespace jank;
 
@@ -49,12 +50,7 @@ const std::string kOld =
 TEST_CASE("a state file of the release before the FrameTimeline module loads its counts",
           "[source][checkpoint][frametimeline]") {
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  const bool ok = store.load(kOld, error, &report);
-  INFO(error);
-  REQUIRE(ok);
-  CHECK(report.rejected.empty());
+  CHECK(test::load_state(store, kOld).rejected.empty());
   const auto& d = store.device("s");
   const auto* ft = metrics::frametimeline_of(d.packages.at("com.example.feed"));
   REQUIRE(ft != nullptr);
@@ -85,15 +81,10 @@ TEST_CASE("a state file of the release before the FrameTimeline module loads its
 
 TEST_CASE("a FrameTimeline device record with impossible values is dropped alone and reported",
           "[source][checkpoint][frametimeline]") {
-  std::string bad = kOld;
   // More malformed lines than lines.
-  const auto at = bad.find("ft_device 40 2 ");
-  REQUIRE(at != std::string::npos);
-  bad.replace(at, std::string("ft_device 40 2").size(), "ft_device 40 41");
+  const std::string bad = test::replaced(kOld, "ft_device 40 2 ", "ft_device 40 41 ");
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  REQUIRE(store.load(bad, error, &report));
+  auto report = test::load_state(store, bad);
   CHECK(report.rejected_by_record["frametimeline"] == 1);
   REQUIRE(report.rejected.size() == 1);
   CHECK(report.rejected[0] == "s: frametimeline: a value that cannot be true; the window is read afresh");

@@ -12,6 +12,7 @@
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/store.h"
 #include "tests/unit/exposition_fixture.h"
+#include "tests/unit/state_fixture.h"
 
 using namespace jank;
 
@@ -52,23 +53,12 @@ const std::string kOld =
     "peaks 0 40000000\n"
     "end\n";
 
-void replace(std::string& text, std::string_view from, std::string_view to) {
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), to);
-}
-
 }  // namespace
 
 TEST_CASE("a state file of the release before the gfxinfo module loads its counts",
           "[source][checkpoint][gfxinfo]") {
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  const bool ok = store.load(kOld, error, &report);
-  INFO(error);
-  REQUIRE(ok);
-  CHECK(report.rejected.empty());
+  CHECK(test::load_state(store, kOld).rejected.empty());
   const auto& d = store.device("s");
   const auto* device = metrics::gfxinfo_of(d);
   REQUIRE(device != nullptr);
@@ -116,13 +106,11 @@ TEST_CASE("a state file of the release before the gfxinfo module loads its count
 
 TEST_CASE("gfxinfo input counts that cannot be true are dropped alone and reported",
           "[source][checkpoint][gfxinfo]") {
-  std::string bad = kOld;
-  replace(bad, "dump_input 40 2 4 1", "dump_input 40 41 4 1");  // more malformed lines than lines
-  replace(bad, "profile_input 3 1", "profile_input 3 4");
+  // More malformed lines than lines; more discarded profile rows than rows.
+  const std::string bad = test::replaced(test::replaced(kOld, "dump_input 40 2 4 1", "dump_input 40 41 4 1"),
+                                         "profile_input 3 1", "profile_input 3 4");
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  REQUIRE(store.load(bad, error, &report));
+  auto report = test::load_state(store, bad);
   CHECK(report.rejected_by_record["device_counters"] == 2);
   REQUIRE(report.rejected.size() == 2);
   CHECK(report.rejected[0] == "s: device_counters: gfxinfo input counts out of range; restart from 0");
@@ -138,12 +126,9 @@ TEST_CASE("gfxinfo input counts that cannot be true are dropped alone and report
 
 TEST_CASE("a dump count out of range drops the device's counters line and the gfxinfo input series",
           "[source][checkpoint][gfxinfo]") {
-  std::string bad = kOld;
-  replace(bad, "\n0 0 1 0 0\n", "\n0 0 18446744073709551615 0 0\n");
+  const std::string bad = test::replaced(kOld, "\n0 0 1 0 0\n", "\n0 0 18446744073709551615 0 0\n");
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  REQUIRE(store.load(bad, error, &report));
+  auto report = test::load_state(store, bad);
   REQUIRE(report.rejected.size() == 1);
   CHECK(report.rejected[0] == "s: device_counters: a count out of range; the device's line counts restart from 0");
   // No dump counted: no input series, though their counts were kept.
@@ -154,12 +139,9 @@ TEST_CASE("a dump count out of range drops the device's counters line and the gf
 
 TEST_CASE("a package record with an impossible gfxinfo value is dropped alone and reported",
           "[source][checkpoint][gfxinfo]") {
-  std::string bad = kOld;
-  replace(bad, "hwui_profile 2 ", "hwui_profile 18446744073709551615 ");
+  const std::string bad = test::replaced(kOld, "hwui_profile 2 ", "hwui_profile 18446744073709551615 ");
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  REQUIRE(store.load(bad, error, &report));
+  auto report = test::load_state(store, bad);
   REQUIRE(report.rejected.size() == 1);
   CHECK(report.rejected[0] == "s: package com.example.feed: a count out of range; its series restart from 0");
   CHECK(series(store, "android_hwui_profile_frames_total").empty());

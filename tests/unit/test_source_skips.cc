@@ -10,6 +10,7 @@
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/unit/exposition_fixture.h"
+#include "tests/unit/state_fixture.h"
 
 using namespace jank;
 
@@ -66,12 +67,7 @@ const std::string kOld =
 TEST_CASE("a state file of the release before the skips module loads its counts and windows",
           "[source][checkpoint][skips]") {
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  const bool ok = store.load(kOld, error, &report);
-  INFO(error);
-  REQUIRE(ok);
-  CHECK(report.rejected.empty());
+  CHECK(test::load_state(store, kOld).rejected.empty());
   const auto& d = store.device("s");
   const auto* feed = metrics::skips_of(d.packages.at("com.example.feed"));
   REQUIRE(feed != nullptr);
@@ -105,16 +101,11 @@ TEST_CASE("a state file of the release before the skips module loads its counts 
 
 TEST_CASE("a package record with an impossible skip count is dropped alone and reported",
           "[source][checkpoint][skips]") {
-  std::string bad = kOld;
   // com.example.chat's skipped frames near 2^64.
-  const std::string chat = "package \"com.example.chat\n12 ";
-  const auto at = bad.find(chat);
-  REQUIRE(at != std::string::npos);
-  bad.replace(at + chat.size() - 3, 2, "18446744073709551610");
+  const std::string bad =
+      test::replaced(kOld, "package \"com.example.chat\n12 ", "package \"com.example.chat\n18446744073709551610 ");
   metrics::Store store;
-  std::string error;
-  metrics::Store::LoadReport report;
-  REQUIRE(store.load(bad, error, &report));
+  auto report = test::load_state(store, bad);
   CHECK(report.rejected_by_record["package"] == 1);
   REQUIRE(report.rejected.size() == 1);
   CHECK(report.rejected[0] == "s: package com.example.chat: a count out of range; its series restart from 0");

@@ -4,7 +4,7 @@
 
 #include "parsers/thermal.h"
 #include "tests/support/names.h"
-#include "tests/unit/crlf.h"
+#include "tests/support/crlf.h"
 
 using namespace jank::parsers;
 

@@ -1,4 +1,6 @@
-// Test inputs as a capture saved on Windows reads them.
+// The CRLF twin of a test input, as a capture saved on Windows or read
+// through a pty (adb shell before 7.0) holds it: for the unit tests and the
+// fuzz targets.
 #pragma once
 
 #include <string>
