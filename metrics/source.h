@@ -114,12 +114,14 @@ class DeviceSource {
   // by make_package_state (null: none), checkpointed as parts of the package
   // record, collected at its places among the package's series (PackageAt).
   virtual std::unique_ptr<SourceState> make_package_state() const { return nullptr; }
-  // The tag of its part at `at` ("": none there). At `last` the store
-  // writes the tag; at an inner place the part is the layout the store
-  // wrote before the module, its tag included; at `head` and `dumps` the
-  // part is untagged and in every record (a fresh state's when the app has
-  // none), the tag only marking that the source has one there.
-  virtual std::string_view package_tag(PackageAt at) const { return at == PackageAt::last ? name() : std::string_view{}; }
+  // The tag of its part at `at` ("": none there, the default). At `last`
+  // the store writes the tag; at an inner place the part is the layout the
+  // store wrote before the module, its tag included; at `head` and `dumps`
+  // the part is untagged and in every record (a fresh state's when the app
+  // has none), the tag only marking that the source has one there. A tagged
+  // part is optional, so its tag must be none of the device records' that
+  // may follow a device's last package (store_records_test).
+  virtual std::string_view package_tag(PackageAt) const { return {}; }
   virtual bool package_worth_saving(const SourceState&, PackageAt) const { return false; }
   virtual bool checkpoint_package(Checkpoint& c, SourceState&, PackageAt) const { return c.valid(); }
   virtual void collect_package(SeriesSink&, const DeviceMetrics&, const std::string& /*package*/,

@@ -39,7 +39,8 @@ class LogPatternSource final : public DeviceSourceOf<DevicePatternState> {
   bool package_worth_saving(const SourceState& state, PackageAt) const override {
     return !static_cast<const AppPatternState&>(state).series.empty();
   }
-  // Only at PackageAt::last (package_tag's default).
+  // Its one part, at PackageAt::last.
+  std::string_view package_tag(PackageAt at) const override { return at == PackageAt::last ? name() : std::string_view{}; }
   bool checkpoint_package(Checkpoint& c, SourceState& state, PackageAt at) const override;
   void collect_package(SeriesSink& sink, const DeviceMetrics& device, const std::string& package,
                        const PackageMetrics& p, std::int64_t now_ns, PackageAt at) const override;

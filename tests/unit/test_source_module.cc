@@ -9,6 +9,7 @@
 
 #include "metrics/checkpoint.h"
 #include "metrics/source.h"
+#include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/state_io.h"
 #include "metrics/store.h"
@@ -84,6 +85,56 @@ TEST_CASE("every registered module has a unique name and its own slot and famili
   for (const char* own : {"surface", "ft_device", "log_pattern_device", "end", "device", "package"}) {
     CHECK_FALSE(names.contains(own));
   }
+}
+
+// A package record's optional parts are told apart from what follows the
+// record by their tags alone: a device record after a device's last package
+// whose tag a package part also had would be read as that part.
+TEST_CASE("no tag of an optional package part is a tag of a record that may follow a package", "[checkpoint][source]") {
+  std::set<std::string_view> follows = {"surface", "package", "device", "end"};
+  for (const auto* source : metrics::device_sources()) follows.insert(source->record());
+  std::set<std::string_view> parts = {"peaks"};  // the store's own optional part
+  for (const auto* source : metrics::device_sources()) {
+    for (const auto at : {metrics::PackageAt::framestats, metrics::PackageAt::profile, metrics::PackageAt::windows,
+                          metrics::PackageAt::last}) {
+      const std::string_view tag = source->package_tag(at);
+      if (tag.empty()) continue;
+      INFO(source->name() << " at place " << static_cast<int>(at) << ": " << tag);
+      CHECK(parts.insert(tag).second);  // and no two parts share one
+      CHECK(source->make_package_state() != nullptr);
+    }
+  }
+  REQUIRE(parts.size() > 1);
+  for (const std::string_view tag : parts) {
+    INFO(tag);
+    CHECK_FALSE(follows.contains(tag));
+  }
+}
+
+TEST_CASE("a device's last package record followed by module records loads back whole", "[checkpoint][source]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  metrics::record_skip(store, d, "com.example.feed", 0, false, 12);
+  metrics::record_skip(store, d, "com.example.feed", 0, false, 3);
+  // A thermal record and no surface record: thermal's follows the package.
+  metrics::record_thermal(store, d, parsers::parse_thermalservice(kThermalDump));
+  const std::string text = store.save();
+  REQUIRE(text.find("\nsurface ") == std::string::npos);
+  REQUIRE(text.find("\nthermal ") != std::string::npos);
+
+  metrics::Store restored;
+  std::string error;
+  REQUIRE(restored.load(text, error));
+  CHECK(error.empty());
+  auto& back = restored.device("s");
+  REQUIRE(back.packages.contains("com.example.feed"));
+  const auto* skips = metrics::skips_of(back.packages.at("com.example.feed"));
+  REQUIRE(skips != nullptr);
+  CHECK(skips->skip_events == 2);
+  CHECK(skips->skipped_frames == 15);
+  REQUIRE(metrics::thermal_of(back) != nullptr);
+  CHECK(metrics::thermal_of(back)->dumps == 1);
+  CHECK(restored.save() == text);
 }
 
 TEST_CASE("a module's record loads wherever it stands among the device's optional records", "[checkpoint][source]") {
