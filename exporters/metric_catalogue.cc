@@ -130,10 +130,6 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
     {F::jank_exporter_runs_dropped_total, {"jank_exporter_runs_dropped_total", counter, "",
      "Finished runs dropped, by reason (count: beyond runs.max_kept; age: older than runs.max_age_days).", "reason"}},
 
-    {F::android_display_refresh_rate_hertz, {"android_display_refresh_rate_hertz", gauge, "hertz",
-     "Display refresh rate used for SM and jank thresholds.", "serial"}},
-    {F::android_display_refresh_rate_fallback, {"android_display_refresh_rate_fallback", gauge, "",
-     "1 when the refresh rate is the configured default rather than read from the device.", "serial"}},
     {F::jank_exporter_logcat_lines_total, {"jank_exporter_logcat_lines_total", counter, "lines",
      "Logcat lines received, by outcome (received = parsed + unmatched + discarded).", "serial,result"}},
     {F::jank_exporter_logcat_discarded_lines_total, {"jank_exporter_logcat_discarded_lines_total", counter, "lines",

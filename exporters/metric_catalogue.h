@@ -68,8 +68,6 @@ enum class Family : std::uint16_t {
   jank_exporter_runs_finished_total,
   jank_exporter_runs_dropped_total,
   // Every device, replay included.
-  android_display_refresh_rate_hertz,
-  android_display_refresh_rate_fallback,
   jank_exporter_logcat_lines_total,
   jank_exporter_logcat_discarded_lines_total,
   jank_exporter_logcat_duplicate_lines_total,

@@ -438,8 +438,6 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
     collect_live(f, d, dev);
     collect_sources(f, d, dev, now, metrics::CollectAt::live);
   }
-  f.sample(F::android_display_refresh_rate_hertz, dev, d.refresh_hz);
-  f.sample(F::android_display_refresh_rate_fallback, dev, d.refresh_is_fallback ? 1 : 0);
   collect_sources(f, d, dev, now, metrics::CollectAt::refresh);
 
   f.sample(F::jank_exporter_logcat_lines_total, dev, Extra{"result", "parsed"}, count(d.lines.parsed));

@@ -4,6 +4,7 @@
 
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/display.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/log_patterns.h"
@@ -21,7 +22,10 @@ std::span<const DeviceSource* const> device_sources() {
   // series come first. FrameTimeline first of those with a record: its
   // record follows the surface record, as the store wrote it, and its input
   // series come before TimeStats' (timelines).
-  static const std::array<const DeviceSource*, 10> sources = {
+  // The display first: its refresh rate leads the series the skips collect
+  // at the same place (CollectAt::refresh).
+  static const std::array<const DeviceSource*, 11> sources = {
+      &display_source(),
       &skip_source(),
       &gfxinfo_source(),
       &frametimeline_source(),

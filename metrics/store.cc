@@ -91,6 +91,9 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
   return removed;
 }
 
+// No panel refreshes faster; a larger value is a misread line.
+bool plausible_refresh_hz(double hz) { return hz > 0 && hz <= 1000; }
+
 bool has_package_series(const DeviceMetrics& device, std::string_view package) {
   const std::string_view base = base_package(package);
   for (auto it = device.packages.lower_bound(base); it != device.packages.end(); ++it) {
@@ -621,7 +624,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     std::uint64_t before = r.rejected();
     d->refresh_hz = r.f64();
     d->refresh_is_fallback = r.boolean();
-    if (!(d->refresh_hz > 0 && d->refresh_hz <= 1000)) {
+    if (!plausible_refresh_hz(d->refresh_hz)) {
       d->refresh_hz = options_.default_refresh_hz;
       d->refresh_is_fallback = true;
       reject(serial, "device_counters", "refresh rate out of range");

@@ -108,6 +108,8 @@ struct DeviceMetrics {
   DeviceMetrics(std::string serial, const StoreOptions& options);
 
   std::string serial;
+  // The display's refresh rate every frame rule judges by; recorded by the
+  // display module (metrics/sources/display.h), always plausible_refresh_hz.
   double refresh_hz;
   bool refresh_is_fallback = true;  // no measured rate: the configured default is used
   parsers::LineCounts lines;
@@ -250,6 +252,9 @@ class Store {
 // Whether any series of `package` (its base package, or a ":suffix" process
 // of it) is on the device.
 bool has_package_series(const DeviceMetrics& device, std::string_view package);
+
+// A rate a display can have (hertz): what DeviceMetrics::refresh_hz may hold.
+bool plausible_refresh_hz(double hz);
 
 
 }  // namespace jank::metrics

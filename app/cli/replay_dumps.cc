@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/sources/display.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/power.h"
@@ -30,8 +31,9 @@ std::string replay_latency(const std::string& name, std::string_view text, metri
     if (!section.layer.empty()) layer_name = section.layer;
     const parsers::SfLatency table = parsers::parse_sf_latency(section.text);
     if (table.refresh_period_ns && *table.refresh_period_ns > 0) {
-      device.refresh_hz = parsers::units::rate_of_period_ns(*table.refresh_period_ns);
-      device.refresh_is_fallback = false;
+      // A period no display has leaves the rate as it was.
+      const double hz = parsers::units::rate_of_period_ns(*table.refresh_period_ns);
+      if (metrics::plausible_refresh_hz(hz)) metrics::record_refresh_rate(device, hz, device.refresh_hz);
     }
     if (layer_name.empty()) {
       if (table.rows.empty()) continue;  // a period alone: only the refresh rate

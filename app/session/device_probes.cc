@@ -2,6 +2,7 @@
 
 #include "app/core/log.h"
 #include "ingest/protocol.h"
+#include "metrics/sources/display.h"
 #include "parsers/process_list.h"
 #include "parsers/utf8.h"
 
@@ -29,12 +30,6 @@ void record_facts(metrics::DeviceMetrics& device, const parsers::DeviceFacts& fa
   put("release", facts.release);
   put("fingerprint", facts.fingerprint);
   if (facts.sdk) device.live.info["sdk"] = std::to_string(*facts.sdk);
-}
-
-void record_refresh(metrics::DeviceMetrics& device, const std::optional<parsers::RefreshRate>& rate,
-                    double default_hz) {
-  device.refresh_hz = rate ? rate->hz : default_hz;
-  device.refresh_is_fallback = !rate;
 }
 
 std::optional<metrics::ProcessListing> running_processes(std::string_view ps_output) {
@@ -129,7 +124,8 @@ void DeviceProbes::display() {
   run_("dumpsys display", kSmallOutput, [this](ingest::ShellResult r) {
     auto apply = [this](const std::optional<parsers::RefreshRate>& rate) {
       shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-        record_refresh(d, rate, config_->default_refresh_rate_hertz);
+        metrics::record_refresh_rate(d, rate ? std::optional<double>(rate->hz) : std::nullopt,
+                                     config_->default_refresh_rate_hertz);
       });
     };
     std::optional<parsers::RefreshRate> rate;

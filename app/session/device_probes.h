@@ -41,9 +41,6 @@ SkipwarningPlan plan_skipwarning(std::optional<int> current, int desired, bool r
 
 // The device's identity as exported in android_device_info (values capped at 256 bytes).
 void record_facts(metrics::DeviceMetrics& device, const parsers::DeviceFacts& facts);
-// The measured refresh rate, or the configured default flagged as such.
-void record_refresh(metrics::DeviceMetrics& device, const std::optional<parsers::RefreshRate>& rate,
-                    double default_hz);
 
 // Whether `id -u` answered root: toybox prints the uid ("0"), toolbox `id`
 // (Android 5.x) ignores -u and prints "uid=0(root) gid=0(root) …".

@@ -44,19 +44,6 @@ TEST_CASE("device facts land in the device's info, each value capped at 256 byte
   CHECK_FALSE(d.live.info.contains("manufacturer"));  // not said: not invented
 }
 
-TEST_CASE("the refresh rate is measured or the configured default flagged as a fallback", "[app][probes]") {
-  jank::metrics::Store store;
-  auto& d = store.device("s");
-  jank::parsers::RefreshRate rate;
-  rate.hz = 120;
-  jank::app::record_refresh(d, rate, 60);
-  CHECK(d.refresh_hz == 120);
-  CHECK_FALSE(d.refresh_is_fallback);
-  jank::app::record_refresh(d, std::nullopt, 90);
-  CHECK(d.refresh_hz == 90);
-  CHECK(d.refresh_is_fallback);
-}
-
 TEST_CASE("a process listing keeps user processes and is ignored when too short to trust", "[app][probes]") {
   const std::string ps =
       "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\n"
