@@ -161,7 +161,7 @@ RunBook::StartResult RunBook::start(RunSpec spec, std::int64_t now_ns, Store& st
   if (spec.id.empty()) spec.id = make_id(now_ns);
   Run run;
   run.requested_ns = now_ns;
-  run.step_ns = options_.step_ns;
+  run.step_ns = options_.step.count();
   for (const auto& s : spec.serials) {
     RunDevice d;
     d.serial = s;
@@ -217,8 +217,8 @@ bool RunBook::advance(std::int64_t now_ns, Store& store) {
   for (auto& [seq, run] : runs_) {
     if (run.state == RunState::finished) continue;
     if (run.state == RunState::starting) {
-      const bool waited = now_ns - run.requested_ns >= options_.min_settle_ns;
-      const bool timed_out = now_ns - run.requested_ns >= options_.settle_timeout_ns;
+      const bool waited = now_ns - run.requested_ns >= options_.min_settle.count();
+      const bool timed_out = now_ns - run.requested_ns >= options_.settle_timeout.count();
       const std::int64_t requested = run.requested_ns;  // clang 14 cannot capture a structured binding
       const bool all = std::all_of(run.devices.begin(), run.devices.end(), [&](const RunDevice& d) {
         return !followed(store, d.serial) || settled(d, store, requested);
@@ -232,8 +232,8 @@ bool RunBook::advance(std::int64_t now_ns, Store& store) {
     const bool stopping = run.state == RunState::stopping;
     sample(run, now_ns, store);
     if (!stopping) continue;
-    const bool waited = now_ns - run.stop_requested_ns >= options_.min_settle_ns;
-    const bool timed_out = now_ns - run.stop_requested_ns >= options_.settle_timeout_ns;
+    const bool waited = now_ns - run.stop_requested_ns >= options_.min_settle.count();
+    const bool timed_out = now_ns - run.stop_requested_ns >= options_.settle_timeout.count();
     bool all = true;
     for (auto& d : run.devices) {
       if (!d.settled_stop) d.settled_stop = settled(d, store, run.stop_requested_ns);
@@ -346,7 +346,7 @@ void RunBook::drop_old(std::int64_t now_ns) {
       continue;
     }
     const char* reason = nullptr;
-    if (now_ns - r.finished_ns > options_.max_age_ns) reason = "age";
+    if (now_ns - r.finished_ns > options_.max_age.count()) reason = "age";
     else if (finished > options_.max_kept) reason = "count";
     if (reason == nullptr) {
       ++it;

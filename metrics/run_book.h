@@ -12,6 +12,7 @@
 // Host time only (the daemon's wall clock): device clocks never order runs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -91,11 +92,11 @@ struct Run {
 struct RunBookOptions {
   std::size_t max_open = 64;       // runs not finished at once
   std::size_t max_kept = 500;      // finished runs kept (oldest dropped first)
-  std::int64_t max_age_ns = 30LL * 86'400 * 1'000'000'000;  // finished runs older are dropped
-  std::int64_t step_ns = 5'000'000'000;                       // time step of the series
+  std::chrono::nanoseconds max_age = std::chrono::days(30);  // finished runs older are dropped
+  std::chrono::nanoseconds step = std::chrono::seconds(5);    // time step of the series
   std::size_t max_steps = 360;                                // per device; then steps merge
-  std::int64_t settle_timeout_ns = 30'000'000'000;            // wait for a fresh poll at most this
-  std::int64_t min_settle_ns = 1'000'000'000;  // the log stream's lag: its lines arrive within this
+  std::chrono::nanoseconds settle_timeout = std::chrono::seconds(30);  // wait for a fresh poll at most this
+  std::chrono::nanoseconds min_settle = std::chrono::seconds(1);  // the log stream's lag: its lines arrive within this
 };
 
 class RunBook {

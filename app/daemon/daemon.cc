@@ -49,9 +49,9 @@ metrics::RunBookOptions run_options(const config::Config& c) {
   metrics::RunBookOptions o;
   o.max_open = c.runs_max_open;
   o.max_kept = c.runs_max_kept;
-  o.max_age_ns = parsers::units::to_ns(c.runs_max_age_days);
-  o.step_ns = parsers::units::to_ns(c.runs_step_seconds);
-  o.settle_timeout_ns = parsers::units::to_ns(c.runs_settle_timeout_seconds);
+  o.max_age = std::chrono::duration_cast<std::chrono::nanoseconds>(c.runs_max_age_days);
+  o.step = std::chrono::duration_cast<std::chrono::nanoseconds>(c.runs_step_seconds);
+  o.settle_timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(c.runs_settle_timeout_seconds);
   return o;
 }
 

@@ -168,7 +168,7 @@ TEST_CASE("a run's steps merge in pairs past the step cap and keep their sums") 
   metrics::Store store;
   auto& d = following(store, "s1");
   metrics::RunBookOptions options;
-  options.step_ns = kSecond;
+  options.step = std::chrono::seconds(1);
   options.max_steps = 4;
   metrics::RunBook book(options);
   book.start(spec("r", "com.a", {"s1"}), 0, store);
