@@ -224,7 +224,14 @@ void Device::note_in_flight(std::uint64_t gen, LogId id, std::uint64_t index, st
 }
 
 void Device::note_undelivered(std::uint64_t gen, LogId id, std::uint64_t index) {
-  if (gen != logd_gen_) return;
+  if (gen != logd_gen_) {
+    const auto o = orphans_.find({gen, static_cast<std::size_t>(id), index});
+    if (o != orphans_.end() && --o->second.streams <= 0) {
+      uncounted(Uncounted::unknown, id, o->second.gone);
+      orphans_.erase(o);
+    }
+    return;
+  }
   ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
   const auto it = r.in_flight.find(index);
   if (it == r.in_flight.end() || --it->second > 0) return;
@@ -258,7 +265,11 @@ void Device::reader_follow(LogMask mask) {
 
 void Device::note_read(std::uint64_t gen, LogId id, std::uint64_t index) {
   ReaderBuffer& r = reader_[static_cast<std::size_t>(id)];
-  if (gen != logd_gen_) return;  // an old logd's index means nothing now
+  if (gen != logd_gen_) {
+    // An old logd's index means nothing now; an orphan taken was read.
+    orphans_.erase({gen, static_cast<std::size_t>(id), index});
+    return;
+  }
   if (const auto it = r.in_flight.find(index); it != r.in_flight.end() && --it->second == 0) r.in_flight.erase(it);
   if (!r.seen) return;
   r.read_upto = std::max(r.read_upto, index);
@@ -309,14 +320,23 @@ void Device::reader_declared(LogId id, std::uint64_t index, std::uint64_t hash) 
   read_through(r, r.dropped_in_flight);
 }
 
+bool Device::orphan(std::size_t id, ReaderBuffer& r, const Gone& g) {
+  const auto it = r.in_flight.find(g.index);
+  if (it == r.in_flight.end()) return false;
+  orphans_[{logd_gen_, id, g.index}] = Orphan{g, it->second};
+  return true;
+}
+
 void Device::logd_reset() {
   settle_pending(Uncounted::unknown);  // the old logd's statistics die with it
   for (std::size_t i = 0; i < kLogIdCount; ++i) {
     ReaderBuffer& r = reader_[i];
     if (r.seen) {
       // Unread entries die with logd's memory; no count of them survives.
+      // Those still on their way are decided when the host takes them or not.
       for (const LogEntry& e : logs_.entries(static_cast<LogId>(i))) {
-        if (e.index > r.read_upto) uncounted(Uncounted::unknown, e.id, Gone{e.index, e.app, e.skipped, e.davey});
+        const Gone g{e.index, e.app, e.skipped, e.davey};
+        if (e.index > r.read_upto && !orphan(i, r, g)) uncounted(Uncounted::unknown, e.id, g);
       }
     }
     // A line logd held back dies with it: unknown to a reader that follows
@@ -329,7 +349,7 @@ void Device::logd_reset() {
       }
     }
     for (const auto& [index, g] : r.dropped_in_flight) {
-      if (index > r.read_upto) uncounted(Uncounted::unknown, static_cast<LogId>(i), g);
+      if (index > r.read_upto && !orphan(i, r, g)) uncounted(Uncounted::unknown, static_cast<LogId>(i), g);
     }
     r.read_upto = r.floor = r.sent_upto = 0;
     r.sent_by_hash.clear();

@@ -666,6 +666,18 @@ class Device {
     std::unordered_map<std::uint64_t, std::uint64_t> sent_by_hash;
     std::deque<std::uint64_t> sent_hashes;
   };
+  // Entries a stream still carried when their logd died: read if the host
+  // takes them after all, unknown if every stream carrying them dies first
+  // (logd's ring is gone: no reader can learn of them). By logd generation,
+  // buffer and index.
+  struct Orphan {
+    Gone gone;
+    int streams = 0;
+  };
+  std::map<std::tuple<std::uint64_t, std::size_t, std::uint64_t>, Orphan> orphans_;
+  // An entry on its way when logd dies (logd_reset): an orphan. False when
+  // no stream carries it.
+  bool orphan(std::size_t id, ReaderBuffer& r, const Gone& g);
   void remember_gone(ReaderBuffer& r, const Gone& g);
   // Entries of `undecided` at or below read_upto were read, then dropped.
   void read_through(ReaderBuffer& r, std::map<std::uint64_t, Gone>& undecided);

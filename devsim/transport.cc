@@ -178,15 +178,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  // Entries the streams wrote out but the host has not acknowledged yet: the
-  // connection stays, so they will arrive; count them read now.
-  void credit_written() {
-    for (auto& [id, s] : streams_) {
-      for (const Stream::Mark& m : s.marks) dev_.model().note_read(m.gen, m.id, m.index);
-      s.marks.clear();
-    }
-  }
-
   // True when some following stream was marked.
   bool mark_cut() {
     bool any = false;
@@ -609,8 +600,9 @@ void SimDevice::cut() {
 }
 
 void SimDevice::logd_restart() {
-  // logcat's output already written is not taken back by logd's death.
-  for (auto& c : conns_) c->credit_written();
+  // logcat's output already written is not taken back by logd's death: the
+  // host still gets it unless the stream dies first (Device::note_read and
+  // note_undelivered of the old logd's entries).
   model_->logd_restart();
   // Every following logcat reads EOF now.
   pump(true);

@@ -258,6 +258,27 @@ TEST_CASE("transport: a logd restart ends a following logcat like logcat does, t
   CHECK(again.exit == 0);
 }
 
+TEST_CASE("transport: lines on their way when logd dies are unknown once the host gives up on their stream") {
+  Rig rig;
+  Host host(rig.dev->port());
+  REQUIRE(host.connected());
+  Shell s(host, 1, "logcat -b main,system -D");
+  REQUIRE(s.opened());
+  REQUIRE(s.step());
+  // One line received but never acknowledged, one queued behind it; logd dies.
+  rig.log("in flight");
+  REQUIRE(s.step(false));
+  rig.log("queued");
+  rig.on([](SimDevice& d) { d.logd_restart(); return 0; });
+  CHECK(rig.on([](SimDevice& d) { return d.model().reader_unknown_lines(); }) == 0);  // still on their way
+  host.send(kClse, s.local, s.remote);  // the host gives up: neither was taken, and logd's ring is gone
+  Shell after(host, 2, "pidof logd");  // the device handles packets in order: the close came first
+  REQUIRE(after.opened());
+  REQUIRE(after.until_closed());
+  CHECK(rig.on([](SimDevice& d) { return d.model().reader_unknown_lines(); }) == 2);
+  CHECK(rig.on([](SimDevice& d) { return d.model().reader_lost_lines(); }) == 0);
+}
+
 TEST_CASE("transport: a slow device answers every command only after the delay") {
   Rig rig;
   Host host(rig.dev->port());
