@@ -19,6 +19,7 @@
 #include "metrics/device_view.h"
 #include "metrics/run_book.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
@@ -86,7 +87,7 @@ void present(metrics::Store& store, metrics::DeviceMetrics& d, std::int64_t now,
       const std::int64_t at = now - i * 16'666'667LL;
       latency.rows.push_back({at, at, at});
     }
-    store.record_layer_latency(d, *layer, latency);
+    metrics::record_layer_latency(store, d, *layer, latency);
   }
 }
 

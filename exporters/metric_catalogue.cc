@@ -143,59 +143,6 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
      "active (a followed layer presented in its newest poll), idle (the screen is on, nothing presented) or off "
      "(the panel is off or dozing): 1 for the current one.",
      "serial,state"}},
-    {F::android_device_active_seconds_total, {"android_device_active_seconds_total", counter, "seconds",
-     "Time any followed layer was presenting (gaps between presents up to 1.2 s, and freezes), each instant once.", "serial"}},
-    {F::jank_exporter_surfaceflinger_lines_total, {"jank_exporter_surfaceflinger_lines_total", counter, "lines",
-     "Lines of dumpsys SurfaceFlinger --list, --latency, --frametimeline and --timestats and of dumpsys power "
-     "received, by source "
-     "and outcome "
-     "(received = parsed + discarded).",
-     "serial,source,result"}},
-    {F::jank_exporter_layers_not_followed_total, {"jank_exporter_layers_not_followed_total", counter, "",
-     "Polls of app layers not followed because the device reached its layer cap.", "serial"}},
-
-    {F::android_app_active, {"android_app_active", gauge, "",
-     "1 while one of the app's layers presents frames (its newest poll brought some), else 0.", "serial,package"}},
-    {F::android_app_active_seconds_total, {"android_app_active_seconds_total", counter, "seconds",
-     "Time one of the app's layers was presenting (gaps between presents up to 1.2 s, and freezes), each instant once.",
-     "serial,package"}},
-    {F::android_layer_frames_presented_total, {"android_layer_frames_presented_total", counter, "frames",
-     "Frames SurfaceFlinger presented for the layer (dumpsys SurfaceFlinger --latency, each present once).",
-     "serial,package,layer,kind"}},
-    {F::android_layer_frame_time_seconds, {"android_layer_frame_time_seconds", histogram, "seconds",
-     "Present-to-present time of the layer's frames within active stretches.", "serial,package,layer,kind"}},
-    {F::android_layer_active_seconds_total, {"android_layer_active_seconds_total", counter, "seconds",
-     "Time the layer was presenting: the sum of its present-to-present gaps up to 1.2 s (FPS = frames / this).",
-     "serial,package,layer,kind"}},
-    {F::android_layer_perfdog_jank_total, {"android_layer_perfdog_jank_total", counter, "",
-     "PerfDog Jank: a frame time over twice the mean of the previous three and over 83.3 ms.", "serial,package,layer,kind"}},
-    {F::android_layer_perfdog_big_jank_total, {"android_layer_perfdog_big_jank_total", counter, "",
-     "PerfDog BigJank: a frame time over twice the mean of the previous three and over 125 ms (also a Jank).",
-     "serial,package,layer,kind"}},
-    {F::android_layer_perfdog_jank_seconds_total, {"android_layer_perfdog_jank_seconds_total", counter, "seconds",
-     "Time in PerfDog Jank frames (Stutter = this / active seconds).", "serial,package,layer,kind"}},
-    {F::android_layer_refresh_jank_total, {"android_layer_refresh_jank_total", counter, "",
-     "Frames whose present gap is two or more refresh periods beyond the expected one (any refresh rate).", "serial,package,layer,kind"}},
-    {F::android_layer_freezes_total, {"android_layer_freezes_total", counter, "",
-     "Gaps in the layer's presents over 1.2 s that were freezes, not rests: the app reported a stall that long "
-     "(skip, Davey, framestats, FrameTimeline), or a SurfaceView drew nothing for under 10 s with the panel on. "
-     "Each is one frame, judged like any other.",
-     "serial,package,layer,kind"}},
-    {F::android_layer_slow_frames_total, {"android_layer_slow_frames_total", counter, "frames",
-     "Android vitals slow frames of the layer: rendered in more than 16 ms, i.e. present gap minus one refresh "
-     "period over 16 ms.",
-     "serial,package,layer,kind"}},
-    {F::android_layer_slow_frames_refresh_total, {"android_layer_slow_frames_refresh_total", counter, "frames",
-     "Slow frames at the panel's rate: present gaps a refresh period or more beyond the layer's cadence (the mean "
-     "of the previous three, in periods).",
-     "serial,package,layer,kind"}},
-    {F::android_layer_frozen_frames_total, {"android_layer_frozen_frames_total", counter, "frames",
-     "Android vitals frozen frames of the layer: present gaps over 700 ms within active time (freezes included).",
-     "serial,package,layer,kind"}},
-    {F::android_layer_poll_overflows_total, {"android_layer_poll_overflows_total", counter, "",
-     "Polls whose ~127-frame table no longer held the newest frame counted (frames presented unseen).", "serial,package,layer,kind"}},
-    {F::android_layer_refresh_period_seconds, {"android_layer_refresh_period_seconds", gauge, "seconds",
-     "Refresh period SurfaceFlinger printed with the layer's newest table.", "serial,package,layer,kind"}},
 }};
 
 // The enumerators index the table: a family out of place is a build error.

@@ -73,28 +73,8 @@ enum class Family : std::uint16_t {
   jank_exporter_logcat_duplicate_lines_total,
   jank_exporter_package_overflow_events_total,
   android_device_activity_state,
-  android_device_active_seconds_total,
-  jank_exporter_surfaceflinger_lines_total,
-  jank_exporter_layers_not_followed_total,
-  // Per package.
-  android_app_active,
-  android_app_active_seconds_total,
-  // Per SurfaceFlinger layer.
-  android_layer_frames_presented_total,
-  android_layer_frame_time_seconds,
-  android_layer_active_seconds_total,
-  android_layer_perfdog_jank_total,
-  android_layer_perfdog_big_jank_total,
-  android_layer_perfdog_jank_seconds_total,
-  android_layer_refresh_jank_total,
-  android_layer_freezes_total,
-  android_layer_slow_frames_total,
-  android_layer_slow_frames_refresh_total,
-  android_layer_frozen_frames_total,
-  android_layer_poll_overflows_total,
-  android_layer_refresh_period_seconds,
 };
-inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_layer_refresh_period_seconds) + 1;
+inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::android_device_activity_state) + 1;
 
 const FamilySpec& family(Family id);
 // Every family the exporter serves: the ones above in enumerator order, then

@@ -351,50 +351,6 @@ void collect_daemon(SeriesSink& f, const metrics::DaemonMetrics& m) {
   collect_trace_store(f, m.traces);
 }
 
-// An app's followed layers, summed up once per device.
-struct AppLayers {
-  bool presenting = false;  // one of them brought frames in its newest poll
-  bool replayed = false;    // one of them has no host time (replay)
-};
-std::map<std::string_view, AppLayers> layers_by_app(const metrics::DeviceMetrics& d) {
-  std::map<std::string_view, AppLayers> out;
-  for (const auto& [name, l] : d.layers) {
-    AppLayers& a = out[l.package];
-    a.presenting = a.presenting || l.presenting;
-    a.replayed = a.replayed || l.last_seen_ns == 0;
-  }
-  return out;
-}
-
-void collect_layers(SeriesSink& f, const metrics::DeviceMetrics& d) {
-  using metrics::ExemplarCounter;
-  for (const auto& [stable, l] : d.layers) {
-    const LabelSet labels = label_set({{"serial", d.serial},
-                           {"package", l.package},
-                           {"layer", stable},
-                           {"kind", l.kind == parsers::LayerKind::surface_view ? "surface_view" : "app_window"}});
-    const auto& t = l.presents;
-    f.sample(F::android_layer_frames_presented_total, labels, count(t.frames()),
-             metrics::trace_exemplar(d, ExemplarCounter::layer_frames_presented, l.package, stable));
-    f.histogram(F::android_layer_frame_time_seconds, labels, t.frame_time());
-    f.sample(F::android_layer_active_seconds_total, labels, parsers::units::seconds_of_ns(t.active_ns()));
-    f.sample(F::android_layer_perfdog_jank_total, labels, count(t.jank()));
-    f.sample(F::android_layer_perfdog_big_jank_total, labels, count(t.big_jank()),
-             metrics::trace_exemplar(d, ExemplarCounter::layer_big_jank, l.package, stable));
-    f.sample(F::android_layer_perfdog_jank_seconds_total, labels, parsers::units::seconds_of_ns(t.jank_ns()));
-    f.sample(F::android_layer_refresh_jank_total, labels, count(t.refresh_jank()));
-    f.sample(F::android_layer_freezes_total, labels, count(t.freezes()));
-    f.sample(F::android_layer_slow_frames_total, labels, count(t.slow_frames()));
-    f.sample(F::android_layer_slow_frames_refresh_total, labels, count(t.slow_frames_refresh()));
-    f.sample(F::android_layer_frozen_frames_total, labels, count(t.frozen_frames()),
-             metrics::trace_exemplar(d, ExemplarCounter::layer_frozen_frames, l.package, stable));
-    f.sample(F::android_layer_poll_overflows_total, labels, count(t.overflows()));
-    if (l.refresh_period_ns) {
-      f.sample(F::android_layer_refresh_period_seconds, labels, parsers::units::seconds_of_ns(*l.refresh_period_ns));
-    }
-  }
-}
-
 // The source modules' series at one place among the device's (metrics::CollectAt).
 void collect_sources(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
                      metrics::CollectAt at) {
@@ -417,19 +373,7 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
     }
   }
   collect_sources(f, d, dev, now, metrics::CollectAt::timelines);
-  const auto& in = d.surface_input;
-  if (d.layers.empty() && in.list_lines == 0 && in.latency_lines == 0 && !metrics::power_lines_read(d)) return;
-  f.sample(F::android_device_active_seconds_total, dev, parsers::units::seconds_of_ns(d.active.total_ns()));
-  const std::pair<std::string_view, std::pair<std::uint64_t, std::uint64_t>> sources[] = {
-      {"list", {in.list_lines, in.list_malformed}}, {"latency", {in.latency_lines, in.latency_malformed}}};
-  for (const auto& [source, lines] : sources) {
-    const LabelSet labels = label_set({{"serial", d.serial}, {"source", std::string(source)}});
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "parsed"},
-             count(lines.first - lines.second));
-    f.sample(F::jank_exporter_surfaceflinger_lines_total, labels, Extra{"result", "discarded"}, count(lines.second));
-  }
-  collect_sources(f, d, dev, now, metrics::CollectAt::surface_input);
-  f.sample(F::jank_exporter_layers_not_followed_total, dev, count(d.layers_not_followed));
+  if (metrics::surfaceflinger_read(d)) collect_sources(f, d, dev, now, metrics::CollectAt::surface_input);
 }
 
 void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now) {
@@ -455,21 +399,13 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   collect_surface(f, d, dev, now);
   collect_sources(f, d, dev, now, metrics::CollectAt::after_surface);
 
-  const auto app_layers = layers_by_app(d);
   for (const auto& [name, p] : d.packages) {
-    const LabelSet pkg = label_set({{"serial", d.serial}, {"package", name}});
-    const auto found = app_layers.find(name);
-    const AppLayers* layers = found == app_layers.end() ? nullptr : &found->second;
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::head);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::dumps);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::windows);
-    if (layers != nullptr || p.active.total_ns() > 0) {
-      f.sample(F::android_app_active, pkg, layers != nullptr && layers->presenting ? 1 : 0);
-      f.sample(F::android_app_active_seconds_total, pkg, static_cast<double>(p.active.total_ns()) / 1e9);
-    }
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::last);
   }
-  collect_layers(f, d);
+  collect_sources(f, d, dev, now, metrics::CollectAt::after_apps);
 }
 
 }  // namespace

@@ -33,6 +33,15 @@ Checkpoint& Checkpoint::newline() {
   return *this;
 }
 
+Checkpoint& Checkpoint::tag(std::string_view t) {
+  if (loading()) {
+    reader_->expect(t);
+  } else {
+    writer_->tag(t);
+  }
+  return *this;
+}
+
 bool Checkpoint::record(std::string_view tag, bool present) {
   if (!loading()) {
     if (present) writer_->newline().tag(tag);

@@ -34,6 +34,8 @@ class Checkpoint {
   Checkpoint& str(std::string& s);
   Checkpoint& flag(bool& b);
   Checkpoint& newline();
+  // A tag the record always holds here: on loading, the text is refused without it.
+  Checkpoint& tag(std::string_view t);
   // An optional record on a line of its own: saving, its line break and tag
   // are written when `present`; loading, it is there when its tag is next
   // (consumed). Whether its fields follow.
@@ -77,6 +79,10 @@ class Checkpoint {
   // when saving). A source's checkpoint function adds its own rules (a part
   // never larger than its whole) and returns the conjunction.
   bool valid() const;
+  // A checkpoint of the record's fields from here on, judged apart: its
+  // valid() looks only at the values read through it (a part of a record
+  // that is dropped alone).
+  Checkpoint group() const { return loading() ? Checkpoint(*reader_) : Checkpoint(*writer_); }
   // Whether the text itself is broken (loading): the whole file is refused.
   bool failed() const { return reader_ != nullptr && reader_->fail(); }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
@@ -51,10 +52,16 @@ bool power_lines_read(const DeviceMetrics& d) {
   return p != nullptr && p->lines > 0;
 }
 
+bool surfaceflinger_read(const DeviceMetrics& d) {
+  const LayersState* s = layers_state_of(d);
+  const bool own = s != nullptr && (!s->layers.empty() || s->input.list_lines > 0 || s->input.latency_lines > 0);
+  return own || power_lines_read(d);
+}
+
 std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
   if (screen_dark(d)) return "off";
-  if (!screen_power(d) && d.layers.empty()) return std::nullopt;
-  for (const auto& [name, l] : d.layers) {
+  if (!screen_power(d) && layers_of(d).empty()) return std::nullopt;
+  for (const auto& [name, l] : layers_of(d)) {
     if (l.presenting) return "active";
   }
   return "idle";
@@ -72,7 +79,8 @@ namespace {
 bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
   if (const DeviceSkipState* skips = skips_of(d); skips != nullptr && skips->window.frames(now_ns) > 0) return true;
   const std::int64_t window_ns = window_seconds * 1'000'000'000;
-  return std::any_of(d.layers.begin(), d.layers.end(), [&](const auto& entry) {
+  const Layers& layers = layers_of(d);
+  return std::any_of(layers.begin(), layers.end(), [&](const auto& entry) {
     const LayerMetrics& l = entry.second;
     return l.presenting || (l.last_presented_ns != 0 && now_ns - l.last_presented_ns < window_ns);
   });
@@ -111,10 +119,10 @@ DeviceTotals device_totals(const DeviceMetrics& d) {
       t.frozen_frames = t.frozen_frames.value_or(0) + g->gfxinfo.frozen_frames();
     }
   }
-  if (!d.layers.empty()) {
+  if (!layers_of(d).empty()) {
     t.big_jank = 0;
     t.layer_frozen_frames = 0;
-    for (const auto& [name, l] : d.layers) {
+    for (const auto& [name, l] : layers_of(d)) {
       *t.big_jank += l.presents.big_jank();
       *t.layer_frozen_frames += l.presents.frozen_frames();
     }
@@ -130,7 +138,7 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64
   t.davey_frames = sums.davey_frames;
   t.big_jank = sums.big_jank.value_or(0);
   r.has_layers = sums.big_jank.has_value();
-  for (const auto& [name, l] : d.layers) {
+  for (const auto& [name, l] : layers_of(d)) {
     t.frame_intervals += l.presents.frame_time().count();
     t.active_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(l.presents.active_ns(), 0));
   }

@@ -24,6 +24,9 @@ bool screen_not_on_within(const DeviceMetrics& d, std::int64_t now_ns, std::int6
 // Whether dumpsys power lines were read: such a device has SurfaceFlinger's
 // device series (it is polled with them).
 bool power_lines_read(const DeviceMetrics& d);
+// SurfaceFlinger was polled: a layer followed, or lines read from --list,
+// --latency or dumpsys power. Such a device has SurfaceFlinger's input series.
+bool surfaceflinger_read(const DeviceMetrics& d);
 
 // android_device_activity_state (docs/metrics.md, "Idle, active, off"):
 // "active", "idle" or "off"; nullopt until the panel's state or a layer is known.

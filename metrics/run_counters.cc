@@ -5,6 +5,7 @@
 
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/state_io.h"
 
@@ -138,7 +139,7 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
       }
     }
   }
-  for (const auto& [stable, l] : device.layers) {
+  for (const auto& [stable, l] : layers_of(device)) {
     if (base_package(l.package) != package) continue;
     const std::string source = "layer:" + stable;
     put(c, "sf_frames", source, l.presents.frames());

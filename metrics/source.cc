@@ -20,6 +20,19 @@ std::int64_t fresh_until(const Store& store, std::int64_t fresh_for_ns) {
   return fresh_for_ns > 0 && now != 0 ? now + fresh_for_ns : 0;
 }
 
+void checkpoint_legacy(Checkpoint& c, DeviceMetrics& device, std::string_view record, const RecordDrop& drop) {
+  for (const DeviceSource* source : device_sources()) {
+    if (source->legacy_record() != record) continue;
+    auto state = source->make_state();
+    Checkpoint fields = c.group();
+    if (!source->checkpoint(fields, *state)) {
+      if (!fields.failed()) drop(std::string(source->rejected_record()), std::string(source->rejected_why()));
+    } else if (fields.loading() && source->worth_saving(*state)) {
+      device.sources.put(source->slot(), std::move(state));
+    }
+  }
+}
+
 void packages_changed(DeviceMetrics& device) {
   for (const DeviceSource* source : device_sources()) source->packages_changed(device);
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -32,8 +33,9 @@ enum class CollectAt : std::uint8_t {
   before_surface, // last of the device's log input series, before SurfaceFlinger's
   display,        // first of SurfaceFlinger's device series (the panel's power state)
   timelines,      // after the activity state: FrameTimeline's input, then TimeStats
-  surface_input,  // among SurfaceFlinger's input lines, after --latency's; only with those
+  surface_input,  // SurfaceFlinger's input series (the layers', then power's); only once one of them was read
   after_surface,  // after SurfaceFlinger's device series: a new source's place
+  after_apps,     // after every app's series: the layers' own
 };
 
 // Where an app's parts of a source stand among its own, in its series and in
@@ -61,6 +63,10 @@ enum class DeviceAt : std::uint8_t {
   dump_input,     // after the clock record: the "dump_input" record (gfxinfo lines, framestats rows)
   profile_input,  // after that one: the "profile_input" record (HWUI profile rows)
 };
+
+// How a record's checkpoint reports a part it dropped on loading: the part
+// (jank_exporter_state_rejected_records_total{record}) and why (the log).
+using RecordDrop = std::function<void(const std::string& record, const std::string& why)>;
 
 class DeviceSource {
  public:
@@ -90,11 +96,18 @@ class DeviceSource {
   // How a dropped record is reported (jank_exporter_state_rejected_records_total{record}, the log).
   virtual std::string_view rejected_record() const { return name(); }
   virtual std::string_view rejected_why() const { return "a value that cannot be true; its counts restart from 0"; }
-  // The store's record that held this source's checkpoint fields, untagged,
-  // before the source was a module (e.g. "surface"), or "". The store reads
-  // them from there in files of older releases, and writes a fresh state's
-  // there (zeros) so that the record keeps its layout.
+  // The record that held this source's checkpoint fields, untagged, before
+  // the source was a module (e.g. "surface", now the layers module's), or
+  // "". That record's checkpoint reads them from there in files of older
+  // releases, and writes a fresh state's there (zeros) so that it keeps its
+  // layout (checkpoint_legacy).
   virtual std::string_view legacy_record() const { return {}; }
+  // A record that holds more than the source's state, as the store wrote it
+  // before the source was a module (the apps' fields, other sources' legacy
+  // fields, entries dropped one by one), is checkpointed with the whole
+  // device instead of `checkpoint`; it reports what it drops itself.
+  virtual bool checkpoints_device() const { return false; }
+  virtual void checkpoint_device(Checkpoint&, DeviceMetrics&, const RecordDrop&) const {}
   // A source with fields in the store's device record keeps them at their
   // places there (DeviceAt), untagged in the counters line and whole records
   // (line break and tag included) after it: in every device's record, a
@@ -130,6 +143,9 @@ class DeviceSource {
   // source that joins its frames with them (FrameTimeline's frame join).
   virtual void framestats_rows(DeviceMetrics&, PackageMetrics&, std::string_view /*window*/,
                                std::span<const TimedFrame>) const {}
+  // What the source keeps by its own age (a layer not polled for `grace_ns`)
+  // goes, as a dead app's series do: whether anything went.
+  virtual bool expire(DeviceMetrics&, std::int64_t /*now_ns*/, std::int64_t /*grace_ns*/) const { return false; }
   // The device's packages changed (some expired, or the store was loaded):
   // what the source holds per package may need dropping or rebuilding.
   virtual void packages_changed(DeviceMetrics&) const {}
@@ -191,6 +207,13 @@ struct PolledInput {
 };
 void collect_polled_input(SeriesSink& sink, const DeviceMetrics& device, const LabelSet& device_labels,
                           const FamilySpec& polls_family, const FamilySpec& lines_family, const PolledInput& input);
+
+// The fields of the sources whose legacy_record() is `record`, at their
+// place in it: saving, a fresh state's (zeros), as each writes its own
+// record; loading, read into the device's state (a file of an older release
+// holds their counts there), a source's values that cannot be true dropping
+// its state alone.
+void checkpoint_legacy(Checkpoint& c, DeviceMetrics& device, std::string_view record, const RecordDrop& drop);
 
 // Calls every source's packages_changed.
 void packages_changed(DeviceMetrics& device);

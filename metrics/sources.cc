@@ -7,6 +7,7 @@
 #include "metrics/sources/display.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
@@ -24,10 +25,15 @@ std::span<const DeviceSource* const> device_sources() {
   // series come before TimeStats' (timelines).
   // The display first: its refresh rate leads the series the skips collect
   // at the same place (CollectAt::refresh).
-  static const std::array<const DeviceSource*, 11> sources = {
+  // The layers before FrameTimeline: their record (the store's surface
+  // record) comes first of the modules' records; their input lines lead
+  // power's, their series lead the other new sources' (after_surface) and
+  // their app series the log patterns' (PackageAt::last).
+  static const std::array<const DeviceSource*, 12> sources = {
       &display_source(),
       &skip_source(),
       &gfxinfo_source(),
+      &layers_source(),
       &frametimeline_source(),
       &log_pattern_source(),
       &thermal_source(),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/traces.h"
 
@@ -99,11 +100,11 @@ void SpikeDetector::sm(const DeviceMetrics& device, std::int64_t now_ns, std::ve
 }
 
 void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std::vector<Spike>& out) {
-  const auto present = [&](const std::string& l) { return device.layers.contains(l); };
+  const auto present = [&](const std::string& l) { return layers_of(device).contains(l); };
   forget_gone(fps_, present);
   forget_gone(big_jank_, present);
   forget_gone(frozen_, present);
-  for (const auto& [key, layer] : device.layers) {
+  for (const auto& [key, layer] : layers_of(device)) {
     const auto& p = layer.presents;
     if (limits_.fps_below > 0) {
       auto& h = fps_[key];

@@ -69,11 +69,8 @@ void Store::mark_running_packages_alive(DeviceMetrics& device) {
 
 std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns) {
   if (host_now_ns_ == 0) return 0;
-  const std::size_t layers = device.layers.size();
-  std::erase_if(device.layers, [&](const auto& entry) {
-    return entry.second.last_seen_ns != 0 && host_now_ns_ - entry.second.last_seen_ns > grace_ns &&
-           !device.pinned_packages.contains(base_package(entry.second.package));
-  });
+  bool aged = false;
+  for (const DeviceSource* source : device_sources()) aged = source->expire(device, host_now_ns_, grace_ns) || aged;
   std::size_t removed = 0;
   for (auto it = device.packages.begin(); it != device.packages.end();) {
     const bool dead = it->first != kOverflowPackage && it->second.last_alive_ns != 0 &&
@@ -87,7 +84,7 @@ std::size_t Store::expire_packages(DeviceMetrics& device, std::int64_t grace_ns)
     }
   }
   // What modules hold per package or layer (a version, an exemplar) goes with its series.
-  if (removed > 0 || device.layers.size() != layers) packages_changed(device);
+  if (removed > 0 || aged) packages_changed(device);
   return removed;
 }
 
@@ -102,80 +99,6 @@ bool has_package_series(const DeviceMetrics& device, std::string_view package) {
     if (name.size() == base.size() || name[base.size()] == ':') return true;
   }
   return false;
-}
-
-void Store::record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {
-  device.surface_input.list_lines += list.names.size() + list.malformed_lines;
-  device.surface_input.list_malformed += list.malformed_lines;
-}
-
-LayerPoll Store::record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
-                                      const parsers::SfLatency& table) {
-  auto& in = device.surface_input;
-  in.latency_lines += table.rows.size() + table.malformed_lines + (table.refresh_period_ns ? 1 : 0);
-  in.latency_malformed += table.malformed_lines;
-  auto it = device.layers.find(layer.stable_name);
-  if (it == device.layers.end()) {
-    if (device.layers.size() >= options_.max_layers_per_device) {
-      ++device.layers_not_followed;
-      return {};
-    }
-    it = device.layers.try_emplace(layer.stable_name).first;
-  }
-  LayerMetrics& l = it->second;
-  l.package = layer.package;
-  l.kind = layer.kind;
-  l.name = layer.name;
-  if (table.refresh_period_ns) l.refresh_period_ns = table.refresh_period_ns;
-  l.last_seen_ns = host_now_ns_;
-  LayerPoll poll;
-  poll.newest_before = l.presents.last_present();
-  const std::uint64_t overflows = l.presents.overflows();
-  std::vector<ActiveSpan> spans;
-  poll.frames = l.presents.observe(table, &spans, freeze_check(device, package(device, layer.package), l, it->first),
-                                   host_now_ns_);
-  poll.overflow = l.presents.overflows() > overflows;
-  l.presenting = poll.frames > 0;
-  if (poll.frames > 0) {
-    l.last_presented_ns = host_now_ns_;
-    PackageMetrics& pkg = package(device, layer.package);
-    if (host_now_ns_ != 0) pkg.last_alive_ns = host_now_ns_;
-    if (!spans.empty()) pkg.last_active_ns = host_now_ns_;
-    for (const auto& span : spans) {
-      pkg.active.add(span);
-      device.active.add(span);
-    }
-  }
-  return poll;
-}
-
-FreezeCheck Store::freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
-                                const std::string& key) const {
-  const bool game = layer.kind == parsers::LayerKind::surface_view;
-  const std::int64_t now = host_now_ns_;
-  return [&device, &pkg, game, &key, now](std::int64_t gap_ns, std::int64_t period_ns, std::int64_t seen_ns) {
-    if (pkg.stalls.explain(gap_ns, period_ns, key, seen_ns, now)) return true;
-    if (!game || gap_ns >= kUnreportedFreezeLimitNs) return false;
-    // A dark panel in the meantime (as far as host time tells) is a rest.
-    return !screen_not_on_within(device, now, gap_ns + 5'000'000'000);
-  };
-}
-
-void Store::note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns) {
-  if (duration_ns < StallReports::kShortestNs) return;
-  PackageMetrics& pkg = package(device, package_name);
-  pkg.stalls.add(duration_ns, host_now_ns_);
-  std::vector<ActiveSpan> spans;
-  for (auto& [key, l] : device.layers) {
-    if (l.package != package_name) continue;
-    if (l.presents.confirm_freeze(freeze_check(device, pkg, l, key), host_now_ns_, &spans)) {
-      for (const auto& span : spans) {
-        pkg.active.add(span);
-        device.active.add(span);
-      }
-      spans.clear();
-    }
-  }
 }
 
 PackageMetrics& Store::find_or_add_package(DeviceMetrics& device, std::string_view name) {
@@ -227,7 +150,6 @@ constexpr std::string_view kStateMagic = "jank_exporter_state";
 // counters and the device clock; windows on host time. 1 is still read.
 // Later additions (dump_input, surface) are optional records of version 2.
 constexpr std::uint64_t kStateVersion = 2;
-constexpr std::size_t kMaxLayerRecords = 4096;
 
 // The source modules' parts of the store's device record at `at`
 // (DeviceSource::device_part), a fresh state's for a device without one.
@@ -338,55 +260,6 @@ void save_package(StateWriter& w, const std::string& name, const PackageMetrics&
   w.newline();
 }
 
-// The fields source modules had inside the store's record `record` before
-// they were modules (DeviceSource::legacy_record): a fresh state's, so that
-// the record keeps its layout; each module writes its own record.
-void save_legacy(StateWriter& w, std::string_view record) {
-  for (const DeviceSource* source : device_sources()) {
-    if (source->legacy_record() != record) continue;
-    auto fresh = source->make_state();
-    Checkpoint c(w);
-    source->checkpoint(c, *fresh);
-  }
-}
-
-// Reads those fields; a file of an older release holds the source's counts
-// there. Values that cannot be true drop the source's state alone.
-template <typename Reject>
-void load_legacy(StateReader& r, DeviceMetrics& d, std::string_view record, Reject reject) {
-  for (const DeviceSource* source : device_sources()) {
-    if (source->legacy_record() != record) continue;
-    auto state = source->make_state();
-    Checkpoint c(r);
-    if (!source->checkpoint(c, *state)) {
-      if (!r.fail()) reject(std::string(source->rejected_record()), std::string(source->rejected_why()));
-    } else if (source->worth_saving(*state)) {
-      d.sources.put(source->slot(), std::move(state));
-    }
-  }
-}
-
-// Layers and active time; only written when the device has any.
-void save_surface(StateWriter& w, const DeviceMetrics& d) {
-  const auto& in = d.surface_input;
-  w.tag("surface").u64(in.list_lines).u64(in.list_malformed).u64(in.latency_lines).u64(in.latency_malformed);
-  save_legacy(w, "surface");
-  w.u64(d.layers_not_followed).i64(d.active.total_ns());
-  std::uint64_t active_packages = 0;
-  for (const auto& [name, p] : d.packages) active_packages += p.active.total_ns() > 0 ? 1 : 0;
-  w.u64(active_packages);
-  for (const auto& [name, p] : d.packages) {
-    if (p.active.total_ns() > 0) w.str(name).i64(p.active.total_ns());
-  }
-  w.newline().u64(d.layers.size()).newline();
-  for (const auto& [stable, l] : d.layers) {
-    w.tag("layer").str(stable).str(l.package).u64(l.kind == parsers::LayerKind::surface_view ? 1 : 0).str(l.name);
-    w.i64(l.refresh_period_ns.value_or(0));
-    l.presents.save(w);
-    w.newline();
-  }
-}
-
 void load_package(StateReader& r, PackageMetrics& p) {
   load_package_sources(r, p, PackageAt::head);
   load_package_sources(r, p, PackageAt::dumps);
@@ -466,62 +339,6 @@ void load_v1_position(StateReader& r, parsers::LogCursor& c, DeviceMetrics::LogC
   c.valid = anchored;
 }
 
-template <typename Reject>
-void load_surface(StateReader& r, DeviceMetrics& d, Reject reject) {
-  r.expect("surface");
-  std::uint64_t before = r.rejected();
-  DeviceMetrics::SurfaceInput in;
-  in.list_lines = r.u64();
-  in.list_malformed = r.u64();
-  in.latency_lines = r.u64();
-  in.latency_malformed = r.u64();
-  // A legacy field out of range drops that source's counts, not the record.
-  const std::uint64_t at_legacy = r.rejected();
-  load_legacy(r, d, "surface", reject);
-  before += r.rejected() - at_legacy;
-  const std::uint64_t not_followed = r.u64();
-  const std::int64_t device_active = r.i64();
-  const std::uint64_t packages = r.count(1'000'000);
-  std::vector<std::pair<std::string, std::int64_t>> package_active;
-  bool sane = device_active >= 0;
-  for (std::uint64_t k = 0; k < packages && !r.fail(); ++k) {
-    std::string name = r.str();
-    const std::int64_t ns = r.i64();
-    sane = sane && ns >= 0;
-    package_active.emplace_back(std::move(name), ns);
-  }
-  if (r.rejected() != before || !sane || in.list_malformed > in.list_lines || in.latency_malformed > in.latency_lines) {
-    reject("surface_counters", "a count out of range; SurfaceFlinger input counts and active time restart from 0");
-  } else {
-    d.surface_input = in;
-    d.layers_not_followed = not_followed;
-    d.active.restore_total(device_active);
-    // Active time belongs to a package series the file also holds.
-    for (const auto& [name, ns] : package_active) {
-      if (auto it = d.packages.find(name); it != d.packages.end()) it->second.active.restore_total(ns);
-    }
-  }
-  const std::uint64_t layers = r.count(kMaxLayerRecords);
-  for (std::uint64_t k = 0; k < layers && !r.fail(); ++k) {
-    r.expect("layer");
-    std::string stable = r.str();
-    LayerMetrics l;
-    l.package = r.str();
-    before = r.rejected();
-    const std::uint64_t kind = r.u64();
-    l.kind = kind == 1 ? parsers::LayerKind::surface_view : parsers::LayerKind::app_window;
-    l.name = r.str();
-    const std::int64_t period = r.i64();
-    if (period > 0) l.refresh_period_ns = period;
-    const bool tracker_ok = l.presents.load(r);
-    if (r.fail()) break;
-    if (!tracker_ok || r.rejected() != before || kind > 1 || period < 0) {
-      reject("layer " + stable, "a value that cannot be true; its series restart from 0");
-      continue;
-    }
-    d.layers.insert_or_assign(std::move(stable), std::move(l));
-  }
-}
 
 
 // Each source module's record: its tag, then its checkpoint function's fields.
@@ -531,21 +348,31 @@ void save_sources(StateWriter& w, const DeviceMetrics& d) {
     if (state == nullptr || !source->worth_saving(*state)) continue;
     w.tag(source->record());
     Checkpoint c(w);
-    source->checkpoint(c, *state);
+    if (source->checkpoints_device()) {
+      // Saving only reads the device.
+      source->checkpoint_device(c, const_cast<DeviceMetrics&>(d), {});
+    } else {
+      source->checkpoint(c, *state);
+    }
     w.newline();
   }
 }
 
 // Reads the source module's record that comes next, if the next token names
 // one; false otherwise. A record with a value that cannot be true is
-// dropped (the device keeps no state of that source) and reported.
+// dropped (the device keeps no state of that source) and reported; a
+// record checkpointed with the device reports what it drops itself.
 template <typename Reject>
-bool load_source(StateReader& r, DeviceMetrics& d, Reject reject) {
+bool load_source(StateReader& r, DeviceMetrics& d, Reject reject, const RecordDrop& drop) {
   for (const DeviceSource* source : device_sources()) {
     if (!r.peek(source->record())) continue;
     r.expect(source->record());
-    auto state = source->make_state();
     Checkpoint c(r);
+    if (source->checkpoints_device()) {
+      source->checkpoint_device(c, d, drop);
+      return true;
+    }
+    auto state = source->make_state();
     if (source->checkpoint(c, *state)) {
       d.sources.put(source->slot(), std::move(state));
     } else if (!r.fail()) {
@@ -587,9 +414,6 @@ std::string Store::save() const {
     save_device_parts(w, *d, DeviceAt::profile_input);
     w.newline().u64(d->packages.size()).newline();
     for (const auto& [name, p] : d->packages) save_package(w, name, p);
-    if (!d->layers.empty() || d->active.total_ns() > 0 || d->surface_input.list_lines > 0) {
-      save_surface(w, *d);
-    }
     save_sources(w, *d);
   }
   w.tag("end").newline();
@@ -714,14 +538,14 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
     }
     // The optional records after the packages, each absent from files written
     // before its source existed and for devices without it; read in any order.
+    const RecordDrop drop = [&](const std::string& record, const std::string& why) { reject(serial, record, why); };
     for (bool more = true; more && !r.fail();) {
-      if (r.peek("surface")) {
-        load_surface(r, *d, [&](const std::string& record, const std::string& why) { reject(serial, record, why); });
-      } else {
-        more = load_source(r, *d, [&](const DeviceSource& source) {
-          reject(serial, std::string(source.rejected_record()), std::string(source.rejected_why()));
-        });
-      }
+      more = load_source(
+          r, *d,
+          [&](const DeviceSource& source) {
+            reject(serial, std::string(source.rejected_record()), std::string(source.rejected_why()));
+          },
+          drop);
     }
     packages_changed(*d);
     for (const DeviceSource* source : device_sources()) source->loaded(*d, options_, version);

@@ -13,19 +13,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "metrics/active_time.h"
 #include "metrics/app_version.h"
 #include "metrics/device_clock.h"
 #include "metrics/histogram.h"
 #include "metrics/live_history.h"
-#include "metrics/present_tracker.h"
 #include "metrics/process_names.h"
 #include "metrics/source_state.h"
-#include "metrics/stall_reports.h"
 #include "parsers/logcat_cursor.h"
 #include "parsers/logcat_stream.h"
-#include "parsers/sf_latency.h"
-#include "parsers/sf_layers.h"
 
 namespace jank::metrics {
 
@@ -60,33 +55,8 @@ struct PackageMetrics {
     std::uint32_t skip_frames = 0;
     std::int64_t frame_ns = 0;
   } peaks;
-  // Union of its layers' active spans (SurfaceFlinger presents).
-  ActiveTime active;
-  // Its own recent reports of long stalls: tell its layers' freezes from rests.
-  StallReports stalls;
-  std::int64_t last_active_ns = 0;  // host time a poll last found it presenting (0: never)
   // Per-app state of the source modules (metrics/source.h), one slot each.
   SourceStates sources;
-};
-
-// What one --latency poll did to its layer.
-struct LayerPoll {
-  std::uint64_t frames = 0;  // presents added
-  bool overflow = false;     // the newest frame counted before was gone from the table
-  std::optional<std::int64_t> newest_before;  // that frame's present time
-};
-
-// One app layer's presented frames (dumpsys SurfaceFlinger --latency), kept
-// under the name that survives the activity's recreation (AppLayer::stable_name).
-struct LayerMetrics {
-  std::string package;
-  parsers::LayerKind kind = parsers::LayerKind::app_window;
-  std::string name;  // the exact name it was polled under last
-  PresentTracker presents;
-  std::optional<std::int64_t> refresh_period_ns;  // as the newest poll printed it
-  bool presenting = false;                        // the newest poll brought frames
-  std::int64_t last_presented_ns = 0;             // host time a poll last brought frames (0: never, or replay)
-  std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
 };
 
 // What the exporter is doing with a device (jank_exporter_device_state).
@@ -138,17 +108,6 @@ struct DeviceMetrics {
   } continuity;
   // The device clock against the host's: windows are kept on host time.
   DeviceClock clock;
-  // SurfaceFlinger: followed app layers by stable name and the union of
-  // every layer's active spans.
-  std::map<std::string, LayerMetrics, std::less<>> layers;
-  std::uint64_t layers_not_followed = 0;  // polls of layers beyond max_layers_per_device
-  ActiveTime active;
-  // What SurfaceFlinger dumps brought: received = parsed + discarded.
-  struct SurfaceInput {
-    std::uint64_t list_lines = 0, list_malformed = 0;        // --list
-    std::uint64_t latency_lines = 0, latency_malformed = 0;  // --latency
-  } surface_input;
-
   // The data source modules' state (metrics/source.h), by slot.
   SourceStates sources;
 
@@ -197,12 +156,6 @@ class Store {
   void record_process(DeviceMetrics& device, const parsers::ProcessEvent& event);
   // A process listing (ps) of the device, then its running packages marked alive.
   void record_process_list(DeviceMetrics& device, const ProcessListing& processes);
-  // A --list answer: only its lines are counted (the poller picks layers).
-  void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
-  // One --latency poll of an app layer. Nothing added, and
-  // layers_not_followed counted, when the device is at its layer cap.
-  LayerPoll record_layer_latency(DeviceMetrics& device, const parsers::AppLayer& layer,
-                                 const parsers::SfLatency& table);
   void note_time(DeviceMetrics& device, std::int64_t time_ns);
 
   // The daemon tells the store the host time before feeding it, so that
@@ -212,9 +165,9 @@ class Store {
   // Marks alive the packages of running processes (pid_names' running ones),
   // including the "pid:N" series of pids still running.
   void mark_running_packages_alive(DeviceMetrics& device);
-  // Removes package series not alive for `grace_ns`, and layers not polled
-  // for as long, and the versions of packages left without series; returns
-  // how many packages.
+  // Removes package series not alive for `grace_ns`, and what the source
+  // modules keep by age (layers not polled for as long), and what they keep
+  // of packages left without series (versions); returns how many packages.
   std::size_t expire_packages(DeviceMetrics& device, std::int64_t grace_ns);
 
   // Name used for a process: the pid's known name, else the name printed in
@@ -232,17 +185,11 @@ class Store {
     // Per record kind (package, device_counters, log_cursor, device_clock).
     std::map<std::string, std::uint64_t> rejected_by_record;
   };
-  // A stall the app reported (a source's verdict, or the store's own): kept
-  // for its layers' gaps, and a recent rest it explains becomes the freeze it was.
-  void note_stall(DeviceMetrics& device, std::string_view package_name, std::int64_t duration_ns);
-
   std::string save() const;
   bool load(std::string_view text, std::string& error, LoadReport* report = nullptr);
 
  private:
   PackageMetrics& find_or_add_package(DeviceMetrics& device, std::string_view name);
-  FreezeCheck freeze_check(DeviceMetrics& device, PackageMetrics& pkg, const LayerMetrics& layer,
-                           const std::string& key) const;
 
   StoreOptions options_;
   std::int64_t host_now_ns_ = 0;

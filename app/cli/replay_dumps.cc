@@ -6,6 +6,7 @@
 #include "metrics/sources/display.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/sources/timestats.h"
@@ -50,7 +51,7 @@ std::string replay_latency(const std::string& name, std::string_view text, metri
       }
       continue;
     }
-    store.record_layer_latency(device, *layer, table);
+    metrics::record_layer_latency(store, device, *layer, table);
   }
   return "";
 }
@@ -71,7 +72,7 @@ std::string record_dump(parsers::InputKind kind, const std::string& name, std::s
       metrics::record_power_state(store, device, parsers::parse_power_state(text));
       return "";
     case parsers::InputKind::sf_layer_list:
-      store.record_layer_list(device, parsers::parse_sf_layer_list(text));
+      metrics::record_layer_list(device, parsers::parse_sf_layer_list(text));
       return "";
     case parsers::InputKind::sf_latency:
       return replay_latency(name, text, store, device, layer_name, err);

@@ -8,6 +8,7 @@
 #include "ingest/protocol.h"
 #include "metrics/frametimeline_tracker.h"
 #include "metrics/sources/frametimeline.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/timestats.h"
 #include "parsers/frametimeline.h"
@@ -227,7 +228,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         const parsers::SfLayerList list = parsers::parse_sf_layer_list(r.output);
         std::set<std::string, std::less<>> watched;
         record("list", r, [&](metrics::DeviceMetrics& d) {
-          shared_.store.record_layer_list(d, list);
+          metrics::record_layer_list(d, list);
           for (auto& p : packages_to_poll(*config_, d, d.live.foreground)) watched.insert(std::move(p));
         });
         // A failed list leaves the followed layers as they were.
@@ -291,8 +292,9 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
            [this, job, started](ingest::ShellResult r) {
              const parsers::SfLatency table = parsers::parse_sf_latency(r.output);
              metrics::LayerPoll poll;
-             record("latency", r,
-                    [&](metrics::DeviceMetrics& d) { poll = shared_.store.record_layer_latency(d, job.layer, table); });
+             record("latency", r, [&](metrics::DeviceMetrics& d) {
+               poll = metrics::record_layer_latency(shared_.store, d, job.layer, table);
+             });
              if (poll.overflow) {
                const auto previous = schedule_.last_ran(job.layer.stable_name);
                log_debug("device " + serial_ + ": layer " + job.layer.name + ": frames presented unseen (newest counted " +

@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "metrics/sources/layers.h"
 #include "metrics/window_frames.h"
 #include "parsers/sf_layers.h"
 
@@ -56,7 +57,7 @@ constexpr const FamilySpec& kStageFrames = kFamilies[8];
 constexpr const FamilySpec& kWindowFrames = kFamilies[9];
 constexpr const FamilySpec& kWindowJanky = kFamilies[10];
 constexpr const FamilySpec& kWindowJank = kFamilies[11];
-// Declared by the exporter with SurfaceFlinger's input (not a module yet);
+// Declared by the layers module with SurfaceFlinger's input (sources/layers);
 // FrameTimeline's lines are its source="frametimeline". A copy is found by its name.
 constexpr FamilySpec kSurfaceLines = {"jank_exporter_surfaceflinger_lines_total", FamilyType::counter, "lines", "",
                                       "serial,source,result"};
@@ -199,7 +200,7 @@ FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, cons
     AppFrameTimelineState& app = app_state(store.package(device, name));
     app.judged = true;
     app.counts.count(f.jank, f.classified);
-    if ((f.jank & parsers::kJankAppDeadlineMissed) != 0) store.note_stall(device, name, f.late_ns);
+    if ((f.jank & parsers::kJankAppDeadlineMissed) != 0) note_stall(store, device, name, f.late_ns);
     // Per activity: app window layers only (a SurfaceView is no window title).
     if (f.classified && joinable && !window.empty()) {
       app.windows.count(WindowFrames::title_of(window), f.jank, store.options().max_windows_per_package);

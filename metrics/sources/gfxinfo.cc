@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "metrics/sources/layers.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -340,7 +342,7 @@ void record_gfxinfo(Store& store, DeviceMetrics& device, const parsers::GfxinfoD
     app.framestats.apply(window, table, interval_ns, &timed, &counted);
     for (const auto& f : counted) {
       pkg.peaks.frame_ns = std::max(pkg.peaks.frame_ns, f.duration_ns);
-      store.note_stall(device, name, f.duration_ns);
+      note_stall(store, device, name, f.duration_ns);
     }
     app.windows.add(window, counted, options.max_windows_per_package);
     app.has_framestats = true;

@@ -8,7 +8,7 @@ constexpr FamilySpec kFamilies[] = {
      "The panel's power state from dumpsys power (on, off, doze, unknown): 1 for the current one.", "serial,state"},
 };
 constexpr const FamilySpec& kScreen = kFamilies[0];
-// Declared by the exporter with SurfaceFlinger's input (not a module yet);
+// Declared by the layers module with SurfaceFlinger's input (sources/layers);
 // power's lines are its source="power". A copy is found by its name.
 constexpr FamilySpec kSurfaceLines = {"jank_exporter_surfaceflinger_lines_total", FamilyType::counter, "lines", "",
                                       "serial,source,result"};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "metrics/device_view.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/traces.h"
 
 namespace jank::metrics {
@@ -72,13 +73,14 @@ DeviceSkipState& device_state(const Store& store, DeviceMetrics& d) {
 bool app_idle(const DeviceMetrics& d, const std::string& package, const PackageMetrics& p, const AppSkipState& s,
               std::int64_t now, std::int64_t window_s) {
   bool followed = false;
-  for (const auto& [name, l] : d.layers) {
+  for (const auto& [name, l] : layers_of(d)) {
     if (l.package != package) continue;
     if (l.last_seen_ns == 0) return false;
     followed = true;
   }
   if (!followed || s.window.frames(now) > 0) return false;
-  return now - p.last_active_ns > window_s * 1'000'000'000;
+  const AppLayersState* layers = app_layers_of(p);
+  return now - (layers == nullptr ? 0 : layers->last_active_ns) > window_s * 1'000'000'000;
 }
 
 bool empty(const Histogram& h) {
@@ -170,7 +172,7 @@ void record_skip(Store& store, DeviceMetrics& device, std::string_view package_n
   s.skip_size.observe(frames);
   pkg.peaks.skip_frames = std::max(pkg.peaks.skip_frames, frames);
   if (device.refresh_hz > 0) {
-    store.note_stall(device, package_name, static_cast<std::int64_t>(frames * 1e9 / device.refresh_hz));
+    note_stall(store, device, package_name, static_cast<std::int64_t>(frames * 1e9 / device.refresh_hz));
   }
   // Windows run on the host's timeline (metrics/device_clock.h); without a
   // timestamp (brief layout) the event lands at the newest known time.
@@ -187,7 +189,7 @@ void record_davey(Store& store, DeviceMetrics& device, std::string_view package_
   ++s.davey_frames;
   if (davey.duration_valid) {
     s.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
-    store.note_stall(device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
+    note_stall(store, device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
     keep_spike_line(device, true, package_name, static_cast<double>(davey.duration_ms), store.host_time());
   } else {
     ++s.davey_invalid_durations;

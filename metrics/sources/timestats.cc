@@ -47,7 +47,7 @@ constexpr const FamilySpec& kDropped = kFamilies[6];
 constexpr const FamilySpec& kTimeline = kFamilies[7];
 constexpr const FamilySpec& kJanky = kFamilies[8];
 constexpr const FamilySpec& kJank = kFamilies[9];
-// Declared by the exporter with SurfaceFlinger's input (not a module yet);
+// Declared by the layers module with SurfaceFlinger's input (sources/layers);
 // TimeStats' lines are its source="timestats". A copy is found by its name.
 constexpr FamilySpec kSurfaceLines = {"jank_exporter_surfaceflinger_lines_total", FamilyType::counter, "lines", "",
                                       "serial,source,result"};

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "metrics/sources/layers.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -57,7 +59,7 @@ void TraceSource::packages_changed(DeviceMetrics& device) const {
   if (find(device) == nullptr) return;
   std::erase_if(state(device).exemplars, [&](const auto& entry) {
     return !device.packages.contains(entry.first.package) ||
-           (!entry.first.layer.empty() && !device.layers.contains(entry.first.layer));
+           (!entry.first.layer.empty() && !layers_of(device).contains(entry.first.layer));
   });
 }
 

@@ -20,6 +20,7 @@
 #include "tests/daemon/exporter_process.h"
 #include "tests/ops/prometheus_process.h"
 #include "tests/unit/exposition_fixture.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/traces.h"
 
 using namespace jank::daemon_test;
@@ -219,8 +220,8 @@ TEST_CASE("a real Prometheus stores the exemplars of the OpenMetrics answer") {
   jank::test::fill_every_feature(store, daemon);
   jank::test::fill_runs(store, runs);
   auto& d = store.device("s");
-  REQUIRE(d.layers.size() == 1);
-  const std::string layer = d.layers.begin()->first;
+  REQUIRE(jank::metrics::layers_of(d).size() == 1);
+  const std::string layer = jank::metrics::layers_of(d).begin()->first;
   const std::int64_t at_ms = now_ms() - 5000;
   const std::int64_t at_ns = at_ms * 1'000'000 + 456'789;  // below a ms: Prometheus keeps ms
   struct Expected {

@@ -9,6 +9,7 @@
 #include "metrics/sources/battery.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/log_patterns.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
@@ -78,11 +79,11 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
 
   d.live.surfaceflinger_polls[{"latency", "ok"}] = 1;
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
-  store.record_layer_list(d, parsers::parse_sf_layer_list("p/p.Main#7\n"));
+  metrics::record_layer_list(d, parsers::parse_sf_layer_list("p/p.Main#7\n"));
   parsers::SfLatency latency;
   latency.refresh_period_ns = 15'625'000;  // 64 Hz: prints exactly in every format
   for (const std::int64_t at : {1'000'000'000LL, 1'250'000'000LL, 1'500'000'000LL}) latency.rows.push_back({at, at, at});
-  store.record_layer_latency(d, *parsers::classify_layer("p/p.Main#7"), latency);
+  metrics::record_layer_latency(store, d, *parsers::classify_layer("p/p.Main#7"), latency);
   // One app frame judged App Deadline Missed, whose framestats row (token 77) is above.
   parsers::FrameTimelineDump ft;
   ft.lines = 20;

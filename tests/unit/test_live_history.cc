@@ -7,6 +7,7 @@
 
 #include "metrics/device_view.h"
 #include "metrics/live_history.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
@@ -264,19 +265,20 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK_FALSE(r.thermal_status.has_value());
 
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Awake\nDisplay Power: state=ON\n"));
-  store.record_layer_list(d, parsers::parse_sf_layer_list("a/a.Main#7\n"));
+  metrics::record_layer_list(d, parsers::parse_sf_layer_list("a/a.Main#7\n"));
   parsers::SfLatency latency;
   latency.refresh_period_ns = 16'666'667;
   for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
-  store.record_layer_latency(d, *parsers::classify_layer("a/a.Main#7"), latency);
+  metrics::record_layer_latency(store, d, *parsers::classify_layer("a/a.Main#7"), latency);
   r = metrics::live_reading(d, kT0, 60);
   CHECK(r.has_layers);
   // Three presents are two frame intervals: FPS counts intervals, not presents.
-  CHECK(d.layers.begin()->second.presents.frames() == 3);
+  CHECK(metrics::layers_of(d).begin()->second.presents.frames() == 3);
   CHECK(r.totals.frame_intervals == 2);
   CHECK(r.totals.active_ns == 33'333'334);
   CHECK(metrics::device_totals(d).big_jank == std::optional<std::uint64_t>(0));
-  CHECK(r.status == (d.layers.begin()->second.presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
+  const bool presenting = metrics::layers_of(d).begin()->second.presenting;
+  CHECK(r.status == (presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
 
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
   r = metrics::live_reading(d, kT0, 60);
@@ -302,13 +304,13 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
   latency.refresh_period_ns = 16'666'667;
   for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
   store.set_host_time(kT0);
-  store.record_layer_latency(d, layer, latency);
+  metrics::record_layer_latency(store, d, layer, latency);
   CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::following);
 
   // The next poll brings nothing: the layer rests, so the panel's activity is idle,
   // but it presented 10 s ago, within the 60 s window.
   store.set_host_time(kT0 + 10 * kSec);
-  store.record_layer_latency(d, layer, latency);
+  metrics::record_layer_latency(store, d, layer, latency);
   REQUIRE(metrics::activity_state(d) == std::optional<std::string_view>("idle"));
   CHECK(metrics::live_status(d, kT0 + 10 * kSec, 60) == metrics::LiveStatus::following);
   CHECK(metrics::live_reading(d, kT0 + 10 * kSec, 60).status == metrics::LiveStatus::following);

@@ -15,6 +15,7 @@
 #include "exporters/metric_catalogue.h"
 #include "exporters/openmetrics.h"
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "tests/support/prometheus_text.h"
@@ -229,8 +230,8 @@ TEST_CASE("OpenMetrics serves every family with the samples of the 0.0.4 text", 
   test::fill_every_feature(store, daemon);
   test::fill_runs(store, runs);
   auto& d = store.device("s");
-  REQUIRE(d.layers.size() == 1);
-  const std::string layer = d.layers.begin()->first;
+  REQUIRE(metrics::layers_of(d).size() == 1);
+  const std::string layer = metrics::layers_of(d).begin()->first;
   const std::int64_t at = 1'700'000'000'500'000'000;
   jank::metrics::trace_state(d).exemplars[{ExemplarCounter::skipped_frames, "p", ""}] = {"t-skip", 57, at};
   jank::metrics::trace_state(d).exemplars[{ExemplarCounter::davey_frames, "p", ""}] = {"t-davey", 800, at};

@@ -9,6 +9,7 @@
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
@@ -270,7 +271,7 @@ TEST_CASE("a run's FPS is frame intervals over active time, in its results and i
       latency.rows.push_back({at, at, at});
     }
     next += 30 * 16'666'667LL + 2 * kSecond;
-    store.record_layer_latency(d, layer, latency);
+    metrics::record_layer_latency(store, d, layer, latency);
   };
   burst();  // before the run: its baseline
   metrics::RunBook book;
@@ -333,7 +334,7 @@ TEST_CASE("a run counts the app's slow and frozen frames over the run, from HWUI
       latency.rows.push_back({next, next, next});
       next += 16'666'667;
     }
-    store.record_layer_latency(d, layer, latency);
+    metrics::record_layer_latency(store, d, layer, latency);
   };
   // Before the run: 6 slow frames of which 1 frozen; the layer presents steadily.
   metrics::record_gfxinfo(store, d, dump(56, "5ms=50 17ms=5 700ms=1"));

@@ -9,6 +9,7 @@
 
 #include "metrics/checkpoint.h"
 #include "metrics/source.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "metrics/state_io.h"
@@ -141,7 +142,7 @@ TEST_CASE("a module's record loads wherever it stands among the device's optiona
   metrics::Store store;
   auto& d = store.device("s");
   metrics::record_thermal(store, d, parsers::parse_thermalservice(kThermalDump));
-  d.surface_input.list_lines = 4;  // a surface record too
+  metrics::layers_state(d).input.list_lines = 4;  // a surface record too
   const std::string text = store.save();
   const auto thermal_at = text.find("\nthermal ");
   const auto surface_at = text.find("\nsurface ");
@@ -163,6 +164,6 @@ TEST_CASE("a module's record loads wherever it stands among the device's optiona
   REQUIRE(t != nullptr);
   CHECK(t->dumps == 1);
   CHECK(t->lines == metrics::thermal_of(d)->lines);
-  CHECK(restored.device("s").surface_input.list_lines == 4);
+  CHECK(metrics::layers_state(restored.device("s")).input.list_lines == 4);
   CHECK(restored.save() == text);
 }

@@ -6,6 +6,7 @@
 
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/store.h"
 #include "parsers/power_state.h"
@@ -91,7 +92,7 @@ TEST_CASE("a state file that kept power's counts in the surface record loads the
 TEST_CASE("power counts that cannot be true in an old surface record drop power's alone", "[source][checkpoint]") {
   metrics::Store store;
   auto& d = store.device("s");
-  d.surface_input.list_lines = 7;
+  metrics::layers_state(d).input.list_lines = 7;
   metrics::record_power_state(store, d, parsers::parse_power_state(kOff));
   std::string text = store.save();
   // The old layout: power's counts in the surface record (more discarded than read), no record of its own.
@@ -106,7 +107,7 @@ TEST_CASE("power counts that cannot be true in an old surface record drop power'
   metrics::Store::LoadReport report;
   REQUIRE(restored.load(text, error, &report));
   CHECK(metrics::power_of(restored.device("s")) == nullptr);
-  CHECK(restored.device("s").surface_input.list_lines == 7);  // the surface record is kept
+  CHECK(metrics::layers_state(restored.device("s")).input.list_lines == 7);  // the surface record is kept
   CHECK(report.rejected_by_record.at("surface_counters") == 1);
   CHECK(report.rejected.size() == 1);
 }

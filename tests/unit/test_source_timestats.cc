@@ -6,6 +6,7 @@
 #include <string>
 
 #include "exporters/prometheus_collector.h"
+#include "metrics/sources/layers.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/timestats.h"
 #include "metrics/store.h"
@@ -109,7 +110,7 @@ TEST_CASE("a state file of a release before the TimeStats module loads its count
   // after the surface record, before every module's record.
   metrics::Store store;
   auto& d = store.device("s");
-  d.surface_input.list_lines = 7;
+  metrics::layers_state(d).input.list_lines = 7;
   metrics::record_power_state(store, d, parsers::parse_power_state("Display Power: state=ON\n"));
   metrics::record_timestats(d, dump(100, 4));
   const std::string now = store.save();
@@ -135,7 +136,7 @@ TEST_CASE("a state file of a release before the TimeStats module loads its count
   CHECK(s->lines == 40);
   CHECK(s->malformed_lines == 2);
   CHECK(test::layer_total(s->tracker, kKey, parsers::TsJankField::total_timeline_frames) == 100);
-  CHECK(restored.device("s").surface_input.list_lines == 7);
+  CHECK(metrics::layers_state(restored.device("s")).input.list_lines == 7);
   CHECK(metrics::power_of(restored.device("s")) != nullptr);
   metrics::Store current;  // the same state in the module's layout (the panel's state is never kept)
   REQUIRE(current.load(now, error));
@@ -150,7 +151,7 @@ TEST_CASE("a TimeStats record with values that cannot be true is dropped alone a
           "[source][checkpoint][timestats]") {
   metrics::Store store;
   auto& d = store.device("s");
-  d.surface_input.list_lines = 7;
+  metrics::layers_state(d).input.list_lines = 7;
   metrics::record_timestats(d, dump(100, 4));
   const std::string saved = store.save();
 
@@ -166,7 +167,7 @@ TEST_CASE("a TimeStats record with values that cannot be true is dropped alone a
     CHECK(report.rejected_by_record.at("timestats") == 1);
     CHECK(report.rejected.size() == 1);
     CHECK(metrics::timestats_source().find(refused.device("s")) == nullptr);
-    CHECK(refused.device("s").surface_input.list_lines == 7);  // the rest of the device is kept
+    CHECK(metrics::layers_state(refused.device("s")).input.list_lines == 7);  // the rest of the device is kept
   }
   SECTION("more lines discarded than read") {
     std::string bad = saved;
@@ -180,6 +181,6 @@ TEST_CASE("a TimeStats record with values that cannot be true is dropped alone a
     CHECK(report.rejected_by_record.at("timestats") == 1);
     CHECK(report.rejected.size() == 1);
     CHECK(metrics::timestats_source().find(refused.device("s")) == nullptr);
-    CHECK(refused.device("s").surface_input.list_lines == 7);
+    CHECK(metrics::layers_state(refused.device("s")).input.list_lines == 7);
   }
 }

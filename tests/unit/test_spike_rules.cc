@@ -2,6 +2,7 @@
 // metrics/trace_budget.h) on hand-made counts whose spikes are worked out here.
 #include <catch2/catch.hpp>
 
+#include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/spike_rules.h"
 #include "metrics/store.h"
@@ -147,20 +148,20 @@ TEST_CASE("a BigJank burst fires when the window holds the rule's count", "[trac
   const auto layer = app_layer();
   // Smooth frames, then BigJank frames (over 125 ms and twice the mean of the three before).
   std::vector<double> smooth(30, 16.7);
-  store.record_layer_latency(d, layer, frames(1000, smooth));
+  jank::metrics::record_layer_latency(store, d, layer, frames(1000, smooth));
   CHECK(rules.examine(d, kT0).empty());  // the baseline
-  store.record_layer_latency(d, layer, frames(1501, {16.7, 16.7, 16.7, 200, 16.7, 16.7, 16.7, 200}));
-  const auto two = d.layers.begin()->second.presents.big_jank();
+  jank::metrics::record_layer_latency(store, d, layer, frames(1501, {16.7, 16.7, 16.7, 200, 16.7, 16.7, 16.7, 200}));
+  const auto two = jank::metrics::layers_of(d).begin()->second.presents.big_jank();
   REQUIRE(two == 2);
   CHECK(rules.examine(d, kT0 + kSec).empty());
-  store.record_layer_latency(d, layer, frames(2100, {16.7, 16.7, 16.7, 16.7, 16.7, 16.7, 16.7, 200}));
-  REQUIRE(d.layers.begin()->second.presents.big_jank() == 3);
+  jank::metrics::record_layer_latency(store, d, layer, frames(2100, {16.7, 16.7, 16.7, 16.7, 16.7, 16.7, 16.7, 200}));
+  REQUIRE(jank::metrics::layers_of(d).begin()->second.presents.big_jank() == 3);
   const auto spikes = rules.examine(d, kT0 + 2 * kSec);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].rule == SpikeRule::big_jank);
   CHECK(spikes[0].value == 3);
   CHECK(spikes[0].series.counter == ExemplarCounter::layer_big_jank);
-  CHECK(spikes[0].series.layer == d.layers.begin()->first);
+  CHECK(spikes[0].series.layer == jank::metrics::layers_of(d).begin()->first);
   CHECK(spikes[0].series.package == "com.game");
 }
 
@@ -172,14 +173,14 @@ TEST_CASE("one freeze the app reported fires the frozen-frame rule once and a re
   d.refresh_hz = 60;
   SpikeDetector rules({.frozen_frames = 1});
   const auto layer = app_layer();
-  store.record_layer_latency(d, layer, frames(1000, std::vector<double>(30, 16.7)));
+  jank::metrics::record_layer_latency(store, d, layer, frames(1000, std::vector<double>(30, 16.7)));
   CHECK(rules.examine(d, kT0).empty());  // the baseline
   // A 2 s gap nobody reported: a rest, no spike.
-  store.record_layer_latency(d, layer, frames(1501, {16.7, 2000, 16.7}));
+  jank::metrics::record_layer_latency(store, d, layer, frames(1501, {16.7, 2000, 16.7}));
   CHECK(rules.examine(d, kT0 + kSec).empty());
   // The app logs a 118-frame skip (1.97 s), then the 2 s gap shows: a freeze.
   jank::metrics::record_skip(store, d, "com.game", 0, false, 118);
-  const auto anchor = d.layers.begin()->second.presents.last_present();
+  const auto anchor = jank::metrics::layers_of(d).begin()->second.presents.last_present();
   REQUIRE(anchor);
   jank::parsers::SfLatency next;
   next.refresh_period_ns = 16'666'667;
@@ -188,14 +189,14 @@ TEST_CASE("one freeze the app reported fires the frozen-frame rule once and a re
     at += static_cast<std::int64_t>(g * static_cast<double>(kMs));
     next.rows.push_back({at - 2 * kMs, at, at - 4 * kMs});
   }
-  store.record_layer_latency(d, layer, next);
+  jank::metrics::record_layer_latency(store, d, layer, next);
   const auto spikes = rules.examine(d, kT0 + 2 * kSec);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].rule == SpikeRule::frozen);
   CHECK(spikes[0].value == 1);
   CHECK(spikes[0].series.counter == ExemplarCounter::layer_frozen_frames);
-  CHECK(spikes[0].series.layer == d.layers.begin()->first);
-  CHECK(d.layers.begin()->second.presents.freezes() == 1);
+  CHECK(spikes[0].series.layer == jank::metrics::layers_of(d).begin()->first);
+  CHECK(jank::metrics::layers_of(d).begin()->second.presents.freezes() == 1);
   CHECK(rules.examine(d, kT0 + 3 * kSec).empty());  // fired once
 }
 
@@ -207,7 +208,7 @@ TEST_CASE("a layer presenting at 20 FPS over the rule's active time fires the FP
   std::vector<Spike> fired;
   double start = 1000;
   for (int s = 0; s < 8; ++s) {
-    store.record_layer_latency(d, layer, frames(start, std::vector<double>(20, 50)));  // 1 s at 20 FPS
+    jank::metrics::record_layer_latency(store, d, layer, frames(start, std::vector<double>(20, 50)));  // 1 s at 20 FPS
     start += 1050;
     for (const auto& spike : rules.examine(d, kT0 + s * kSec)) fired.push_back(spike);
   }
