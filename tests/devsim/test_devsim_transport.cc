@@ -231,19 +231,28 @@ TEST_CASE("transport: a line is read once the host acknowledged it, a cut line n
   CHECK(rig.on([](SimDevice& d) { return d.model().app("com.example.feed")->truth.reader_lost_skip_lines; }) == 0);
 }
 
+namespace {
+
+// Opens following logcat `s`, then logd restarts with one line written out
+// and received but not acknowledged, and one queued behind it.
+void restart_logd_under_stream(Rig& rig, Shell& s) {
+  REQUIRE(s.opened());
+  REQUIRE(s.step());
+  rig.log("in flight");
+  REQUIRE(s.step(false));
+  rig.log("queued");
+  rig.on([](SimDevice& d) { d.logd_restart(); return 0; });
+}
+
+}  // namespace
+
 TEST_CASE("transport: a logd restart ends a following logcat like logcat does, the connection stays") {
   Rig rig;
   Host host(rig.dev->port());
   REQUIRE(host.connected());
   Shell s(host, 1, "logcat -b main,system -D");
-  REQUIRE(s.opened());
-  REQUIRE(s.step());
-  // One line in flight (written out, not yet acknowledged), one queued behind
-  // it: both reach the host, so they are read, not unknown.
-  rig.log("in flight");
-  REQUIRE(s.step(false));
-  rig.log("queued");
-  rig.on([](SimDevice& d) { d.logd_restart(); return 0; });
+  restart_logd_under_stream(rig, s);
+  // Both reach the host, so they are read, not unknown.
   host.send(kOkay, s.local, s.remote);
   REQUIRE(s.until_closed());
   CHECK(s.out.find("in flight") != std::string::npos);
@@ -263,13 +272,7 @@ TEST_CASE("transport: lines on their way when logd dies are unknown once the hos
   Host host(rig.dev->port());
   REQUIRE(host.connected());
   Shell s(host, 1, "logcat -b main,system -D");
-  REQUIRE(s.opened());
-  REQUIRE(s.step());
-  // One line received but never acknowledged, one queued behind it; logd dies.
-  rig.log("in flight");
-  REQUIRE(s.step(false));
-  rig.log("queued");
-  rig.on([](SimDevice& d) { d.logd_restart(); return 0; });
+  restart_logd_under_stream(rig, s);
   CHECK(rig.on([](SimDevice& d) { return d.model().reader_unknown_lines(); }) == 0);  // still on their way
   host.send(kClse, s.local, s.remote);  // the host gives up: neither was taken, and logd's ring is gone
   Shell after(host, 2, "pidof logd");  // the device handles packets in order: the close came first
