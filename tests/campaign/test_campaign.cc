@@ -250,6 +250,12 @@ struct Campaign {
       ok("unhang " + d.name);
       hung.erase(d.name);
     } else if (k == "adb") {  // the adb server crashes and comes back on the same port
+      // Lines the server had taken from a device (acknowledged) but not yet
+      // passed to the exporter die with it; the device counts them read. The
+      // exporter's next stream declares its position and the device counts
+      // them unread again, but a logd restart or reboot before that would
+      // leave lines no truth can place: wait for every stream to come back.
+      const auto before = streams();
       adb.kill();
       ++tally["adb server kill+restart"];
       nap(100, 2000);
@@ -257,6 +263,9 @@ struct Campaign {
       attached.clear();
       for (const auto& x : sim.devices()) {
         if (!unplugged.count(x.name)) attach(x);
+      }
+      for (const auto& x : sim.devices()) {
+        if (!unplugged.count(x.name) && !hung.count(x.name)) seen_again(emulator_serial(x), before.at(x.name));
       }
     } else if (k == "exporter") {  // the exporter is killed and restarted on its state
       if (!ex) return;
