@@ -602,7 +602,10 @@ void SimDevice::cut() {
 void SimDevice::logd_restart() {
   // logcat's output already written is not taken back by logd's death: the
   // host still gets it unless the stream dies first (Device::note_read and
-  // note_undelivered of the old logd's entries).
+  // note_undelivered of the old logd's entries). adb's protocol: the host
+  // acknowledges each WRTE with OKAY, and a WRTE for a stream the host has
+  // closed is ignored, its data never taken (system/core/adb/protocol.txt,
+  // "WRITE(0, remote-id, "data")" and "CLOSE(local-id, remote-id, "")").
   model_->logd_restart();
   // Every following logcat reads EOF now.
   pump(true);
