@@ -133,7 +133,7 @@ class DeviceSource {
   // the part is untagged and in every record (a fresh state's when the app
   // has none), the tag only marking that the source has one there. A tagged
   // part is optional, so its tag must be none of the device records' that
-  // may follow a device's last package (store_records_test).
+  // may follow a device's last package (tests/unit/test_source_module.cc).
   virtual std::string_view package_tag(PackageAt) const { return {}; }
   virtual bool package_worth_saving(const SourceState&, PackageAt) const { return false; }
   virtual bool checkpoint_package(Checkpoint& c, SourceState&, PackageAt) const { return c.valid(); }
