@@ -95,7 +95,7 @@ void present(metrics::Store& store, metrics::DeviceMetrics& d, std::int64_t now,
 void sample_all(metrics::Store& store, std::int64_t now) {
   for (const auto& [serial, d] : store.devices()) {
     d->history.configure(180, 5000);
-    d->history.record(now, metrics::live_reading(*d, now, store.options().window_seconds));
+    d->history.record(now, metrics::live_reading(*d, now, store.options().sm_window));
   }
 }
 

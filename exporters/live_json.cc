@@ -45,7 +45,7 @@ bool measures(const metrics::Run& run, std::string_view serial) {
 }
 
 LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& runs, std::int64_t now_ns,
-                     std::int64_t window_seconds) {
+                     std::chrono::seconds sm_window) {
   LiveDeviceRow row;
   row.serial = d.serial;
   row.model = info(d, "model");
@@ -54,13 +54,13 @@ LiveDeviceRow row_of(const metrics::DeviceMetrics& d, const metrics::RunBook& ru
   if (const auto sdk = info(d, "sdk")) row.sdk = parsers::scan::parse_int<int>(*sdk);
   row.foreground = d.live.foreground;
   row.refresh_hz = d.refresh_hz;
-  row.status = metrics::live_status(d, now_ns, window_seconds);
+  row.status = metrics::live_status(d, now_ns, sm_window);
   if (!d.live.state_reason.empty() &&
       (d.live.state == metrics::DeviceState::stalled || d.live.state == metrics::DeviceState::unsupported)) {
     row.status_reason = d.live.state_reason;
   }
-  row.sm = metrics::device_sm(d, now_ns, static_cast<double>(window_seconds));
-  row.window = d.history.window(std::chrono::milliseconds(std::chrono::seconds(window_seconds)).count());
+  row.sm = metrics::device_sm(d, now_ns, sm_window);
+  row.window = d.history.window(std::chrono::milliseconds(sm_window).count());
   row.thermal_status = metrics::thermal_status(d, now_ns);
   const auto* traces = metrics::traces_of(d);
   row.trace_armed = traces != nullptr && traces->status.armed;
@@ -164,10 +164,10 @@ LiveDevicesSnapshot snapshot_devices(const metrics::Store& store, const metrics:
                                      const LiveViewOptions& options) {
   LiveDevicesSnapshot s;
   s.generated_at_ns = now_ns;
-  s.window_seconds = store.options().window_seconds;
+  s.sm_window = store.options().sm_window;
   s.options = options;
   s.devices.reserve(store.devices().size());
-  for (const auto& [serial, d] : store.devices()) s.devices.push_back(row_of(*d, runs, now_ns, s.window_seconds));
+  for (const auto& [serial, d] : store.devices()) s.devices.push_back(row_of(*d, runs, now_ns, s.sm_window));
   return s;
 }
 
@@ -179,9 +179,9 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
   const metrics::DeviceMetrics& d = *it->second;
   LiveDeviceSnapshot s;
   s.generated_at_ns = now_ns;
-  s.window_seconds = store.options().window_seconds;
+  s.sm_window = store.options().sm_window;
   s.options = options;
-  s.row = row_of(d, runs, now_ns, s.window_seconds);
+  s.row = row_of(d, runs, now_ns, s.sm_window);
   s.history = d.history.copy();
   s.jank_causes_seen = d.history.jank_causes_seen();
   const std::int64_t from = now_ns - parsers::units::to_ns(options.history);
@@ -197,7 +197,7 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
 std::string devices_json(const LiveDevicesSnapshot& s) {
   Json j;
   j["generated_at"] = seconds_of_ns(s.generated_at_ns);
-  j["window_seconds"] = s.window_seconds;
+  j["window_seconds"] = s.sm_window.count();
   j["sample_seconds"] = s.options.sample.count();
   j["history_seconds"] = s.options.history.count();
   Json devices = Json::array();
@@ -209,7 +209,7 @@ std::string devices_json(const LiveDevicesSnapshot& s) {
 std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::StoredTrace>& traces) {
   Json j = row_json(s.row);
   j["generated_at"] = seconds_of_ns(s.generated_at_ns);
-  j["window_seconds"] = s.window_seconds;
+  j["window_seconds"] = s.sm_window.count();
   j["sample_seconds"] = s.options.sample.count();
   j["history_seconds"] = s.options.history.count();
   j["history"] = history_json(s.history);

@@ -34,7 +34,7 @@ struct LiveDeviceRow {
   metrics::LiveStatus status = metrics::LiveStatus::starting;
   std::optional<std::string> status_reason;  // why stalled or unsupported (jank_exporter_device_state_reason)
   std::optional<double> sm;               // android_choreographer_device_sm
-  metrics::LiveWindow window;             // over the newest window_seconds of the ring
+  metrics::LiveWindow window;             // over the newest SM window of the ring
   std::optional<int> thermal_status;      // android_thermal_status
   bool trace_armed = false;
   std::size_t open_runs = 0;              // runs not finished that measure the device
@@ -52,7 +52,7 @@ struct LiveRunRef {
 // Every device, sorted by serial.
 struct LiveDevicesSnapshot {
   std::int64_t generated_at_ns = 0;
-  std::int64_t window_seconds = 60;  // choreographer.sm_window_seconds: the store's SM window
+  std::chrono::seconds sm_window{60};  // choreographer.sm_window_seconds: the store's SM window
   LiveViewOptions options;
   std::vector<LiveDeviceRow> devices;
 };
@@ -60,7 +60,7 @@ struct LiveDevicesSnapshot {
 // One device with its history.
 struct LiveDeviceSnapshot {
   std::int64_t generated_at_ns = 0;
-  std::int64_t window_seconds = 60;
+  std::chrono::seconds sm_window{60};
   LiveViewOptions options;
   LiveDeviceRow row;
   std::vector<metrics::LiveSample> history;  // oldest first

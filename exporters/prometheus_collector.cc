@@ -415,10 +415,11 @@ WindowNow input_time_now() {
 }
 
 WindowSpan input_span() {
-  return [](const metrics::DeviceMetrics& d, std::int64_t window_seconds) {
-    if (!d.has_time) return 0.0;
-    const double span = static_cast<double>(d.latest_time_ns - d.earliest_time_ns) / 1e9;
-    return std::clamp(span, 0.0, static_cast<double>(window_seconds));
+  return [](const metrics::DeviceMetrics& d, std::chrono::seconds sm_window) {
+    using parsers::units::Seconds;
+    if (!d.has_time) return Seconds::zero();
+    const Seconds span(parsers::units::seconds_of_ns(d.latest_time_ns - d.earliest_time_ns));
+    return std::clamp(span, Seconds::zero(), Seconds(sm_window));
   };
 }
 
@@ -467,10 +468,10 @@ void StoreCollector::collect_unlocked(SeriesSink& sink) const {
 
 void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics& device) const {
   metrics::SeriesSink::SmWindow w;
-  w.window_s = store_.options().window_seconds;
-  w.seconds = static_cast<double>(w.window_s);
+  w.length = store_.options().sm_window;
+  w.span = w.length;
   if (span_) {
-    w.seconds = span_(device, w.window_s);
+    w.span = span_(device, w.length);
     w.span_exported = true;
   }
   sink.set_sm_window(w);

@@ -5,6 +5,7 @@
 // from the catalogue (exporters/metric_catalogue.h).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "metrics/daemon_status.h"
 #include "metrics/run_book.h"
 #include "metrics/store.h"
+#include "parsers/time_units.h"
 
 namespace jank::exporters {
 
@@ -30,9 +32,10 @@ using WindowNow = std::function<std::int64_t(const metrics::DeviceMetrics&)>;
 // The newest timestamp of the device's input: right for replays.
 WindowNow input_time_now();
 
-// The seconds SM divides by, given the window's length. Without one, the
+// The span SM divides by, given the window's length. Without one, the
 // whole window (the daemon: it follows the device throughout).
-using WindowSpan = std::function<double(const metrics::DeviceMetrics&, std::int64_t window_seconds)>;
+using WindowSpan =
+    std::function<parsers::units::Seconds(const metrics::DeviceMetrics&, std::chrono::seconds sm_window)>;
 
 // Replays: the part of the window the input covers, from its oldest to its
 // newest timestamp (docs/metrics.md, "Replay's window"), at most the window.

@@ -67,18 +67,18 @@ std::optional<std::string_view> activity_state(const DeviceMetrics& d) {
   return "idle";
 }
 
-std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds) {
-  if (screen_dark(d) || seconds <= 0) return std::nullopt;
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, parsers::units::Seconds span) {
+  if (screen_dark(d) || span.count() <= 0) return std::nullopt;
   const DeviceSkipState* skips = skips_of(d);
-  return smoothness(d.refresh_hz, skips == nullptr ? 0 : skips->window.frames(now_ns), seconds);
+  return smoothness(d.refresh_hz, skips == nullptr ? 0 : skips->window.frames(now_ns), span);
 }
 
 namespace {
 
 // An app skipped frames, or a layer presented, within the window.
-bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::chrono::seconds window) {
   if (const DeviceSkipState* skips = skips_of(d); skips != nullptr && skips->window.frames(now_ns) > 0) return true;
-  const std::int64_t window_ns = window_seconds * 1'000'000'000;
+  const std::int64_t window_ns = parsers::units::to_ns(window);
   const Layers& layers = layers_of(d);
   return std::any_of(layers.begin(), layers.end(), [&](const auto& entry) {
     const LayerMetrics& l = entry.second;
@@ -88,12 +88,12 @@ bool drew_within(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t windo
 
 }  // namespace
 
-LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::chrono::seconds sm_window) {
   switch (d.live.state) {
     case DeviceState::following: {
       const auto activity = activity_state(d);
       if (activity == "off") return LiveStatus::off;
-      if (activity == "idle" && !drew_within(d, now_ns, window_seconds)) return LiveStatus::idle;
+      if (activity == "idle" && !drew_within(d, now_ns, sm_window)) return LiveStatus::idle;
       return LiveStatus::following;
     }
     case DeviceState::starting: return LiveStatus::starting;
@@ -130,7 +130,7 @@ DeviceTotals device_totals(const DeviceMetrics& d) {
   return t;
 }
 
-LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds) {
+LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::chrono::seconds sm_window) {
   LiveReading r;
   const DeviceTotals sums = device_totals(d);
   LiveTotals& t = r.totals;
@@ -158,9 +158,9 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64
       r.jank_causes_seen = static_cast<std::uint8_t>(r.jank_causes_seen | (1u << c));
     }
   }
-  r.sm = device_sm(d, now_ns, static_cast<double>(window_seconds));
+  r.sm = device_sm(d, now_ns, sm_window);
   r.refresh_hz = d.refresh_hz;
-  r.status = live_status(d, now_ns, window_seconds);
+  r.status = live_status(d, now_ns, sm_window);
   r.thermal_status = thermal_status(d, now_ns);
   return r;
 }

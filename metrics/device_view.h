@@ -4,6 +4,7 @@
 // same numbers. Call under the store's lock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "metrics/live_history.h"
 #include "metrics/store.h"
 #include "parsers/power_state.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 
@@ -32,15 +34,16 @@ bool surfaceflinger_read(const DeviceMetrics& d);
 // "active", "idle" or "off"; nullopt until the panel's state or a layer is known.
 std::optional<std::string_view> activity_state(const DeviceMetrics& d);
 
-// android_choreographer_device_sm at `now_ns` over the `seconds` the window's
-// skips were counted in: none while the screen is dark, nor over no time.
-std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, double seconds);
+// android_choreographer_device_sm at `now_ns` over the `span` the window's
+// skips were counted in (the whole window, or in a replay the part the
+// input covers): none while the screen is dark, nor over no time.
+std::optional<double> device_sm(const DeviceMetrics& d, std::int64_t now_ns, parsers::units::Seconds span);
 
 // The live view's status at host time `now_ns`: the device state, and while
 // it is counted, what its screen and layers show. Never idle while an app
 // skipped frames or a layer presented within the window the row's SM and
-// FPS are over (`window_seconds`): the row would contradict itself.
-LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
+// FPS are over (`sm_window`): the row would contradict itself.
+LiveStatus live_status(const DeviceMetrics& d, std::int64_t now_ns, std::chrono::seconds sm_window);
 
 // The sums of the device's counter series as /metrics exports them.
 struct DeviceTotals {
@@ -56,6 +59,6 @@ struct DeviceTotals {
 DeviceTotals device_totals(const DeviceMetrics& d);
 
 // Everything a history sample takes from the device at host time `now_ns`.
-LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::int64_t window_seconds);
+LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::chrono::seconds sm_window);
 
 }  // namespace jank::metrics

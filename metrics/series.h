@@ -5,6 +5,7 @@
 // Prometheus text, and the exporters never see a source's state.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "metrics/histogram.h"
 #include "metrics/trace_status.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 
@@ -62,12 +64,12 @@ class SeriesSink {
   virtual LabelSet labels(std::vector<Label> list) const = 0;
 
   // The window SM is judged over for the device being collected: its
-  // length, the seconds of it SM divides by (the whole window, or in a
-  // replay the part the input covers) and whether those are exported.
-  // Set by the collector before each device.
+  // length (choreographer.sm_window_seconds), the span of it SM divides by
+  // (the whole window, or in a replay the part the input covers, fractional)
+  // and whether that span is exported. Set by the collector before each device.
   struct SmWindow {
-    std::int64_t window_s = 60;
-    double seconds = 60;
+    std::chrono::seconds length{60};
+    parsers::units::Seconds span{60};
     bool span_exported = false;
   };
   const SmWindow& sm_window() const { return sm_window_; }

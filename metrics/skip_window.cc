@@ -27,14 +27,14 @@ void SkipWindow::add(std::int64_t time_ns, std::uint32_t frames) {
   }
   // Drop seconds that can no longer be inside any window ending at the newest.
   const std::int64_t newest = seconds_.back().second;
-  while (!seconds_.empty() && seconds_.front().second <= newest - window_s_) seconds_.pop_front();
+  while (!seconds_.empty() && seconds_.front().second <= newest - length_.count()) seconds_.pop_front();
 }
 
 std::uint64_t SkipWindow::frames(std::int64_t now_ns) const {
   const std::int64_t now = second_of(now_ns);
   std::uint64_t total = 0;
   for (const auto& s : seconds_) {
-    if (s.second > now - window_s_ && s.second <= now) total += s.frames;
+    if (s.second > now - length_.count() && s.second <= now) total += s.frames;
   }
   return total;
 }
@@ -43,7 +43,7 @@ std::uint32_t SkipWindow::max_skip(std::int64_t now_ns) const {
   const std::int64_t now = second_of(now_ns);
   std::uint32_t worst = 0;
   for (const auto& s : seconds_) {
-    if (s.second > now - window_s_ && s.second <= now) worst = std::max(worst, s.max);
+    if (s.second > now - length_.count() && s.second <= now) worst = std::max(worst, s.max);
   }
   return worst;
 }
@@ -67,7 +67,8 @@ bool SkipWindow::load(StateReader& r) {
   return !r.fail();
 }
 
-double smoothness(double refresh_hz, std::uint64_t skipped_in_window, double seconds) {
+double smoothness(double refresh_hz, std::uint64_t skipped_in_window, parsers::units::Seconds span) {
+  const double seconds = span.count();
   if (seconds <= 0 || refresh_hz <= 0) return 0;
   double sm = refresh_hz - static_cast<double>(skipped_in_window) / seconds;
   return std::clamp(sm, 0.0, refresh_hz);

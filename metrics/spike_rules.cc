@@ -88,7 +88,7 @@ void SpikeDetector::sm(const DeviceMetrics& device, std::int64_t now_ns, std::ve
     const AppSkipState* skips = skips_of(pkg);
     append(h, Sample{now_ns, skips == nullptr ? 0.0 : static_cast<double>(skips->skipped_frames), 0});
     // The newest sample at least a window old: SM over the window from it.
-    const std::int64_t from = now_ns - limits_.sm_window_ns;
+    const std::int64_t from = now_ns - limits_.sm_window.count();
     while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();
     if (h.size() < 2 || h.front().at_ns > from) continue;  // not a whole window yet
     const double seconds = static_cast<double>(now_ns - h.front().at_ns) / 1e9;
@@ -111,7 +111,7 @@ void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std
       // Frame intervals, not presents: a burst's first frame adds no active time.
       append(h, Sample{now_ns, static_cast<double>(p.frame_time().count()), static_cast<double>(p.active_ns())});
       // The newest sample with at least the rule's active time after it.
-      const double need = static_cast<double>(limits_.fps_active_ns);
+      const double need = static_cast<double>(limits_.fps_active.count());
       while (h.size() > 1 && h.back().b - h[1].b >= need) h.pop_front();
       if (h.size() >= 2 && h.back().b - h.front().b >= need) {
         const double fps = (h.back().a - h.front().a) / ((h.back().b - h.front().b) / 1e9);
@@ -125,7 +125,7 @@ void SpikeDetector::layers(const DeviceMetrics& device, std::int64_t now_ns, std
       auto& h = big_jank_[key];
       append(h, Sample{now_ns, static_cast<double>(p.big_jank()), 0});
       // Counted from the newest sample at or before the window's start (or the baseline).
-      const std::int64_t from = now_ns - limits_.big_jank_window_ns;
+      const std::int64_t from = now_ns - limits_.big_jank_window.count();
       while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();
       const double burst = h.back().a - h.front().a;
       if (h.size() >= 2 && burst >= limits_.big_jank_count) {

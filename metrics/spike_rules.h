@@ -3,6 +3,7 @@
 // fed the device's model and the host time, no device and no clock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -23,11 +24,11 @@ struct SpikeRuleLimits {
   std::uint32_t skip_frames = 0;
   double davey_ms = 0;
   double sm_below = 0;
-  std::int64_t sm_window_ns = 5'000'000'000;
+  std::chrono::nanoseconds sm_window = std::chrono::seconds(5);
   double fps_below = 0;
-  std::int64_t fps_active_ns = 5'000'000'000;
+  std::chrono::nanoseconds fps_active = std::chrono::seconds(5);  // of the layer's active time
   std::uint32_t big_jank_count = 0;
-  std::int64_t big_jank_window_ns = 10'000'000'000;
+  std::chrono::nanoseconds big_jank_window = std::chrono::seconds(10);
   std::uint32_t frozen_frames = 0;  // a layer's frozen frames (> 700 ms) since the previous examination
 };
 

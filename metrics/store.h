@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,7 +32,7 @@ struct StoreOptions {
   // device's rate when the dump is recorded (live). Replay fixes it before
   // any input so that no input's result depends on those before it.
   double judge_refresh_hz = 0;
-  std::int64_t window_seconds = 60;
+  std::chrono::seconds sm_window{60};  // choreographer.sm_window_seconds: SM and worst skip are over it
   std::size_t max_packages_per_device = 200;
   std::size_t max_thermal_sensors_per_device = 32;
   std::size_t max_pids_per_device = 65536;

@@ -67,14 +67,6 @@ struct DeviceTraceStatus {
   std::map<std::string, std::uint64_t> suppressed;  // by reason
 };
 
-struct DeviceMetrics;
-// The exemplar the flight recorder left on a counter series of `device`, if
-// any: `layer` "" for the package counters. Free when the device has none.
-// Kept by the traces module (metrics/sources/traces.h); declared here for the
-// series of sources not yet in modules, which may not name a module.
-const TraceExemplar* trace_exemplar(const DeviceMetrics& device, ExemplarCounter counter, std::string_view package,
-                                    std::string_view layer = {});
-
 // One stored trace, as its metadata file says.
 struct StoredTrace {
   std::string id, serial, package, rule, model;

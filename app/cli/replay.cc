@@ -245,7 +245,7 @@ int run_replay(const std::vector<std::string>& args, std::FILE* stdin_file, std:
   metrics::StoreOptions store_options;
   store_options.default_refresh_hz = o.refresh_hz;
   store_options.judge_refresh_hz = judging_refresh_hz(o);
-  store_options.window_seconds = o.window_seconds;
+  store_options.sm_window = o.sm_window;
   metrics::Store store(store_options);
   metrics::DeviceMetrics& device = store.device(o.serial);
   std::string layer_name = o.layer;

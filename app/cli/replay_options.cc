@@ -52,10 +52,12 @@ void check(const CLI::App& app, const Given& g, ReplayOptions& o) {
       throw UsageError{"--refresh-rate needs a rate in Hz between 0 and 1000"};
     o.refresh_given = true;
   }
-  if (given("--window-seconds") &&
-      (!parse_into(g.window, o.window_seconds) || o.window_seconds <= 0 ||
-       o.window_seconds > parsers::units::kSecondsPerDay))
-    throw UsageError{"--window-seconds needs a whole number of seconds from 1 to 86400"};
+  if (given("--window-seconds")) {
+    std::int64_t seconds = 0;
+    if (!parse_into(g.window, seconds) || seconds <= 0 || seconds > parsers::units::kSecondsPerDay)
+      throw UsageError{"--window-seconds needs a whole number of seconds from 1 to 86400"};
+    o.sm_window = std::chrono::seconds(seconds);
+  }
   if (given("--layer")) {
     if (g.layer.empty()) throw UsageError{"--layer needs the layer's exact name"};
     o.layer = g.layer;

@@ -2,6 +2,7 @@
 // checks (docs: README.md, "jank_exporter replay").
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -20,7 +21,7 @@ struct ReplayOptions {
   std::string serial = "replay";
   double refresh_hz = 60;
   bool refresh_given = false;  // --refresh-rate was given
-  std::int64_t window_seconds = 60;
+  std::chrono::seconds sm_window{60};  // --window-seconds
   int year = 0;
   std::string layer;   // for --latency captures that do not name theirs
   std::string config;  // --config: its log_patterns are counted

@@ -58,7 +58,7 @@ metrics::RunBookOptions run_options(const config::Config& c) {
 metrics::StoreOptions store_options(const config::Config& c) {
   metrics::StoreOptions o;
   o.default_refresh_hz = c.default_refresh_rate_hertz;
-  o.window_seconds = c.sm_window_seconds.count();
+  o.sm_window = c.sm_window_seconds;
   o.max_packages_per_device = c.max_packages_per_device;
   o.max_layers_per_device = c.surfaceflinger_max_layers;
   o.max_windows_per_package = c.gfxinfo_max_windows;

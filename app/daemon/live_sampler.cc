@@ -53,10 +53,10 @@ void LiveSampler::sample() {
   const std::int64_t now = clock_.wall_ns();
   const std::int64_t sample_ms = std::chrono::milliseconds(interval_).count();
   std::lock_guard<std::mutex> lock(shared_.mutex);
-  const std::int64_t window_s = shared_.store.options().window_seconds;
+  const std::chrono::seconds sm_window = shared_.store.options().sm_window;
   for (const auto& [serial, d] : shared_.store.devices()) {
     d->history.configure(capacity_, sample_ms);
-    d->history.record(now, metrics::live_reading(*d, now, window_s));
+    d->history.record(now, metrics::live_reading(*d, now, sm_window));
   }
 }
 

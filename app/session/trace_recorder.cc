@@ -38,15 +38,16 @@ std::optional<int> sdk_of(const metrics::DeviceMetrics& d) {
 }  // namespace
 
 metrics::SpikeRuleLimits spike_rule_limits(const config::Config& c) {
+  using std::chrono::duration_cast, std::chrono::nanoseconds;
   metrics::SpikeRuleLimits l;
   l.skip_frames = c.traces_rule_skip_frames;
   l.davey_ms = c.traces_rule_davey_ms.count();
   l.sm_below = c.traces_rule_sm_below;
-  l.sm_window_ns = to_ns(c.traces_rule_sm_seconds);
+  l.sm_window = duration_cast<nanoseconds>(c.traces_rule_sm_seconds);
   l.fps_below = c.traces_rule_fps_below;
-  l.fps_active_ns = to_ns(c.traces_rule_fps_seconds);
+  l.fps_active = duration_cast<nanoseconds>(c.traces_rule_fps_seconds);
   l.big_jank_count = c.traces_rule_big_jank_count;
-  l.big_jank_window_ns = to_ns(c.traces_rule_big_jank_window_seconds);
+  l.big_jank_window = duration_cast<nanoseconds>(c.traces_rule_big_jank_window_seconds);
   l.frozen_frames = c.traces_rule_frozen_frames;
   return l;
 }

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "metrics/device_view.h"
-#include "metrics/trace_status.h"
+#include "metrics/sources/traces.h"
 #include "parsers/time_units.h"
 
 namespace jank::metrics {

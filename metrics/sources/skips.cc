@@ -1,11 +1,13 @@
 #include "metrics/sources/skips.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "metrics/device_view.h"
 #include "metrics/sources/layers.h"
 #include "metrics/sources/traces.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -54,14 +56,14 @@ AppSkipState* find_app_state(const PackageMetrics& p) {
 AppSkipState& app_state(const Store& store, PackageMetrics& p) {
   if (AppSkipState* s = find_app_state(p)) return *s;
   auto made = std::make_unique<AppSkipState>();
-  made->window.set_window_seconds(store.options().window_seconds);
+  made->window.set_length(store.options().sm_window);
   AppSkipState& out = *made;
   p.sources.put(skip_source().slot(), std::move(made));
   return out;
 }
 DeviceSkipState& device_state(const Store& store, DeviceMetrics& d) {
   if (skip_source().find(d) == nullptr) {
-    skip_source().state(d).window.set_window_seconds(store.options().window_seconds);
+    skip_source().state(d).window.set_length(store.options().sm_window);
   }
   return skip_source().state(d);
 }
@@ -71,7 +73,7 @@ DeviceSkipState& device_state(const Store& store, DeviceMetrics& d) {
 // skipped within the window (a static screen). Replays, which know no host
 // time, always have one.
 bool app_idle(const DeviceMetrics& d, const std::string& package, const PackageMetrics& p, const AppSkipState& s,
-              std::int64_t now, std::int64_t window_s) {
+              std::int64_t now, std::chrono::seconds window) {
   bool followed = false;
   for (const auto& [name, l] : layers_of(d)) {
     if (l.package != package) continue;
@@ -80,7 +82,7 @@ bool app_idle(const DeviceMetrics& d, const std::string& package, const PackageM
   }
   if (!followed || s.window.frames(now) > 0) return false;
   const AppLayersState* layers = app_layers_of(p);
-  return now - (layers == nullptr ? 0 : layers->last_active_ns) > window_s * 1'000'000'000;
+  return now - (layers == nullptr ? 0 : layers->last_active_ns) > parsers::units::to_ns(window);
 }
 
 bool empty(const Histogram& h) {
@@ -119,8 +121,8 @@ bool SkipSource::checkpoint_package(Checkpoint& c, SourceState& state, PackageAt
 void SkipSource::loaded(DeviceMetrics& device, const StoreOptions& options, std::uint64_t version) const {
   // Version 1 kept windows on device time; they are a minute long anyway.
   auto set = [&](SkipWindow& w) {
-    if (version < 2) w = SkipWindow(options.window_seconds);
-    w.set_window_seconds(options.window_seconds);
+    if (version < 2) w = SkipWindow(options.sm_window);
+    w.set_length(options.sm_window);
   };
   if (find(device) != nullptr) set(state(device).window);
   for (auto& [name, p] : device.packages) {
@@ -135,8 +137,8 @@ void SkipSource::loaded(DeviceMetrics& device, const StoreOptions& options, std:
 void SkipSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet& dev, std::int64_t now,
                          CollectAt) const {
   const auto& w = f.sm_window();
-  if (w.span_exported) f.sample(kSmSpan, dev, w.seconds);
-  if (const auto sm = device_sm(d, now, w.seconds)) f.sample(kDeviceSm, dev, *sm);
+  if (w.span_exported) f.sample(kSmSpan, dev, w.span.count());
+  if (const auto sm = device_sm(d, now, w.span)) f.sample(kDeviceSm, dev, *sm);
 }
 
 void SkipSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const std::string& package,
@@ -151,8 +153,8 @@ void SkipSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const st
              trace_exemplar(d, ExemplarCounter::skipped_frames, package));
     f.sample(kSkipEvents, pkg, count_value(s->skip_events));
     f.histogram(kSkipSize, pkg, s->skip_size);
-    if (!screen_dark(d) && !app_idle(d, package, p, *s, now, w.window_s) && w.seconds > 0) {
-      f.sample(kSm, pkg, smoothness(d.refresh_hz, s->window.frames(now), w.seconds));
+    if (!screen_dark(d) && !app_idle(d, package, p, *s, now, w.length) && w.span.count() > 0) {
+      f.sample(kSm, pkg, smoothness(d.refresh_hz, s->window.frames(now), w.span));
     }
     f.sample(kMaxSkipped, pkg, s->window.max_skip(now));
   }

@@ -20,14 +20,14 @@
 namespace jank::metrics {
 
 struct DeviceSkipState final : SourceState {
-  SkipWindow window{StoreOptions{}.window_seconds};  // device-wide skipped frames
+  SkipWindow window{StoreOptions{}.sm_window};  // device-wide skipped frames
 };
 
 struct AppSkipState final : SourceState {
   std::uint64_t skipped_frames = 0;
   std::uint64_t skip_events = 0;
   Histogram skip_size{buckets::skip_size_frames()};
-  SkipWindow window{StoreOptions{}.window_seconds};
+  SkipWindow window{StoreOptions{}.sm_window};
 
   std::uint64_t davey_frames = 0;
   std::uint64_t davey_invalid_durations = 0;

@@ -45,6 +45,11 @@ DeviceTraceState& trace_state(DeviceMetrics& device);
 // Null until the recorder or a rule touched the device.
 const DeviceTraceState* traces_of(const DeviceMetrics& device);
 
+// The exemplar the flight recorder left on a counter series of `device`, if
+// any: `layer` "" for the package counters. Free when the device has none.
+const TraceExemplar* trace_exemplar(const DeviceMetrics& device, ExemplarCounter counter, std::string_view package,
+                                    std::string_view layer = {});
+
 // A log line big enough for a trace rule: a skip of `value` frames or a
 // Davey of `value` ms of `package`, at host time `at_ns`. Kept only while a
 // rule asks for such lines (SpikeLines' minimums), under the series the

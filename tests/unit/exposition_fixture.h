@@ -203,7 +203,9 @@ inline std::string series(const metrics::Store& store, std::string_view family) 
 // SM over the whole window, with the span exported as replay does: every
 // family served, the SM figures those of the daemon.
 inline exporters::WindowSpan whole_window() {
-  return [](const metrics::DeviceMetrics&, std::int64_t window_seconds) { return static_cast<double>(window_seconds); };
+  return [](const metrics::DeviceMetrics&, std::chrono::seconds sm_window) {
+    return parsers::units::Seconds(sm_window);
+  };
 }
 
 }  // namespace jank::test

@@ -71,7 +71,8 @@ TEST_CASE("the SM window survives a clock step back: a 120-frame skip right afte
   const std::int64_t now = kHost + 2 * kS;
   CHECK(metrics::skips_of(d.packages.at("app"))->window.max_skip(now) == 120);
   CHECK(metrics::skips_of(d)->window.frames(now) == 121);
-  CHECK(metrics::smoothness(60, metrics::skips_of(d)->window.frames(now), 60) == Approx(60 - 121.0 / 60));
+  const std::chrono::seconds minute(60);
+  CHECK(metrics::smoothness(60, metrics::skips_of(d)->window.frames(now), minute) == Approx(60 - 121.0 / 60));
 }
 
 TEST_CASE("replays have no host clock: windows run on the input's stamps", "[clock]") {

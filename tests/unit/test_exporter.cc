@@ -11,7 +11,7 @@ using namespace jank;
 
 TEST_CASE("exposition carries device and package series with SM over the window", "[exporter]") {
   metrics::StoreOptions o;
-  o.window_seconds = 10;
+  o.sm_window = std::chrono::seconds(10);
   o.default_refresh_hz = 90;
   metrics::Store store(o);
   auto& d = store.device("emulator-5554");

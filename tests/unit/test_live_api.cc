@@ -36,7 +36,7 @@ const exporters::LiveViewOptions kOptions{std::chrono::seconds(5), std::chrono::
 void sample(metrics::Store& store, std::int64_t now) {
   for (const auto& [serial, d] : store.devices()) {
     d->history.configure(180, 5000);
-    d->history.record(now, metrics::live_reading(*d, now, store.options().window_seconds));
+    d->history.record(now, metrics::live_reading(*d, now, store.options().sm_window));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "metrics/device_view.h"
@@ -25,6 +26,7 @@ namespace {
 
 constexpr std::int64_t kSec = 1'000'000'000;
 constexpr std::int64_t kT0 = 1'764'061'000LL * kSec;
+constexpr std::chrono::seconds kSmWindow(60);
 
 LiveReading reading(std::uint64_t skipped, std::uint64_t davey = 0) {
   LiveReading r;
@@ -228,7 +230,7 @@ TEST_CASE("live reading: gfxinfo's frame-time buckets merge exactly into the rin
   auto& d = store.device("s");
   test::record_example_gfxinfo(store, d, "p");
 
-  const LiveReading r = metrics::live_reading(d, kT0, 60);
+  const LiveReading r = metrics::live_reading(d, kT0, kSmWindow);
   CHECK(r.has_gfxinfo);
   CHECK_FALSE(r.has_layers);
   CHECK(r.totals.rendered_frames == 11);
@@ -258,7 +260,7 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK(totals.davey_frames == 1);
   CHECK_FALSE(totals.big_jank.has_value());  // no layers
 
-  LiveReading r = metrics::live_reading(d, kT0, 60);
+  LiveReading r = metrics::live_reading(d, kT0, kSmWindow);
   CHECK(r.totals.skipped_frames == 42);
   CHECK(*r.sm == Approx(60 - 42.0 / 60));
   CHECK(r.status == metrics::LiveStatus::following);  // nothing known of the screen
@@ -270,7 +272,7 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   latency.refresh_period_ns = 16'666'667;
   for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
   metrics::record_layer_latency(store, d, *parsers::classify_layer("a/a.Main#7"), latency);
-  r = metrics::live_reading(d, kT0, 60);
+  r = metrics::live_reading(d, kT0, kSmWindow);
   CHECK(r.has_layers);
   // Three presents are two frame intervals: FPS counts intervals, not presents.
   CHECK(metrics::layers_of(d).begin()->second.presents.frames() == 3);
@@ -281,14 +283,14 @@ TEST_CASE("live reading: totals and SM and status and thermal status as /metrics
   CHECK(r.status == (presenting ? metrics::LiveStatus::following : metrics::LiveStatus::idle));
 
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
-  r = metrics::live_reading(d, kT0, 60);
+  r = metrics::live_reading(d, kT0, kSmWindow);
   CHECK(r.status == metrics::LiveStatus::off);
   CHECK_FALSE(r.sm.has_value());  // a dark screen has no SM
 
   d.live.state = metrics::DeviceState::stalled;
-  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::stalled);
+  CHECK(metrics::live_status(d, kT0, kSmWindow) == metrics::LiveStatus::stalled);
   d.live.state = metrics::DeviceState::disconnected;
-  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::disconnected);
+  CHECK(metrics::live_status(d, kT0, kSmWindow) == metrics::LiveStatus::disconnected);
 }
 
 TEST_CASE("live status: never idle while an app skipped frames or a layer presented within the window",
@@ -305,26 +307,26 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
   for (const std::int64_t at : {1'000'000'000LL, 1'016'666'667LL, 1'033'333'334LL}) latency.rows.push_back({at, at, at});
   store.set_host_time(kT0);
   metrics::record_layer_latency(store, d, layer, latency);
-  CHECK(metrics::live_status(d, kT0, 60) == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0, kSmWindow) == metrics::LiveStatus::following);
 
   // The next poll brings nothing: the layer rests, so the panel's activity is idle,
   // but it presented 10 s ago, within the 60 s window.
   store.set_host_time(kT0 + 10 * kSec);
   metrics::record_layer_latency(store, d, layer, latency);
   REQUIRE(metrics::activity_state(d) == std::optional<std::string_view>("idle"));
-  CHECK(metrics::live_status(d, kT0 + 10 * kSec, 60) == metrics::LiveStatus::following);
-  CHECK(metrics::live_reading(d, kT0 + 10 * kSec, 60).status == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0 + 10 * kSec, kSmWindow) == metrics::LiveStatus::following);
+  CHECK(metrics::live_reading(d, kT0 + 10 * kSec, kSmWindow).status == metrics::LiveStatus::following);
   // The window's last instant still holds it; past the window the screen is idle.
-  CHECK(metrics::live_status(d, kT0 + 60 * kSec - 1, 60) == metrics::LiveStatus::following);
-  CHECK(metrics::live_status(d, kT0 + 60 * kSec, 60) == metrics::LiveStatus::idle);
+  CHECK(metrics::live_status(d, kT0 + 60 * kSec - 1, kSmWindow) == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0 + 60 * kSec, kSmWindow) == metrics::LiveStatus::idle);
 
   // An app that skips frames draws, whatever its layers show: 40 s after the
   // skip it is still in the window, 61 s after it is not.
   jank::metrics::record_skip(store, d, "b", kT0 + 100 * kSec, true, 5);
-  CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::following);
-  CHECK(metrics::live_status(d, kT0 + 161 * kSec, 60) == metrics::LiveStatus::idle);
+  CHECK(metrics::live_status(d, kT0 + 140 * kSec, kSmWindow) == metrics::LiveStatus::following);
+  CHECK(metrics::live_status(d, kT0 + 161 * kSec, kSmWindow) == metrics::LiveStatus::idle);
 
   // A dark screen stays off, skips or not.
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
-  CHECK(metrics::live_status(d, kT0 + 140 * kSec, 60) == metrics::LiveStatus::off);
+  CHECK(metrics::live_status(d, kT0 + 140 * kSec, kSmWindow) == metrics::LiveStatus::off);
 }

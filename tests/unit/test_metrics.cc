@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <limits>
 
 #include "metrics/framestats_tracker.h"
@@ -20,14 +21,15 @@ constexpr std::int64_t kSec = 1'000'000'000;
 }
 
 TEST_CASE("SM is refresh minus skipped per second, clamped", "[metrics][sm]") {
-  CHECK(smoothness(60, 0, 60) == Approx(60));
-  CHECK(smoothness(60, 600, 60) == Approx(50));
-  CHECK(smoothness(120, 600, 60) == Approx(110));
-  CHECK(smoothness(60, 100000, 60) == Approx(0));  // clamped at 0
+  const std::chrono::seconds minute(60);
+  CHECK(smoothness(60, 0, minute) == Approx(60));
+  CHECK(smoothness(60, 600, minute) == Approx(50));
+  CHECK(smoothness(120, 600, minute) == Approx(110));
+  CHECK(smoothness(60, 100000, minute) == Approx(0));  // clamped at 0
 }
 
 TEST_CASE("skip window keeps only the last window_seconds", "[metrics][window]") {
-  SkipWindow w(10);
+  SkipWindow w(std::chrono::seconds(10));
   w.add(100 * kSec, 5);
   w.add(105 * kSec + 1, 30);
   w.add(109 * kSec, 2);

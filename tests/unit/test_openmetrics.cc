@@ -62,7 +62,7 @@ std::string exemplar_text(const metrics::TraceExemplar& e) {
 
 TEST_CASE("OpenMetrics text of a small store with an exemplar", "[openmetrics][exporter]") {
   metrics::StoreOptions o;
-  o.window_seconds = 10;
+  o.sm_window = std::chrono::seconds(10);
   metrics::Store store(o);
   auto& d = store.device("s");
   jank::metrics::record_skip(store, d, "com.a", 10 * kSec, true, 3);

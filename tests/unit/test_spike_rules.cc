@@ -115,7 +115,7 @@ TEST_CASE("SM below the rule for a whole window fires once and then needs a new 
   Store store;
   DeviceMetrics& d = store.device("s1");
   d.refresh_hz = 60;
-  SpikeDetector rules({.sm_below = 30, .sm_window_ns = 5 * kSec});
+  SpikeDetector rules({.sm_below = 30, .sm_window = std::chrono::seconds(5)});
   std::vector<Spike> fired;
   // 40 skipped frames a second: SM 20 once a whole window is seen. The app's
   // series appears with its first skips (second 1), so its window is whole at 6.
@@ -132,7 +132,7 @@ TEST_CASE("SM below the rule for a whole window fires once and then needs a new 
   CHECK(fired[0].value == Approx(20));
   CHECK(fired[0].series.counter == ExemplarCounter::skipped_frames);
   // 20 a second: SM 40, never below 30.
-  SpikeDetector calm({.sm_below = 30, .sm_window_ns = 5 * kSec});
+  SpikeDetector calm({.sm_below = 30, .sm_window = std::chrono::seconds(5)});
   Store other;
   DeviceMetrics& e = other.device("s2");
   for (int s = 0; s <= 12; ++s) {
@@ -144,7 +144,7 @@ TEST_CASE("SM below the rule for a whole window fires once and then needs a new 
 TEST_CASE("a BigJank burst fires when the window holds the rule's count", "[traces][rules]") {
   Store store;
   DeviceMetrics& d = store.device("s1");
-  SpikeDetector rules({.big_jank_count = 3, .big_jank_window_ns = 10 * kSec});
+  SpikeDetector rules({.big_jank_count = 3, .big_jank_window = std::chrono::seconds(10)});
   const auto layer = app_layer();
   // Smooth frames, then BigJank frames (over 125 ms and twice the mean of the three before).
   std::vector<double> smooth(30, 16.7);
@@ -203,7 +203,7 @@ TEST_CASE("one freeze the app reported fires the frozen-frame rule once and a re
 TEST_CASE("a layer presenting at 20 FPS over the rule's active time fires the FPS rule", "[traces][rules]") {
   Store store;
   DeviceMetrics& d = store.device("s1");
-  SpikeDetector rules({.fps_below = 30, .fps_active_ns = 5 * kSec});
+  SpikeDetector rules({.fps_below = 30, .fps_active = std::chrono::seconds(5)});
   const auto layer = app_layer();
   std::vector<Spike> fired;
   double start = 1000;
