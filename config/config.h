@@ -68,6 +68,16 @@ struct Config {
   bool battery_enabled = true;
   Seconds battery_poll_interval_seconds{30};
 
+  // resources: CPU time, app memory, clocks, GPU and battery current from
+  // /proc and sysfs, one shell command per device and poll (a few KiB)
+  bool resources_enabled = true;
+  Seconds resources_poll_interval_seconds{5};
+  Seconds resources_memory_interval_seconds{30};
+  std::size_t resources_max_apps = 8;  // apps measured per device
+  // Threads measured by name besides the main thread: HWUI's and the common game engines'.
+  std::vector<std::string> resources_threads{"RenderThread", "UnityMain", "UnityGfxDeviceW", "GameThread",
+                                             "RHIThread"};
+
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll

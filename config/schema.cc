@@ -66,6 +66,15 @@ std::string check_log_level(const std::string& v) {
   return "'" + v + "' is not one of debug, info, warning, error";
 }
 
+// A thread's comm: 1 to 15 bytes (TASK_COMM_LEN 16 with its NUL), printable.
+std::string check_thread_name(const std::string& v) {
+  if (v.empty() || v.size() > 15) return "a thread name is 1 to 15 bytes, as /proc shows it";
+  for (const char c : v) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a thread name holds no control characters";
+  }
+  return "";
+}
+
 std::string check_package(const std::string& v) {
   if (parsers::valid_package_name(v)) return "";
   return "'" + v + "' is not a valid package name ([A-Za-z0-9._:-]+, at most 255, no leading '-')";
@@ -312,6 +321,17 @@ std::vector<Setting> build() {
            "read the battery's level, temperature, voltage and charging state (dumpsys battery)"),
       number("battery.poll_interval_seconds", &Config::battery_poll_interval_seconds, 1, kDay, "seconds",
              "how often dumpsys battery is read"),
+      flag("resources.enabled", &Config::resources_enabled,
+           "read CPU time (per core, per app and thread), app memory, CPU and GPU clocks and the battery's current "
+           "from /proc and sysfs, one shell command per poll"),
+      number("resources.poll_interval_seconds", &Config::resources_poll_interval_seconds, 1, kDay, "seconds",
+             "how often CPU time, clocks and the battery's current are read"),
+      number("resources.memory_interval_seconds", &Config::resources_memory_interval_seconds, 1, kDay, "seconds",
+             "how often the measured apps' memory is read (with the next poll due)"),
+      number("resources.max_apps", &Config::resources_max_apps, 0, 64, "",
+             "apps measured per device: the configured, the foreground and the discovered ones, as gfxinfo polls"),
+      list("resources.threads", &Config::resources_threads,
+           "thread names (comm, as /proc shows them) measured besides each app's main thread", check_thread_name),
       flag("surfaceflinger.enabled", &Config::surfaceflinger_enabled,
            "follow the presented frames of the watched apps' layers (dumpsys SurfaceFlinger --latency)"),
       number("surfaceflinger.fast_poll_interval_seconds", &Config::surfaceflinger_fast_poll_interval_seconds, 0.1, 60,

@@ -4,11 +4,14 @@
 
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/display.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/layers.h"
 #include "metrics/sources/log_patterns.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
@@ -29,7 +32,7 @@ std::span<const DeviceSource* const> device_sources() {
   // record) comes first of the modules' records; their input lines lead
   // power's, their series lead the other new sources' (after_surface) and
   // their app series the log patterns' (PackageAt::last).
-  static const std::array<const DeviceSource*, 12> sources = {
+  static const std::array<const DeviceSource*, 15> sources = {
       &display_source(),
       &skip_source(),
       &gfxinfo_source(),
@@ -42,6 +45,9 @@ std::span<const DeviceSource* const> device_sources() {
       &timestats_source(),
       &versions_source(),
       &trace_source(),
+      &cpu_source(),
+      &clock_source(),
+      &memory_source(),
   };
   return sources;
 }

@@ -9,8 +9,8 @@ namespace {
 // An answer is under 1 KiB; vendors add lines, none comes near this.
 constexpr std::size_t kBatteryOutput = 64 << 10;
 
-CommandOutcome record(const ingest::ShellResult& r, metrics::Store& store, metrics::DeviceMetrics& device,
-                      std::int64_t fresh_for_ns) {
+CommandOutcome record(const config::Config&, const ingest::ShellResult& r, metrics::Store& store,
+                      metrics::DeviceMetrics& device, std::int64_t fresh_for_ns) {
   const parsers::BatteryDump dump = r.error ? parsers::BatteryDump{} : parsers::parse_battery(r.output);
   const CommandOutcome outcome = command_outcome(r, dump.recognised, dump.refusal == parsers::BatteryRefusal::permission_denied);
   metrics::count_battery_poll(device, outcome.result);

@@ -5,6 +5,7 @@
 
 #include "app/core/log.h"
 #include "app/session/battery_poller.h"
+#include "app/session/resources_poller.h"
 #include "app/session/thermal_poller.h"
 #include "parsers/time_units.h"
 
@@ -18,9 +19,10 @@ std::chrono::milliseconds millis(double seconds) {
 }  // namespace
 
 std::span<const CommandSource* const> command_sources() {
-  static const std::array<const CommandSource*, 2> sources = {
+  static const std::array<const CommandSource*, 3> sources = {
       &thermal_command_source(),
       &battery_command_source(),
+      &resources_command_source(),
   };
   return sources;
 }
@@ -38,7 +40,12 @@ void CommandPoller::start() {
 }
 
 void CommandPoller::poll() {
-  ctx_.run(source_.command, source_.max_output, [this](ingest::ShellResult r) {
+  std::string command = source_.command;
+  if (source_.build != nullptr) {
+    std::lock_guard<std::mutex> lock(ctx_.shared.mutex);
+    command = source_.build(*ctx_.config, ctx_.shared.store.device(ctx_.serial), ctx_.host_now());
+  }
+  ctx_.run(command, source_.max_output, [this](ingest::ShellResult r) {
     const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(source_.interval(*ctx_.config));
     CommandOutcome outcome;
     {
@@ -47,11 +54,11 @@ void CommandPoller::poll() {
       // Current until two polls were missed, and a slow device's command deadline on top.
       const auto fresh_for = 2 * interval + millis(d.live.command_deadline_seconds);
       ctx_.shared.store.set_host_time(ctx_.host_now());
-      outcome = source_.record(r, ctx_.shared.store, d, std::chrono::nanoseconds(fresh_for).count());
+      outcome = source_.record(*ctx_.config, r, ctx_.shared.store, d, std::chrono::nanoseconds(fresh_for).count());
     }
     if (outcome.unsupported && !told_unsupported_) {
       told_unsupported_ = true;
-      log_info("device " + ctx_.serial + ": " + source_.command + " answered " + std::string(outcome.result) +
+      log_info("device " + ctx_.serial + ": the " + std::string(source_.name) + " poll answered " + std::string(outcome.result) +
                "; asked again every " + std::to_string(kUnsupportedRetry.count()) + " minutes");
     }
     ctx_.after(outcome.unsupported ? std::max<std::chrono::milliseconds>(kUnsupportedRetry, interval) : interval,

@@ -36,15 +36,19 @@ CommandOutcome command_outcome(const ingest::ShellResult& answer, bool recognise
 
 struct CommandSource {
   std::string_view name;  // in the log
-  std::string command;
+  std::string command;    // the same every poll, unless `build` makes it
   std::size_t max_output = 0;
   std::chrono::milliseconds first_delay{0};  // after the session starts following
   bool (*enabled)(const config::Config& config) = nullptr;
   config::Seconds (*interval)(const config::Config& config) = nullptr;
   // Under the store's lock, with the store's host time set: counts the poll
   // and records the answer. `fresh_for_ns`: how long the reading stays current.
-  CommandOutcome (*record)(const ingest::ShellResult& answer, metrics::Store& store, metrics::DeviceMetrics& device,
-                           std::int64_t fresh_for_ns) = nullptr;
+  CommandOutcome (*record)(const config::Config& config, const ingest::ShellResult& answer, metrics::Store& store,
+                           metrics::DeviceMetrics& device, std::int64_t fresh_for_ns) = nullptr;
+  // For a command that depends on the device's state (the processes it
+  // reads): made under the store's lock before each poll. Null: `command`.
+  std::string (*build)(const config::Config& config, const metrics::DeviceMetrics& device,
+                       std::int64_t host_now_ns) = nullptr;
 };
 
 // Every command source, one registration line each (app/command_poller.cc).

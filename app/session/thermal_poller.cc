@@ -8,8 +8,8 @@ namespace {
 // A dump is a few KiB; vendors add sections, none comes near this.
 constexpr std::size_t kThermalOutput = 1 << 20;
 
-CommandOutcome record(const ingest::ShellResult& r, metrics::Store& store, metrics::DeviceMetrics& device,
-                      std::int64_t fresh_for_ns) {
+CommandOutcome record(const config::Config&, const ingest::ShellResult& r, metrics::Store& store,
+                      metrics::DeviceMetrics& device, std::int64_t fresh_for_ns) {
   const parsers::ThermalDump dump = r.error ? parsers::ThermalDump{} : parsers::parse_thermalservice(r.output);
   const CommandOutcome outcome = command_outcome(r, dump.recognised, dump.refusal == parsers::ThermalRefusal::permission_denied);
   metrics::count_thermal_poll(device, outcome.result);

@@ -19,6 +19,10 @@ struct BatteryState final : SourceState {
   std::uint64_t dumps = 0;
   std::uint64_t lines = 0, malformed_lines = 0;
   PollCounts polls;
+  // The battery's current from the kernel (the resource poll's current_now,
+  // µA as the driver signs it), and until when it is current.
+  std::optional<std::int64_t> current_ua;
+  std::int64_t current_fresh_until_ns = 0;
 };
 
 class BatterySource final : public DeviceSourceOf<BatteryState> {
@@ -40,6 +44,14 @@ const BatterySource& battery_source();
 void record_battery(const Store& store, DeviceMetrics& device, const parsers::BatteryDump& dump,
                     std::int64_t fresh_for_ns = 0);
 void count_battery_poll(DeviceMetrics& device, std::string_view result);
+// The kernel's current_now (the resource poll), replacing the one before.
+void record_battery_current(const Store& store, DeviceMetrics& device, std::int64_t microamperes,
+                            std::int64_t fresh_for_ns = 0);
+// Amperes into the battery (positive while charging, negative while
+// draining), from the driver's reading: drivers sign it either way (the
+// kernel fixed the convention only in 2020), so while dumpsys battery says
+// charging or discharging the sign is set by that; otherwise as read.
+double battery_current_amperes(std::int64_t microamperes, std::optional<int> status);
 // Null until the device was polled or a dump recorded.
 const BatteryState* battery_of(const DeviceMetrics& device);
 

@@ -7,6 +7,9 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/layers.h"
@@ -20,6 +23,7 @@
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
+#include "parsers/resource_files.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 #include "parsers/thermal.h"
@@ -135,6 +139,30 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
                                                  "  USB powered: true\n  Wireless powered: false\n  status: 2\n"
                                                  "  health: 2\n  present: true\n  level: 74\n  scale: 100\n"
                                                  "  voltage: 4098\n  temperature: 285\n  technology: Li-ion\n"));
+
+  // A resource poll: one core, app p's process, main thread and RenderThread, a capped policy, an Adreno GPU.
+  d.pid_names.started(4242, "p");
+  metrics::count_resource_poll(d, "ok");
+  const parsers::ResourceAnswer resources = parsers::parse_resource_answer(
+      "/proc/stat:cpu0 300 0 100 600 0 0 0 0 0 0\n"
+      "/proc/sys/kernel/random/boot_id:b\n"
+      "/proc/4242/stat:4242 (p) S 1 1 0 0 -1 0 0 0 0 0 150 50 0 0 10 -10 12 0 100 1 512\n"
+      "/proc/4242/task/4242/stat:4242 (p) S 1 1 0 0 -1 0 0 0 0 0 100 25 0 0 10 -10 12 0 100 1 512\n"
+      "/proc/4242/task/4250/stat:4250 (RenderThread) S 1 1 0 0 -1 0 0 0 0 0 40 10 0 0 10 -10 12 0 101 1 512\n"
+      "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq:1000000\n"
+      "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq:1200000\n"
+      "/sys/devices/system/cpu/cpufreq/policy0/cpuinfo_max_freq:1800000\n"
+      "/sys/class/kgsl/kgsl-3d0/gpuclk:500000000\n"
+      "/sys/class/kgsl/kgsl-3d0/max_gpuclk:800000000\n"
+      "/sys/class/kgsl/kgsl-3d0/gpubusy:25 100\n"
+      "/sys/class/power_supply/battery/current_now:500000\n"
+      "/proc/4242/status:VmRSS:\t 2048 kB\n"
+      "/proc/4242/status:VmSwap:\t 0 kB\n");
+  const std::vector<std::string> threads = {"RenderThread"};
+  metrics::record_cpu(store, d, resources, {threads});
+  metrics::record_clocks(store, d, resources);
+  metrics::record_memory(store, d, resources);
+  metrics::record_battery_current(store, d, *resources.battery_current_ua);
 
   // A custom log pattern with a label and a value: one summed, one discarded.
   parsers::LogPatternHit hit;
