@@ -79,7 +79,11 @@ bool allowed_service(const std::string& s) {
     const std::string middle = s.substr(prefix.size(), s.size() - prefix.size() - suffix.size());
     return middle.find_first_not_of(chars) == std::string::npos && middle[0] != '-';
   };
-  return between(logcat + " '-T' '", "'", "0123456789.") ||
+  // The resource poll (parsers/resource_files.h): kernel paths, pids and
+  // globs; nothing a device names (no quote, `$`, backquote or pipe).
+  return between("shell:grep -H ^cpu /proc/stat 2>&1; grep -H ^ /proc/sys/kernel/random/boot_id ", " 2>&1",
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /_.*[]^;&>-") ||
+         between(logcat + " '-T' '", "'", "0123456789.") ||
          between("shell:'dumpsys' 'SurfaceFlinger' '--latency' '", "'",
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._$/#[]() -") ||
          between("shell:'dumpsys' 'gfxinfo' '", "' 'framestats'",
