@@ -357,8 +357,8 @@ class AnswerReader {
 }  // namespace
 
 std::string resource_command(const ResourceCommand& c) {
-  std::string out = "grep -H ^cpu ";
-  out.append(kProcStat).append(" 2>&1; grep -H ^ ").append(kBootId);
+  std::string out = "grep -s -H ^cpu ";
+  out.append(kProcStat).append("; grep -s -H ^ ").append(kBootId);
   for (const std::int32_t pid : c.pids) {
     const std::string dir = "/proc/" + std::to_string(pid);
     out.append(" ").append(dir).append("/stat ").append(dir).append("/task/*/stat");
@@ -369,11 +369,10 @@ std::string resource_command(const ResourceCommand& c) {
   for (const std::string_view f : kDevfreqFiles) {
     out.append(" ").append(kDevfreqDir).append("*").append(kMaliSuffix).append("/").append(f);
   }
-  out.append(" ").append(kBatteryCurrent).append(" 2>&1");
+  out.append(" ").append(kBatteryCurrent);
   if (c.memory && !c.pids.empty()) {
-    out.append("; grep -H -e ^VmRSS -e ^VmSwap");
+    out.append("; grep -s -H -e ^VmRSS -e ^VmSwap");
     for (const std::int32_t pid : c.pids) out.append(" /proc/").append(std::to_string(pid)).append("/status");
-    out.append(" 2>&1");
   }
   return out;
 }

@@ -4,16 +4,19 @@
 // the paths are their shared vocabulary: each path is written once, here.
 //
 // The command (docs/metrics.md, "Resources"; docs/parsing.md, "Kernel files"):
-//   grep -H ^cpu /proc/stat 2>&1;
-//   grep -H ^ /proc/sys/kernel/random/boot_id /proc/PID/stat /proc/PID/task/*/stat …
-//             <cpufreq files> <GPU files> /sys/class/power_supply/battery/current_now 2>&1;
-//   grep -H -e ^VmRSS -e ^VmSwap /proc/PID/status … 2>&1        (when memory is due)
-// Every line of the answer is "PATH:CONTENT", or grep's complaint about a
-// file, "grep: PATH: REASON" (No such file or directory, Permission denied),
-// interleaved in order by 2>&1 on every release (before Android 7.0 adb's
-// PTY merges the streams anyway and ends lines with CRLF). A glob that
-// matched nothing reaches grep as written (mksh), so the complaint names
-// the pattern.
+//   grep -s -H ^cpu /proc/stat;
+//   grep -s -H ^ /proc/sys/kernel/random/boot_id /proc/PID/stat /proc/PID/task/*/stat …
+//                <cpufreq files> <GPU files> /sys/class/power_supply/battery/current_now;
+//   grep -s -H -e ^VmRSS -e ^VmSwap /proc/PID/status …          (when memory is due)
+// Every line of the answer is "PATH:CONTENT" (before Android 7.0 adb's PTY
+// ends lines with CRLF). -s keeps grep quiet about files the device lacks
+// or refuses: its complaints go to stderr unbuffered while its output into
+// adb's socket is written in 4 KiB blocks (Android 7.0 to 12), so with
+// 2>&1 they would land inside an output line. A file the device lacks or
+// refuses is thus one that gave no line. A grep that complains all the
+// same ("grep: PATH: REASON", where a PTY merges the streams in order) is
+// understood: missing from refused, and a glob that matched nothing (mksh
+// hands it on as written) names its pattern.
 #pragma once
 
 #include <cstddef>

@@ -16,7 +16,7 @@ std::string_view command_kind(std::string_view command) {
   const std::string_view w = words;
   // Most specific first: every SurfaceFlinger command starts alike.
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kPrefixes = {{
-      {"grep -H ^cpu ", "resources"},
+      {"grep -s -H ^cpu ", "resources"},
       {"dumpsys gfxinfo ", "gfxinfo"},
       {"dumpsys SurfaceFlinger --latency", "sf_latency"},
       {"dumpsys SurfaceFlinger --list", "sf_list"},

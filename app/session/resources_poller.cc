@@ -34,7 +34,8 @@ CommandOutcome record(const config::Config& config, const ingest::ShellResult& r
   const CommandOutcome outcome =
       command_outcome(r, answer.cpu_access.readable(), answer.cpu_access.refused());
   metrics::count_resource_poll(device, outcome.result);
-  if (r.error) return outcome;
+  // A cut answer would read as files the device lacks.
+  if (r.error || r.truncated) return outcome;
   metrics::record_cpu(store, device, answer, {config.resources_threads}, fresh_for_ns);
   metrics::record_clocks(store, device, answer, fresh_for_ns);
   // Memory is read less often: it stays current as long, counted in its own interval.

@@ -92,7 +92,18 @@ void record_clocks(const Store& store, DeviceMetrics& device, const parsers::Res
   ClockState& s = clock_source().state(device);
   const std::int64_t now = store.host_time();
   s.fresh_until_ns = fresh_until(store, fresh_for_ns);
-  if (answer.no_policy_directories) s.per_core_cpufreq = true;
+  // Where the poll asks for cpufreq next: per core where the policy
+  // directories are missing (kernels before 4.4). A quiet grep tells nothing
+  // but the absence of lines, so an answer without cpufreq before any had it
+  // tries the other layout once; without either, the device shows none.
+  if (answer.no_policy_directories) {
+    s.per_core_cpufreq = true;
+  } else if (!answer.cpufreq.empty()) {
+    s.cpufreq_seen = true;
+  } else if (!s.cpufreq_seen) {
+    s.per_core_cpufreq = !s.per_core_tried;
+    s.per_core_tried = true;
+  }
   for (auto& [first, p] : s.policies) {
     if (!answer.cpufreq.contains(first)) p = {{}, p.throttled_ns, 0};
   }

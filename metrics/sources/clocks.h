@@ -30,6 +30,8 @@ struct ClockState final : SourceState {
   std::int64_t fresh_until_ns = 0;
   // The kernel keeps cpufreq per core (no policy directories): the poll asks that way.
   bool per_core_cpufreq = false;
+  bool per_core_tried = false;  // asked per core once after the policy layout found nothing
+  bool cpufreq_seen = false;    // an answer held cpufreq (the layout asked is the device's)
 };
 
 class ClockSource final : public DeviceSourceOf<ClockState> {

@@ -61,11 +61,14 @@ std::pair<std::uint64_t, std::uint64_t> new_ticks(const TaskCpu* before, const T
   return {now.user - before->user, now.system - before->system};
 }
 
-void note_supported(CpuState& s, ResourceGroup g, const parsers::FileAccess& a, bool missing_is_unsupported) {
+// A device group is asked in every poll: no line of it is a device that
+// lacks or refuses it (grep -s says nothing). A process may have died since
+// the poll was built, so only a refusal says an app group is unreadable.
+void note_supported(CpuState& s, ResourceGroup g, const parsers::FileAccess& a, bool asked_every_poll) {
   auto& slot = s.supported[static_cast<std::size_t>(g)];
   if (a.readable()) {
     slot = true;
-  } else if (a.denied > 0 || a.failed > 0 || (missing_is_unsupported && a.missing > 0)) {
+  } else if (asked_every_poll || a.denied > 0 || a.failed > 0) {
     slot = false;
   }
 }

@@ -81,8 +81,8 @@ bool allowed_service(const std::string& s) {
   };
   // The resource poll (parsers/resource_files.h): kernel paths, pids and
   // globs; nothing a device names (no quote, `$`, backquote or pipe).
-  return between("shell:grep -H ^cpu /proc/stat 2>&1; grep -H ^ /proc/sys/kernel/random/boot_id ", " 2>&1",
-                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /_.*[]^;&>-") ||
+  return between("shell:grep -s -H ^cpu /proc/stat; grep -s -H ^ /proc/sys/kernel/random/boot_id ", "",
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /_.*[]^;-") ||
          between(logcat + " '-T' '", "'", "0123456789.") ||
          between("shell:'dumpsys' 'SurfaceFlinger' '--latency' '", "'",
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._$/#[]() -") ||

@@ -245,3 +245,24 @@ TEST_CASE("battery current: signed by the charging status where the driver signs
   CHECK(metrics::battery_current_amperes(20000, 5) == Approx(0.02));  // full: as the driver says
   CHECK(metrics::battery_current_amperes(-20000, std::nullopt) == Approx(-0.02));
 }
+
+TEST_CASE("clocks: a quiet answer without cpufreq tries the per-core layout once, then settles") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  const auto nothing = parsers::parse_resource_answer("/proc/stat:cpu0 1 0 0 1 0 0 0 0 0 0\n");
+  metrics::record_clocks(store, d, nothing);
+  CHECK(metrics::cpufreq_layout(d) == parsers::CpufreqLayout::per_core);
+  metrics::record_clocks(store, d, nothing);  // per core found nothing either: the device shows none
+  CHECK(metrics::cpufreq_layout(d) == parsers::CpufreqLayout::policy);
+  metrics::record_clocks(store, d, nothing);
+  CHECK(metrics::cpufreq_layout(d) == parsers::CpufreqLayout::policy);
+
+  // A kernel before 4.4: the per-core layout answers, and is kept.
+  auto& old = store.device("old");
+  metrics::record_clocks(store, old, nothing);
+  REQUIRE(metrics::cpufreq_layout(old) == parsers::CpufreqLayout::per_core);
+  metrics::record_clocks(
+      store, old, parsers::parse_resource_answer("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq:960000\n"));
+  metrics::record_clocks(store, old, nothing);  // a later answer without cpufreq (cores asleep) changes nothing
+  CHECK(metrics::cpufreq_layout(old) == parsers::CpufreqLayout::per_core);
+}
