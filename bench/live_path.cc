@@ -52,6 +52,9 @@ struct Options {
   // The logcat live path alone by default (the figures docs/performance.md
   // compares over releases); --surfaceflinger on also polls every layer.
   bool surfaceflinger = false;
+  // --resources on adds the resource poll (CPU, memory, clocks; off here so
+  // that the figures compare with releases before it).
+  bool resources = false;
   // logcat.read_batch_milliseconds for the exporter; unset keeps its default.
   int read_batch_ms = -1;
 };
@@ -105,6 +108,7 @@ void run_one(const Options& o, int devices) {
   Exporter exporter = start_exporter(
       adb, state,
       std::string("surfaceflinger:\n  enabled: ") + (o.surfaceflinger ? "true" : "false") + "\n" +
+          "resources:\n  enabled: " + (o.resources ? "true" : "false") + "\n" +
           (o.read_batch_ms >= 0 ? "logcat:\n  read_batch_milliseconds: " + std::to_string(o.read_batch_ms) + "\n"
                                 : ""));
   const std::uint16_t http_port = exporter.port();
@@ -131,6 +135,18 @@ void run_one(const Options& o, int devices) {
   const Usage u0 = usage_now(exporter.pid(), adb.pid(), sim.pid());
   const auto w0 = u0.at;
   double lines0 = -1, lines1 = 0;
+  // Device commands by kind (jank_exporter_device_command_runs_total) at the first and last scrape.
+  std::map<std::string, double> commands0, commands1;
+  auto commands_by_kind = [](const std::map<std::string, double>& samples) {
+    std::map<std::string, double> out;
+    const std::string family = "jank_exporter_device_command_runs_total{";
+    for (const auto& [key, v] : samples) {
+      if (key.rfind(family, 0) != 0) continue;
+      const auto at = key.find("command=\"");
+      if (at != std::string::npos) out[key.substr(at + 9, key.find('"', at + 9) - at - 9)] += v;
+    }
+    return out;
+  };
   steady::time_point first_scrape, last_scrape;
   for (auto next = w0;; next += std::chrono::seconds(o.scrape_seconds)) {
     std::this_thread::sleep_until(next);
@@ -139,12 +155,15 @@ void run_one(const Options& o, int devices) {
     scrape_ms.push_back(std::chrono::duration<double, std::milli>(steady::now() - t).count());
     const std::string body = body_of(response);
     scrape_bytes = body.size();
-    const double lines = daemon_lines(parse_samples(body));
+    const auto samples = parse_samples(body);
+    const double lines = daemon_lines(samples);
     if (lines0 < 0) {
       lines0 = lines;
       first_scrape = t;
+      commands0 = commands_by_kind(samples);
     }
     lines1 = lines;
+    commands1 = commands_by_kind(samples);
     last_scrape = t;
     rss_max = std::max(rss_max, process_usage(exporter.pid()).rss_kib);
     if (std::chrono::duration<double>(next - w0).count() + o.scrape_seconds > o.seconds) break;
@@ -239,6 +258,15 @@ void run_one(const Options& o, int devices) {
   std::printf("   lines:      devices logged %.0f entries/s (%.1f per device); the exporter received %.0f lines/s "
               "(entries plus logcat's buffer dividers)\n",
               entries_rate, entries_rate / devices, lines_rate);
+  const double scraped_s = std::max(1e-9, std::chrono::duration<double>(last_scrape - first_scrape).count());
+  double commands_total = 0;
+  std::string by_kind;
+  for (const auto& [kind, n] : commands1) {
+    const double rate = (n - (commands0.count(kind) ? commands0.at(kind) : 0)) / scraped_s / devices;
+    commands_total += rate;
+    if (rate > 0) by_kind += " " + kind + " " + std::to_string(rate).substr(0, 5);
+  }
+  std::printf("   commands:   %.2f per device and second (%s )\n", commands_total, by_kind.c_str());
   std::printf("   /metrics:   %zu scrapes every %d s, median %.1f ms, max %.1f ms, %.2f MB\n", scrape_ms.size(),
               o.scrape_seconds, percentile(scrape_ms, 50), percentile(scrape_ms, 100),
               static_cast<double>(scrape_bytes) / 1e6);
@@ -258,7 +286,7 @@ void run_one(const Options& o, int devices) {
 constexpr const char* kUsage =
     "usage: jank_bench_live [--devices N[,N...]] [--rate LINES_PER_S] [--seconds S] [--probes N]\n"
     "                       [--scrape-seconds S] [--sim-threads N] [--buffer-kib N] [--surfaceflinger on|off]\n"
-    "                       [--read-batch-ms MS]\n";
+    "                       [--read-batch-ms MS] [--resources on|off]\n";
 
 int main(int argc, char** argv) {
   Options o;
@@ -289,6 +317,8 @@ int main(int argc, char** argv) {
       o.buffer_kib = std::atoi(value.c_str());
     } else if (flag == "--surfaceflinger") {
       o.surfaceflinger = value == "on";
+    } else if (flag == "--resources") {
+      o.resources = value == "on";
     } else if (flag == "--read-batch-ms") {
       o.read_batch_ms = std::max(0, std::atoi(value.c_str()));
     } else {
