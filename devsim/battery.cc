@@ -173,6 +173,18 @@ std::string Device::set_battery(const BatteryControl& c) {
   return {};
 }
 
+std::int64_t Device::battery_current_ua() const {
+  const double rate = battery_rate_pct_per_hour();
+  // A full battery on its charger, or an empty one, moves no charge.
+  if ((rate > 0 && battery_.charge_pct >= 100) || (rate < 0 && battery_.charge_pct <= 0)) return 0;
+  // The gauge's %/h of the design capacity: 1 %/h of 4500 mAh is 45 mA.
+  // Positive while charging, as upstream documents current_now since 2020
+  // (commit 05f94eb98907, Documentation/ABI/testing/sysfs-class-power); drivers
+  // before it differ, so a vendor may report the other sign.
+  const auto ua = static_cast<std::int64_t>(std::llround(rate * kDesignCapacityUah / 100));
+  return cfg_.current_positive_discharging ? -ua : ua;
+}
+
 Json Device::battery_truth() const {
   const SimBattery b = battery();
   return {{"level", b.level},

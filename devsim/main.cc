@@ -48,6 +48,11 @@ Simulated Android devices for the real adb server (attach with `adb connect
   --seed S               random seed (default 1)
   --thermal-episodes E:L:S  throttling episodes: the last L of every E seconds at
                          thermal status S (0-6; 3 and up slow frames)
+  --gpu K[,K…]           GPU per device, cycled: adreno (default), mali, none
+  --gpu-label L[,L…]     SELinux type of the GPU's sysfs nodes, cycled: auto (default),
+                         sysfs, sysfs_gpu, sysfs_devfreq_cur
+  --battery-label L[,L…] of the battery's: sysfs_batteryinfo (default), sysfs
+  --current-sign S[,S…]  current_now while discharging: negative (default), positive
 )";
 
 bool split_list(const std::string& s, std::vector<std::string>* out) {
@@ -151,7 +156,32 @@ int main(int argc, char** argv) {
     else if (a == "--tick-ms") o.tick_ms = std::max(1, static_cast<int>(num()));
     else if (a == "--threads") threads = std::max(1, static_cast<int>(num()));
     else if (a == "--seed") o.seed = static_cast<std::uint64_t>(num());
-    else if (a == "--thermal-episodes") {
+    else if (a == "--gpu" || a == "--gpu-label" || a == "--battery-label" || a == "--current-sign") {
+      std::vector<std::string> l;
+      if (!split_list(val(), &l)) return 64;
+      std::vector<GpuKind> gpus;
+      std::vector<SysfsLabel> labels;
+      std::vector<bool> signs;
+      for (const auto& x : l) {
+        const auto gpu = gpu_kind_from_name(x);
+        const auto label = sysfs_label_from_name(x);
+        bool ok = false;
+        if (a == "--gpu" && gpu) gpus.push_back(*gpu), ok = true;
+        if (a == "--gpu-label" && label && *label != SysfsLabel::sysfs_batteryinfo) labels.push_back(*label), ok = true;
+        if (a == "--battery-label" && label && (*label == SysfsLabel::sysfs || *label == SysfsLabel::sysfs_batteryinfo)) {
+          labels.push_back(*label), ok = true;
+        }
+        if (a == "--current-sign" && (x == "negative" || x == "positive")) signs.push_back(x == "positive"), ok = true;
+        if (!ok) {
+          std::fprintf(stderr, "jank_devsim: bad %s value %s\n%s", a.c_str(), x.c_str(), kUsage);
+          return 64;
+        }
+      }
+      if (a == "--gpu") o.gpu = gpus;
+      if (a == "--gpu-label") o.gpu_label = labels;
+      if (a == "--battery-label") o.battery_label = labels;
+      if (a == "--current-sign") o.current_positive_discharging = signs;
+    } else if (a == "--thermal-episodes") {
       if (!parse_thermal_episodes(val(), &o.thermal_episodes)) {
         std::fprintf(stderr, "jank_devsim: bad --thermal-episodes (EVERY:LENGTH:STATUS, LENGTH < EVERY, STATUS 0-6)\n");
         return 64;

@@ -21,8 +21,9 @@ std::string fmt(const char* f, auto... a) {
   return std::string(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 
-// init starts logd about two seconds into a boot.
+// init starts logd about two seconds into a boot, zygote a little later.
 constexpr std::int64_t kLogdBootNs = 2'000'000'000;
+constexpr std::int64_t kZygoteBootNs = 2'400'000'000;
 
 // Index of the histogram bin HWUI puts a frame of `ms` milliseconds in.
 std::size_t hist_index(std::int64_t ms) {
@@ -127,6 +128,9 @@ Device::Device(DeviceConfig cfg, const Clock& clock)
   });
   init_thermal();
   init_battery();
+  gpu_label_ = cfg_.gpu_label;
+  battery_label_ = cfg_.battery_label;
+  zygote_started_ns_ = std::min<std::int64_t>(sim_time_, kZygoteBootNs);
   for (auto& a : apps_) start_app(a);
   if (!apps_.empty()) foreground_ = 0;
   perfetto_.boot(sim_time_);
@@ -388,6 +392,8 @@ void Device::reboot(std::int64_t clock_offset_ns, std::int64_t uptime_ns) {
   mono_offset_ = uptime_ns - clock_.mono_ns();
   sim_time_ = now_mono();
   logd_started_ns_ = std::min<std::int64_t>(sim_time_, kLogdBootNs);
+  zygote_started_ns_ = std::min<std::int64_t>(sim_time_, kZygoteBootNs);
+  cpu_reboot();
   display_frames_.clear();  // SurfaceFlinger starts afresh, TimeStats off and empty
   ts_enabled_ = false;
   ts_stats_start_ = 0;
@@ -440,7 +446,9 @@ std::vector<std::int32_t> Device::pids_of(std::string_view name) const {
 
 bool Device::pid_in_use(std::int32_t pid) const {
   if (pid == 1 || pid == logd_pid_ || pid == zygote_pid_ || pid == system_server_pid_) return true;
-  return std::any_of(apps_.begin(), apps_.end(), [pid](const AppState& a) { return a.pid == pid; });
+  // An app's threads hold the ids after its pid.
+  return std::any_of(apps_.begin(), apps_.end(),
+                     [pid](const AppState& a) { return a.pid != 0 && pid >= a.pid && pid < a.pid + kTidSpan; });
 }
 
 std::optional<std::string> Device::cmdline_of(std::int32_t pid) const {
@@ -692,6 +700,7 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   next_pid_ += std::uniform_int_distribution<std::int32_t>(3, 60)(rng_);
   if (next_pid_ > 32000) next_pid_ = 3000;
   a.pid = pid > 0 ? pid : next_pid_;
+  next_pid_ = std::max(next_pid_, a.pid + kTidSpan);  // its threads' ids
   a.truth.gfx_dumped_before += a.truth.gfx_last_dumped;  // a new process: new gfxinfo counters
   a.truth.gfx_last_dumped = 0;
   a.truth.gfx_janky_dumped_before += std::exchange(a.truth.gfx_janky_last_dumped, 0);
@@ -720,6 +729,7 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   log_at(t, LogId::system, 'I', system_server_pid_, system_server_pid_ + 40 + 2 * binder, 1000, "ActivityManager",
          fmt("Start proc %d:%s/u0a%d for top-activity {%s/%s.MainActivity}", a.pid,
              a.cfg.package.c_str(), a.uid - 10000, a.cfg.package.c_str(), a.cfg.package.c_str()));
+  cpu_app_started(a);
 }
 
 void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
@@ -729,6 +739,7 @@ void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
          "ActivityManager",
          fmt("Process %s (pid %d) has died: %.*s", a.cfg.package.c_str(), a.pid,
              static_cast<int>(reason.size()), reason.data()));
+  cpu_app_ended(a);
   a.pid = 0;
   drop_profile_buffers(a);
   a.restart_at = restart_soon ? sim_time_ + 800 * kMs : -1;
@@ -940,6 +951,7 @@ void Device::set_screen(Screen screen) {
   if (!was_on && screen == Screen::on) {
     for (auto& a : apps_) draw_from(a, now_mono());
   }
+  sync_cpu();
 }
 
 bool Device::set_idle(std::string_view pkg, bool idle) {
@@ -948,6 +960,7 @@ bool Device::set_idle(std::string_view pkg, bool idle) {
     if (a.cfg.package != pkg) continue;
     if (a.idle && !idle) draw_from(a, now_mono());
     a.idle = idle;
+    sync_cpu();
     return true;
   }
   return false;
@@ -1110,6 +1123,7 @@ void Device::advance() {
       if (a.pid == 0 && a.restart_at >= 0 && a.restart_at < best) best = a.restart_at, kind = 2, which = i;
     }
     if (next_noise_ < best) best = next_noise_, kind = 3;
+    if (const std::int64_t exit = cpu_.next_exit(); exit < best) best = exit, kind = 5;
     if (kind < 0) break;
     sim_time_ = std::max(sim_time_, best);
     AppState& a = apps_[which];
@@ -1132,6 +1146,7 @@ void Device::advance() {
         next_noise_ = best + exp_delay(cfg_.noise_lines_per_sec);
         break;
       case 4: game_frame(which, best); break;
+      case 5: sync_cpu(); break;  // a thread exits (devsim/resources.cc)
       default: break;
     }
   }
@@ -1153,6 +1168,7 @@ void Device::set_paused(bool p) {
     battery_.at = now;
   }
   paused_ = p;
+  sync_cpu();
 }
 
 std::optional<std::string> Device::getprop(std::string_view key) const {
@@ -1189,6 +1205,7 @@ void Device::restart_zygote() {
   log_at(sim_time_, LogId::main, 'I', 1, 1, 0, "init", "Service 'zygote' (pid 1) received signal 9");
   zygote_pid_ = next_pid_ + 1;
   system_server_pid_ = zygote_pid_ + 120;
+  zygote_started_ns_ = sim_time_;
   next_pid_ = system_server_pid_ + 10;
   log_at(sim_time_, LogId::main, 'I', zygote_pid_, zygote_pid_, 0, "Zygote", "System server process has been created");
   for (auto& a : apps_) start_app(a);
@@ -1430,11 +1447,13 @@ Json Device::truth() const {
                         {"frozen", lt.frozen}});
     }
     app["layers"] = std::move(layers);
+    app["proc"] = proc_truth(i);
     apps.push_back(std::move(app));
   }
   d["apps"] = std::move(apps);
   d["thermal"] = thermal_truth();
   d["battery"] = battery_truth();
+  d["resources"] = resources_truth();
   d["perfetto"] = perfetto_.truth();
   return d;
 }

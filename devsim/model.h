@@ -20,9 +20,11 @@
 
 #include "devsim/battery_dump.h"
 #include "devsim/clock.h"
+#include "devsim/cpu_model.h"
 #include "devsim/timestats_dump.h"
 #include "devsim/log_buffer.h"
 #include "devsim/perfetto.h"
+#include "devsim/procfs.h"
 #include "devsim/thermal_dump.h"
 
 namespace jank::devsim {
@@ -147,6 +149,14 @@ struct DeviceConfig {
   // Per app frame that must wait behind a queued buffer: dropped instead.
   double drop_prob = 0;
   std::vector<AppConfig> apps;
+  // CPU, memory, clocks, GPU and battery current (devsim/resources.cc):
+  // the GPU's driver, the SELinux labels its vendor gave the GPU's and the
+  // battery's sysfs nodes, and the sign of current_now while discharging
+  // (negative by default, as upstream documents it since 2020).
+  GpuKind gpu = GpuKind::adreno;
+  SysfsLabel gpu_label = SysfsLabel::automatic;
+  SysfsLabel battery_label = SysfsLabel::sysfs_batteryinfo;
+  bool current_positive_discharging = false;
 };
 
 // What really happened, per package, summed over all its processes.
@@ -270,6 +280,9 @@ struct AppState {
   LayerTruth window_truth, game_truth;
   std::map<std::int64_t, std::int64_t> active_spans;  // recent ones, begin → end
   std::int64_t active_ns = 0;
+  // The `cpu` control: the main thread's and RenderThread's busy share
+  // (ppm) whatever the app draws; nullopt: the model's.
+  std::optional<std::uint32_t> cpu_main_ppm, cpu_render_ppm;
 };
 
 struct SetpropResult {
@@ -283,6 +296,9 @@ class Device {
 
   const DeviceConfig& config() const { return cfg_; }
   std::int64_t now_mono() const { return clock_.mono_ns() + mono_offset_; }
+  // The instant the model has reached (device monotonic ns): a shell
+  // script's files all describe it.
+  std::int64_t sim_now() const { return sim_time_; }
   std::int64_t wall_of(std::int64_t mono) const { return mono + wall_offset_; }
   std::int64_t wall_now() const { return wall_of(now_mono()); }
   // The device's wall clock minus the host's, now.
@@ -435,6 +451,40 @@ class Device {
   const std::vector<AppState>& apps() const { return apps_; }
   const AppState* app(std::string_view pkg) const;
 
+  // CPU, memory, clocks, GPU and battery current (devsim/resources.cc; the
+  // files: devsim/procfs.cc). Every thread's and core's time, the cpufreq
+  // policies, the answers given.
+  CpuModel& cpu() { return cpu_; }
+  const CpuModel& cpu() const { return cpu_; }
+  KernelVersion kernel() const { return kernel_of(cfg_.sdk); }
+  // The labels in force (`automatic` resolved for this release and GPU).
+  SysfsLabel gpu_label() const;
+  SysfsLabel battery_label() const { return battery_label_; }
+  // The `sysfs-label` control: either label from now on.
+  void set_sysfs_labels(std::optional<SysfsLabel> gpu, std::optional<SysfsLabel> battery);
+  // The GPU's load now (ppm; 0 while the screen is not on) and whether it is powered.
+  std::uint32_t gpu_load_ppm() const;
+  bool gpu_powered() const { return screen_ == Screen::on && !paused_; }
+  // current_now (µA) of the battery now: the gauge's rate times its capacity.
+  std::int64_t battery_current_ua() const;
+  // Platform processes (and perfetto's) the CPU model has not seen yet get
+  // their threads; those that ended leave it. Called before /proc is read.
+  void sync_platform_processes();
+  // A process's memory now (kB), its high-water mark moved up to it.
+  struct Memory {
+    std::uint64_t size_kb = 0, peak_kb = 0, rss_kb = 0, hwm_kb = 0, anon_kb = 0, file_kb = 0, shmem_kb = 0;
+    std::uint64_t swap_kb = 0, data_kb = 0, stack_kb = 0, exe_kb = 0, lib_kb = 0, pte_kb = 0;
+  };
+  Memory memory_of(SimProc& p);
+  // Controls (empty string: applied; else why not). `cpu`: the busy share
+  // of the app's main thread and RenderThread (nullopt: leave; a negative
+  // value: the model's again).
+  std::string set_cpu_busy(std::string_view pkg, std::optional<double> main, std::optional<double> render);
+  // `cpufreq`: cap policy N's scaling_max_freq (0: no cap).
+  std::string set_cpufreq_cap(int policy, std::uint32_t khz);
+  // `cpu-online`: hotplug a core.
+  std::string set_core_online(int core, bool on);
+
   // A test fixture, no release's behaviour: every shell script fails at its
   // first command as a broken build would ("can't execute", exit 126).
   void set_failing(bool on) { failing_ = on; }
@@ -545,6 +595,15 @@ class Device {
   double battery_rate_pct_per_hour() const;  // signed: < 0 draining
   void battery_broadcast(std::int64_t now);  // what ACTION_BATTERY_CHANGED last carried
   nlohmann::ordered_json battery_truth() const;
+  // CPU model hooks (devsim/resources.cc): an app's process starts or ends,
+  // the apps' threads' busy shares follow the state (drawing, idle, paused,
+  // controls), a reboot starts every count again.
+  void cpu_app_started(AppState& a);
+  void cpu_app_ended(AppState& a);
+  void sync_cpu();
+  void cpu_reboot();
+  nlohmann::ordered_json proc_truth(std::size_t app) const;
+  nlohmann::ordered_json resources_truth() const;
   void new_layers(AppState& a);
   void noise(std::int64_t t);
   void log_at(std::int64_t mono, LogId id, char prio, std::int32_t pid, std::int32_t tid,
@@ -690,6 +749,9 @@ class Device {
     std::string tag;
   };
   std::array<Header, kLogIdCount> last_header_{};
+  CpuModel cpu_;
+  SysfsLabel gpu_label_ = SysfsLabel::automatic, battery_label_ = SysfsLabel::sysfs_batteryinfo;
+  std::int64_t zygote_started_ns_ = 0;  // when zygote (and system_server) last started
   Perfetto perfetto_{*this};  // last: it reads the config when constructed
 };
 

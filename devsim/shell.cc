@@ -419,44 +419,6 @@ void reader_declares(Device& dev, const std::vector<std::string>& w, std::size_t
   }
 }
 
-// toybox grep with fixed patterns only (-e P ... or one P; -F says so, and
-// patterns are taken as fixed strings without it too): the lines of `input`
-// holding any of them; exit 1 when none does.
-int run_grep(const std::vector<std::string>& w, const std::string& input, ShellResult& r) {
-  std::vector<std::string> patterns;
-  for (std::size_t i = 1; i < w.size(); ++i) {
-    if (w[i] == "-F") continue;
-    if (w[i] == "-e" && i + 1 < w.size()) {
-      patterns.push_back(w[++i]);
-    } else if (!w[i].empty() && w[i][0] == '-') {
-      r.err += "grep: option not simulated: " + w[i] + "\n";
-      return 2;
-    } else if (patterns.empty()) {
-      patterns.push_back(w[i]);
-    } else {
-      r.err += "grep: " + w[i] + ": No such file or directory\n";
-      return 2;
-    }
-  }
-  bool any = false;
-  std::size_t at = 0;
-  while (at < input.size()) {
-    const std::size_t nl = input.find('\n', at);
-    const std::size_t end = nl == std::string::npos ? input.size() : nl + 1;
-    const std::string_view line(input.data() + at, end - at);
-    for (const auto& p : patterns) {
-      if (line.find(p) != std::string_view::npos) {
-        r.out.append(line);
-        if (line.back() != '\n') r.out += '\n';
-        any = true;
-        break;
-      }
-    }
-    at = end;
-  }
-  return any ? 0 : 1;
-}
-
 // Android's /system/bin/sh (mksh) on a command it cannot find: status 127.
 // mksh says "not found" up to R56 (exec.c:804 @ mksh-R50, the release of
 // Android 5.0) and "inaccessible or not found" from R57 (MirBSD/mksh commit
@@ -640,42 +602,28 @@ int run_rm(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
   return status;
 }
 
-// cat of /proc and trace files; a trace bigger than kInlineFileMax is
-// streamed (r.file) and ends the arguments, a hung pull sets r.hang.
+// cat of /proc, /sys and trace files; a trace bigger than kInlineFileMax is
+// streamed (r.file) and ends the arguments, a hung pull sets r.hang. Both
+// cats (NetBSD's in 5.x's toolbox, toybox's from 6.0) write with write(2):
+// an error lands between the files' bytes in order. Errors go on with the
+// next file and make the status 1 (toolbox cat.c:275-277 @ android-5.0.0_r1;
+// toybox lib/lib.c loopfiles_rw, WARN_ONLY).
 int run_cat(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
   int status = 0;
+  auto fail = [&](const std::string& path, std::string_view why) {
+    r.err_at.emplace_back(r.out.size(), "cat: " + path + ": " + std::string(why) + "\n");
+    status = 1;
+  };
   for (std::size_t i = 1; i < w.size(); ++i) {
     const std::string& path = w[i];
-    if (path == "/proc/sys/kernel/random/boot_id") {
-      r.out += dev.boot_id() + "\n";
-      continue;
-    }
-    if (path == "/proc/uptime") {
-      const double up = static_cast<double>(dev.now_mono()) / 1e9;
-      char b[64];
-      std::snprintf(b, sizeof b, "%.2f %.2f\n", up, up * 3.1);
-      r.out += b;
-      continue;
-    }
-    constexpr std::string_view kProc = "/proc/", kCmdline = "/cmdline";
-    if (path.rfind(kProc, 0) == 0 && path.size() > kProc.size() + kCmdline.size() &&
-        path.compare(path.size() - kCmdline.size(), kCmdline.size(), kCmdline) == 0) {
-      const std::string pid = path.substr(kProc.size(), path.size() - kProc.size() - kCmdline.size());
-      if (all_digits(pid) && pid.size() < 8) {
-        if (auto line = dev.cmdline_of(static_cast<std::int32_t>(std::stol(pid)))) {
-          r.out += *line;
-          continue;
-        }
-      }
-    } else if (path.rfind(kPerfettoTraceDir, 0) == 0) {
+    if (path.rfind(kPerfettoTraceDir, 0) == 0) {
       const TraceRead t = dev.perfetto().cat(path);
       if (t.kind == TraceRead::Kind::hang) {
         r.hang = true;
         return status;
       }
       if (t.kind == TraceRead::Kind::denied) {
-        r.err += "cat: " + path + ": Permission denied\n";
-        status = 1;
+        fail(path, "Permission denied");
         continue;
       }
       if (t.kind == TraceRead::Kind::data) {
@@ -686,16 +634,22 @@ int run_cat(Device& dev, const std::vector<std::string>& w, ShellResult& r) {
         r.file = FileStream{t.content, t.length};
         return status;
       }
+      fail(path, "No such file or directory");
+      continue;
     }
-    r.err += "cat: " + path + ": No such file or directory\n";
-    status = 1;
+    const FsRead f = fs_read(dev, path);
+    if (f.err != 0) {
+      fail(path, fs_error_text(f.err));
+      continue;
+    }
+    r.out += f.data;
   }
   return status;
 }
 
 // Runs one simple command (no operators). Returns its exit status.
 // `input`: what a pipe feeds it (only grep and perfetto read it).
-int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop,
+int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* stop, bool tty,
                const std::string* input = nullptr) {
   // Leading VAR=value assignments only set the environment, which we ignore.
   while (!w.empty() && w[0].find('=') != std::string::npos && w[0][0] != '=' &&
@@ -833,7 +787,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     return 0;
   }
   if (cmd == "date") return run_date(dev, w, r);
-  if (cmd == "grep") return run_grep(w, input ? *input : std::string(), r);
+  if (cmd == "grep") return run_grep(dev, w, input, tty, r);
   if (cmd == "printf") return run_printf(w, r);
   if (cmd == "kill") return run_kill(dev, w, r);
   if (cmd == "rm") return run_rm(dev, w, r);
@@ -867,15 +821,25 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
 
 }  // namespace
 
-std::vector<std::string> shell_words(std::string_view s, bool* ok) {
+std::vector<std::string> shell_words(std::string_view s, bool* ok) { return shell_words(s, ok, nullptr); }
+
+std::vector<std::string> shell_words(std::string_view s, bool* ok, std::vector<std::string>* unquoted) {
   std::vector<std::string> out;
   *ok = true;
-  std::string cur;
+  std::string cur, mask;  // mask: '1' for each byte of cur that was not quoted
   bool in_word = false;
   auto flush = [&] {
-    if (in_word) out.push_back(std::move(cur));
+    if (in_word) {
+      out.push_back(std::move(cur));
+      if (unquoted) unquoted->push_back(std::move(mask));
+    }
     cur.clear();
+    mask.clear();
     in_word = false;
+  };
+  auto op = [&](std::string o) {
+    out.push_back(std::move(o));
+    if (unquoted) unquoted->emplace_back();
   };
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
@@ -883,18 +847,18 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
       flush();
     } else if (c == ';') {
       flush();
-      out.push_back(std::string(1, kOp) + ";");
+      op(std::string(1, kOp) + ";");
     } else if (c == '&' && i + 1 < s.size() && s[i + 1] == '&') {
       flush();
-      out.push_back(std::string(1, kOp) + "&&");
+      op(std::string(1, kOp) + "&&");
       ++i;
     } else if (c == '|' && i + 1 < s.size() && s[i + 1] == '|') {
       flush();
-      out.push_back(std::string(1, kOp) + "||");
+      op(std::string(1, kOp) + "||");
       ++i;
     } else if (c == '|') {
       flush();
-      out.push_back(std::string(1, kOp) + "|");
+      op(std::string(1, kOp) + "|");
     } else if (c == '&' || c == '<' || c == '(' || c == ')' || c == '`') {
       *ok = false;  // background jobs, subshells: not simulated
       return out;
@@ -909,9 +873,9 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
         ++i;
         std::string to;
         while (i < s.size() && text::is_digit(s[i])) to += s[i++];
-        out.push_back(std::string(1, kOp) + ">" + fd + "&" + to);
+        op(std::string(1, kOp) + ">" + fd + "&" + to);
       } else {
-        out.push_back(std::string(1, kOp) + ">" + fd);
+        op(std::string(1, kOp) + ">" + fd);
       }
       --i;
     } else if (c == '\'') {
@@ -922,6 +886,7 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
         return out;
       }
       cur.append(s.substr(i + 1, e - i - 1));
+      mask.append(e - i - 1, '0');
       i = e;
     } else if (c == '"') {
       in_word = true;
@@ -932,6 +897,7 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
           ++i;
         }
         cur += s[i];
+        mask += '0';
       }
       if (i >= s.size()) {
         *ok = false;
@@ -940,19 +906,22 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok) {
     } else if (c == '\\' && i + 1 < s.size()) {
       in_word = true;
       cur += s[++i];
+      mask += '0';
     } else {
       in_word = true;
       cur += c;
+      mask += '1';
     }
   }
   flush();
   return out;
 }
 
-ShellResult run_shell(Device& dev, std::string_view script) {
+ShellResult run_shell(Device& dev, std::string_view script, bool tty) {
   ShellResult r;
   bool ok = true;
-  auto words = shell_words(script, &ok);
+  std::vector<std::string> unquoted;
+  auto words = shell_words(script, &ok, &unquoted);
   if (!ok) {
     r.err = "sh: syntax not supported by the simulator\n";
     r.exit = 2;
@@ -994,7 +963,9 @@ ShellResult run_shell(Device& dev, std::string_view script) {
         ++i;
         continue;
       }
-      cmd.push_back(words[i++]);
+      // Pathname expansion (mksh) of the words with unquoted patterns.
+      for (std::string& x : expand_glob(dev, words[i], unquoted[i])) cmd.push_back(std::move(x));
+      ++i;
     }
     const bool to_pipe = i < words.size() && words[i] == std::string(1, kOp) + "|";
     const bool run = pending_op == ";" || pending_op == "|" || (pending_op == "&&" && status == 0) ||
@@ -1004,19 +975,33 @@ ShellResult run_shell(Device& dev, std::string_view script) {
       bool stop = false;
       std::optional<std::string> input = std::move(piped);
       piped.reset();
-      status = run_simple(dev, std::move(cmd), one, &stop, input ? &*input : nullptr);
+      status = run_simple(dev, std::move(cmd), one, &stop, tty, input ? &*input : nullptr);
       if (one.file && to_pipe) {
         one.file.reset();
         one.err += "sh: a pipe of a file over 4 MiB is not simulated\n";
         status = 2;
       }
-      if (to_pipe) {
-        piped = out_null ? std::string() : std::move(one.out);
-        one.out.clear();
+      // Its stdout, with its stderr where each part lands when 2>&1 sends
+      // both to one file (the tool's own buffering decides: err_at).
+      std::string out = std::move(one.out);
+      std::string err;
+      if (err_to_out && !out_null) {
+        std::size_t shift = 0;
+        for (const auto& [at, text] : one.err_at) {
+          out.insert(std::min(at + shift, out.size()), text);
+          shift += text.size();
+        }
+        out += one.err;
+      } else if (!err_null) {
+        for (const auto& [at, text] : one.err_at) err += text;
+        err += one.err;
       }
-      if (!out_null) r.out += one.out;
-      if (err_to_out && !out_null) r.out += one.err;
-      else if (!err_null) r.err += one.err;
+      if (to_pipe) {
+        piped = out_null ? std::string() : std::move(out);
+      } else if (!out_null) {
+        r.out += out;
+      }
+      r.err += err;
       if (one.follow) {
         r.follow = std::move(one.follow);
         break;

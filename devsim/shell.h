@@ -66,6 +66,10 @@ struct FileStream {
 
 struct ShellResult {
   std::string out, err;
+  // stderr a command wrote while its stdout held this many bytes *out of
+  // its buffer* (the tool's buffering taken into account): where each lands
+  // when both go to one file (2>&1). Otherwise it is stderr, before `err`.
+  std::vector<std::pair<std::size_t, std::string>> err_at;
   int exit = 0;
   std::optional<LogcatFollow> follow;  // set: the command keeps streaming
   std::optional<FileStream> file;      // set: the output goes on with these bytes
@@ -80,8 +84,23 @@ inline constexpr std::uint64_t kInlineFileMax = 4 * 1024 * 1024;
 // ; && || are returned as separate words prefixed with '\0' so that quoted
 // text never mistakes for them.
 std::vector<std::string> shell_words(std::string_view line, bool* ok);
+// The same, and per word which of its bytes were unquoted ('1') or quoted
+// ('0'): only unquoted * ? [ are pathname patterns.
+std::vector<std::string> shell_words(std::string_view line, bool* ok, std::vector<std::string>* unquoted);
 
-ShellResult run_shell(Device& dev, std::string_view script);
+// mksh's pathname expansion of one word (eval.c glob/globit @ mksh-R50):
+// each component with an unquoted * ? or [...] is matched against the
+// directory's entries (a leading '.' only by a leading '.'), a literal
+// component after a pattern must exist (lstat), matches come sorted by
+// strcmp; no match leaves the word as it is.
+std::vector<std::string> expand_glob(Device& dev, const std::string& word, const std::string& unquoted);
+
+// grep [-HhFs] [-e P]… [--line-buffered] [P] [FILE…] (devsim/shell_files.cc).
+int run_grep(Device& dev, const std::vector<std::string>& w, const std::string* input, bool tty, ShellResult& r);
+
+// Runs a script on the device. `tty`: its stdout is a terminal (adbd's PTY
+// for `shell:` without shell_v2), which makes the tools' stdio line-buffered.
+ShellResult run_shell(Device& dev, std::string_view script, bool tty = false);
 
 // Formats entries that are new for `f` (at most about max_bytes of output).
 // Sets *done when a -d/-m logcat has printed everything it will, or when its

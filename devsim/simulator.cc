@@ -190,6 +190,11 @@ void Simulator::start() {
       g.hitch_prob = opts_.hitch_prob;
     }
     c.sdk = opts_.sdk[static_cast<std::size_t>(i) % opts_.sdk.size()];
+    const auto cycle = [i](const auto& list) { return list[static_cast<std::size_t>(i) % list.size()]; };
+    c.gpu = cycle(opts_.gpu);
+    c.gpu_label = cycle(opts_.gpu_label);
+    c.battery_label = cycle(opts_.battery_label);
+    c.current_positive_discharging = cycle(opts_.current_positive_discharging);
     c.release = release_of(c.sdk);
     TransportOptions t;
     t.port = opts_.base_port ? static_cast<std::uint16_t>(opts_.base_port + i) : 0;
@@ -268,7 +273,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log logd-write repeat skip freeze unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal battery install model foreground fail perfetto "
+                 "screen idle thermal battery cpu cpufreq cpu-online sysfs-label install model foreground fail perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -418,6 +423,63 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
                    "[plugged=none|ac|usb|wireless|dock] [rate=0-1000|auto]");
     }
     fn = [c = *control](SimDevice& d) { return d.model().set_battery(c); };
+  } else if (cmd == "cpu") {
+    // cpu DEV PKG [main=0..1|auto] [render=0..1|auto]: the busy share of the
+    // app's main thread and RenderThread from now on (devsim/resources.cc).
+    const std::string pkg = arg(0);
+    std::optional<double> main, render;
+    bool ok = args.size() >= 2;
+    for (std::size_t i = 1; i < args.size() && ok; ++i) {
+      const std::string& a = args[i];
+      const std::size_t eq = a.find('=');
+      const std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+      double v = -1;
+      ok = eq != std::string::npos && (key == "main" || key == "render") &&
+           (value == "auto" || (parse_number(value, &v) && v >= 0 && v <= 1));
+      (key == "main" ? main : render) = value == "auto" ? -1.0 : v;
+    }
+    if (!ok) return reply("ERR usage: cpu DEV PKG [main=0..1|auto] [render=0..1|auto]");
+    fn = [=](SimDevice& d) { return d.model().set_cpu_busy(pkg, main, render); };
+  } else if (cmd == "cpufreq") {
+    // cpufreq DEV policy=N max=KHZ|auto: cap policyN's scaling_max_freq.
+    double policy = -1, khz = 0;
+    const bool ok = args.size() == 2 && args[0].rfind("policy=", 0) == 0 && args[1].rfind("max=", 0) == 0 &&
+                    parse_number(args[0].substr(7), &policy) && policy >= 0 && policy == std::floor(policy) &&
+                    (args[1] == "max=auto" || (parse_number(args[1].substr(4), &khz) && khz > 0 &&
+                                               khz == std::floor(khz) && khz < 4e9));
+    if (!ok) return reply("ERR usage: cpufreq DEV policy=N max=KHZ|auto");
+    fn = [=](SimDevice& d) {
+      return d.model().set_cpufreq_cap(static_cast<int>(policy), static_cast<std::uint32_t>(khz));
+    };
+  } else if (cmd == "cpu-online") {
+    // cpu-online DEV core=N on|off: hotplug a core.
+    double core = -1;
+    const bool ok = args.size() == 2 && args[0].rfind("core=", 0) == 0 && parse_number(args[0].substr(5), &core) &&
+                    core >= 0 && core == std::floor(core) && core < 1024 && (args[1] == "on" || args[1] == "off");
+    if (!ok) return reply("ERR usage: cpu-online DEV core=N on|off");
+    const bool on = args[1] == "on";
+    fn = [=](SimDevice& d) { return d.model().set_core_online(static_cast<int>(core), on); };
+  } else if (cmd == "sysfs-label") {
+    // sysfs-label DEV [gpu=LABEL] [battery=LABEL]: the SELinux types of the
+    // GPU's and the battery's sysfs nodes from now on.
+    std::optional<SysfsLabel> gpu, battery;
+    bool ok = !args.empty();
+    for (const auto& a : args) {
+      const std::size_t eq = a.find('=');
+      const std::string key = a.substr(0, eq);
+      const auto label = eq == std::string::npos ? std::nullopt : sysfs_label_from_name(a.substr(eq + 1));
+      ok = ok && label && (key == "gpu" || (key == "battery" && (*label == SysfsLabel::sysfs_batteryinfo ||
+                                                                 *label == SysfsLabel::sysfs)));
+      if (ok) (key == "gpu" ? gpu : battery) = label;
+    }
+    if (!ok) {
+      return reply("ERR usage: sysfs-label DEV [gpu=auto|sysfs|sysfs_gpu|sysfs_devfreq_cur] "
+                   "[battery=sysfs_batteryinfo|sysfs]");
+    }
+    fn = [=](SimDevice& d) {
+      d.model().set_sysfs_labels(gpu, battery);
+      return std::string();
+    };
   } else if (cmd == "restart" || cmd == "crash") {
     const std::string pkg = arg(0);
     const bool crash = cmd == "crash";

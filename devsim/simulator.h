@@ -42,6 +42,11 @@ struct SimOptions {
   int tick_ms = 50;
   std::uint64_t seed = 1;
   ThermalEpisodes thermal_episodes;  // scripted throttling, every device alike
+  // CPU, GPU and battery sysfs (devsim/resources.cc), each list cycled over devices.
+  std::vector<GpuKind> gpu = {GpuKind::adreno};
+  std::vector<SysfsLabel> gpu_label = {SysfsLabel::automatic};
+  std::vector<SysfsLabel> battery_label = {SysfsLabel::sysfs_batteryinfo};
+  std::vector<bool> current_positive_discharging = {false};
 };
 
 // Parses a "1-9:0.55,10-44:0.33" band list; false on syntax errors.

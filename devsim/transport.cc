@@ -315,7 +315,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void run(std::uint32_t id, const std::string& cmd) {
     Stream& st = streams_.at(id);
-    ShellResult r = run_shell(dev_.model(), cmd);
+    // adbd's PTY (shell: without shell_v2) is a terminal: the tools' stdout is line-buffered.
+    ShellResult r = run_shell(dev_.model(), cmd, st.kind == Stream::Kind::pty);
     if (st.kind == Stream::Kind::v2) {
       add_output(st, r.out, 1);  // in pipe-sized packets, as adbd sends them
       add_output(st, r.err, 2);

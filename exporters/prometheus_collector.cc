@@ -279,6 +279,15 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   for (const auto& [result, n] : l.commands) {
     f.sample(F::jank_exporter_device_commands_total, dev, Extra{"result", result}, count(n));
   }
+  for (const auto& [kind, cost] : l.command_costs) {
+    f.sample(F::jank_exporter_device_command_runs_total, dev, Extra{"command", kind}, count(cost.runs));
+  }
+  for (const auto& [kind, cost] : l.command_costs) {
+    f.sample(F::jank_exporter_device_command_seconds_total, dev, Extra{"command", kind}, cost.seconds);
+  }
+  for (const auto& [kind, cost] : l.command_costs) {
+    f.sample(F::jank_exporter_device_command_output_bytes_total, dev, Extra{"command", kind}, count(cost.output_bytes));
+  }
   for (const auto& [result, n] : l.package_polls) {
     f.sample(F::jank_exporter_package_polls_total, dev, Extra{"result", result}, count(n));
   }

@@ -30,7 +30,8 @@ Json series_json(const metrics::Run& run, const metrics::RunDevice& d) {
   Json s;
   s["interval_seconds"] = rounded(parsers::units::seconds_of_ns(run.step_ns));
   Json t = Json::array(), frames = Json::array(), janky = Json::array(), skipped = Json::array(),
-       sf = Json::array(), active = Json::array(), sm = Json::array(), fps = Json::array();
+       sf = Json::array(), active = Json::array(), sm = Json::array(), fps = Json::array(), cpu = Json::array();
+  bool any_cpu = false;
   for (const auto& step : d.steps) {
     const double span = parsers::units::seconds_of_ns(step.span_ns);
     t.push_back(rounded(parsers::units::seconds_of_ns(step.end_ns - run.started_ns)));
@@ -45,6 +46,9 @@ Json series_json(const metrics::Run& run, const metrics::RunDevice& d) {
                           : Json());
     const bool fps_known = step.has_sf && !step.intervals_unknown && active_s > 0;
     fps.push_back(fps_known ? Json(rounded(static_cast<double>(step.sf_intervals) / active_s)) : Json());
+    const auto cpu_percent = metrics::step_cpu_percent(step);
+    cpu.push_back(number_or_null(cpu_percent));
+    any_cpu = any_cpu || cpu_percent.has_value();
   }
   s["t"] = t;
   s["frames"] = frames;
@@ -54,6 +58,7 @@ Json series_json(const metrics::Run& run, const metrics::RunDevice& d) {
   s["active_seconds"] = active;
   s["sm"] = sm;
   s["fps"] = fps;
+  if (any_cpu) s["cpu_percent"] = cpu;
   return s;
 }
 

@@ -35,7 +35,7 @@ struct MetricInfo {
   bool trim;
 };
 
-constexpr std::array<MetricInfo, 25> kMetrics = {{
+constexpr std::array<MetricInfo, 31> kMetrics = {{
     {"frames", "Frames", "", 0, false},
     {"janky_frames", "Janky frames", "", 0, false},
     {"janky_percent", "Janky", "%", 2, false},
@@ -61,7 +61,15 @@ constexpr std::array<MetricInfo, 25> kMetrics = {{
     {"stutter_percent", "Stutter", "%", 2, false},
     {"ft_janky_frames", "FrameTimeline janky", "", 0, false},
     {"duration_seconds", "Duration", "s", 1, false},
+    {"cpu_percent", "App CPU", "% of a core", 1, false},
+    {"cpu_p95_percent", "App CPU p95", "% of a core", 1, false},
+    {"main_thread_cpu_percent", "Main thread CPU", "% of a core", 1, false},
+    {"peak_rss_bytes", "Peak memory", "bytes", 0, false},
+    {"throttled_seconds", "CPU throttled", "s", 1, false},
+    {"throttled_percent", "CPU throttled", "%", 1, false},
 }};
+
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 const MetricInfo& info(std::string_view key) {
   for (const auto& m : kMetrics) {
@@ -152,7 +160,9 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
          "<th class=\"num\">SM<br><small>frames/s</small></th><th class=\"num\">FPS<br><small>frames/s</small></th>"
          "<th class=\"num\">Skipped<br><small>frames</small></th><th class=\"num\">Max skip<br><small>frames</small></th>"
          "<th class=\"num\">Davey</th><th class=\"num\">Frozen<br><small>frames</small></th>"
-         "<th class=\"num\">Jank / big jank</th></tr></thead>\n";
+         "<th class=\"num\">Jank / big jank</th><th class=\"num\">CPU<br><small>% of a core, mean / p95</small></th>"
+         "<th class=\"num\">Main thread<br><small>% of a core</small></th><th class=\"num\">Peak RSS<br><small>MiB</small></th>"
+         "<th class=\"num\">Throttled<br><small>%</small></th></tr></thead>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Run& r = runs[i];
     const std::size_t rows = std::max<std::size_t>(r.devices.size(), 1);
@@ -172,7 +182,7 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
         out += "</td><td" + span + " class=\"app\">" + breakable(r.package) + "</td>";
       }
       if (!d) {
-        out += "<td class=\"missing\" colspan=\"16\">no device in this run</td></tr>";
+        out += "<td class=\"missing\" colspan=\"20\">no device in this run</td></tr>";
         continue;
       }
       const std::string sc = scope(r, d);
@@ -188,7 +198,16 @@ void run_table(std::string& out, const std::vector<Run>& runs) {
       number(out, "span", "", sc, "jank", metric_of(r, *d, "jank"));
       out += " / ";
       number(out, "span", "", sc, "big_jank", metric_of(r, *d, "big_jank"));
-      out += "</td></tr>\n";
+      out += "</td><td class=\"num\">";
+      number(out, "span", "", sc, "cpu_percent", metric_of(r, *d, "cpu_percent"));
+      out += " / ";
+      number(out, "span", "", sc, "cpu_p95_percent", metric_of(r, *d, "cpu_p95_percent"));
+      out += "</td>";
+      number(out, "td", "num", sc, "main_thread_cpu_percent", metric_of(r, *d, "main_thread_cpu_percent"));
+      const auto rss = metric_of(r, *d, "peak_rss_bytes");
+      number(out, "td", "num", sc, "peak_rss_bytes", rss, rss ? format_fixed(*rss / kBytesPerMiB, 1) : "");
+      number(out, "td", "num", sc, "throttled_percent", metric_of(r, *d, "throttled_percent"));
+      out += "</tr>\n";
     }
     out += "</tbody>\n";
   }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 
+#include "metrics/sources/memory.h"
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
 #include "parsers/names.h"
@@ -39,6 +40,10 @@ void step_add(RunStep& step, const AppCounters& growth) {
   }
   step.sf_intervals += growth.total("sf_intervals").value_or(0);
   step.active_ns += growth.total("active_ns").value_or(0);
+  if (const auto v = growth.total("cpu_ticks")) {
+    step.cpu_ticks += *v;
+    step.has_cpu = true;
+  }
 }
 
 void merge_pairs(std::vector<RunStep>& steps) {
@@ -58,6 +63,8 @@ void merge_pairs(std::vector<RunStep>& steps) {
       s.active_ns += t.active_ns;
       s.has_frames = s.has_frames || t.has_frames;
       s.has_sf = s.has_sf || t.has_sf;
+      s.cpu_ticks += t.cpu_ticks;
+      s.has_cpu = s.has_cpu || t.has_cpu;
     }
     merged.push_back(s);
   }
@@ -68,6 +75,7 @@ void save_step(StateWriter& w, const RunStep& s) {
   w.i64(s.end_ns).i64(s.span_ns).u64(s.frames).u64(s.janky_frames).u64(s.skipped_frames).u64(s.sf_frames);
   w.u64(s.active_ns).boolean(s.has_frames).boolean(s.has_sf);
   if (!s.intervals_unknown) w.tag("iv").u64(s.sf_intervals);  // absent from files written before
+  if (s.has_cpu) w.tag("cpu").u64(s.cpu_ticks);                 // absent without a resource poll
 }
 
 RunStep load_step(StateReader& r) {
@@ -86,6 +94,11 @@ RunStep load_step(StateReader& r) {
     s.sf_intervals = r.u64();
   } else {
     s.intervals_unknown = s.has_sf;
+  }
+  if (r.peek("cpu")) {
+    r.expect("cpu");
+    s.cpu_ticks = r.u64();
+    s.has_cpu = true;
   }
   return s;
 }
@@ -311,6 +324,9 @@ void RunBook::sample_device(const Run& run, RunDevice& d, const DeviceMetrics& d
     if (base_package(name) != run.spec.package) continue;
     d.max_skip_frames = std::max(d.max_skip_frames, p.peaks.skip_frames);
     d.max_frame_ns = std::max(d.max_frame_ns, p.peaks.frame_ns);
+    if (const AppMemoryState* m = app_memory_of(p); m != nullptr && m->rss_bytes) {
+      d.peak_rss_bytes = std::max(d.peak_rss_bytes, *m->rss_bytes);
+    }
   }
   if (const AppVersion* v = app_version_of(dev, run.spec.package)) {
     if (d.versions.empty() || !(d.versions.back().version == *v)) d.versions.push_back({*v, now_ns});
@@ -379,7 +395,9 @@ std::string RunBook::save() const {
     for (const auto& d : r.devices) {
       w.tag("run_device").str(d.serial).str(d.model).boolean(d.sdk.has_value()).i64(d.sdk.value_or(0));
       w.f64(d.refresh_hz).boolean(d.settled_start).boolean(d.settled_stop).u64(d.restarts);
-      w.u64(d.max_skip_frames).i64(d.max_frame_ns).newline();
+      w.u64(d.max_skip_frames).i64(d.max_frame_ns);
+      if (d.peak_rss_bytes > 0) w.tag("rss").u64(d.peak_rss_bytes);  // absent without a memory reading
+      w.newline();
       d.last.save(w);
       w.newline();
       d.counted.save(w);
@@ -447,6 +465,10 @@ bool RunBook::load(std::string_view text, std::string& error, Store& store) {
       const std::uint64_t max_skip = r.u64();
       d.max_skip_frames = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_skip, UINT32_MAX));
       d.max_frame_ns = r.i64();
+      if (r.peek("rss")) {
+        r.expect("rss");
+        d.peak_rss_bytes = r.u64();
+      }
       d.last.load(r);
       d.counted.load(r);
       const std::uint64_t versions = r.count(1024);

@@ -54,6 +54,8 @@ struct RunStep {
   std::uint64_t active_ns = 0;
   bool has_frames = false, has_sf = false;  // whether the sources existed (else the arrays hold null)
   bool intervals_unknown = false;  // a step kept from before intervals were counted: no FPS
+  std::uint64_t cpu_ticks = 0;     // the app's CPU time (resource poll), clock ticks
+  bool has_cpu = false;            // the app's CPU was measured (else its array holds null)
 };
 
 struct VersionSeen {
@@ -72,6 +74,7 @@ struct RunDevice {
   std::uint64_t restarts = 0;  // sources found restarted (a series re-created)
   std::uint32_t max_skip_frames = 0;
   std::int64_t max_frame_ns = 0;
+  std::uint64_t peak_rss_bytes = 0;  // the app's main process, at the run's samples (0: never read)
   std::vector<VersionSeen> versions;
   std::vector<RunStep> steps;
   RunStep open_step;           // growth since the last closed step

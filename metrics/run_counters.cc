@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/layers.h"
@@ -48,6 +50,14 @@ std::optional<std::uint64_t> AppCounters::total(std::string_view metric) const {
     if (metric_of(key) == metric) sum = sum.value_or(0) + v;
   }
   return sum;
+}
+
+std::optional<std::uint64_t> AppCounters::largest(std::string_view metric) const {
+  std::optional<std::uint64_t> most;
+  for (const auto& [key, v] : values) {
+    if (metric_of(key) == metric) most = std::max(most.value_or(0), v);
+  }
+  return most;
 }
 
 std::vector<std::uint64_t> AppCounters::total_buckets(std::string_view histogram) const {
@@ -130,6 +140,12 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
       put(c, "framestats_janky_frames", name, fs.janky_frames());
       put(c, "framestats_janky_frames_legacy", name, fs.janky_frames_legacy());
     }
+    if (const AppCpuState* cpu = app_cpu_of(p); cpu != nullptr && cpu->pid != 0) {
+      put(c, "cpu_ticks", name, cpu->user + cpu->system);
+      if (const auto main = cpu->threads.find("main"); main != cpu->threads.end()) {
+        put(c, "main_thread_ticks", name, main->second);
+      }
+    }
     if (const FrameTimelineCounts* ft = frametimeline_of(p)) {
       put(c, "ft_frames", name, ft->frames);
       put(c, "ft_janky_frames", name, ft->janky);
@@ -137,6 +153,12 @@ AppCounters snapshot_app(const DeviceMetrics& device, std::string_view package) 
       for (std::size_t i = 1; i < kJankLabels; ++i) {
         if (ft->by_label[i] > 0) put(c, "ft_type:" + std::string(jank_label(i)), name, ft->by_label[i]);
       }
+    }
+  }
+  // The device's clocks: the time each policy was capped (the app's context, not the app's own).
+  if (const ClockState* clocks = clocks_of(device)) {
+    for (const auto& [first, policy] : clocks->policies) {
+      put(c, "throttled_ns", "policy" + std::to_string(first), static_cast<std::uint64_t>(policy.throttled_ns));
     }
   }
   for (const auto& [stable, l] : layers_of(device)) {

@@ -36,6 +36,8 @@ struct AppCounters {
 
   // Sum of `metric` over every source; nullopt when no source has it.
   std::optional<std::uint64_t> total(std::string_view metric) const;
+  // The largest value of `metric` over its sources; nullopt when none has it.
+  std::optional<std::uint64_t> largest(std::string_view metric) const;
   // Per-bucket sum of `histogram` over every source (empty when none).
   std::vector<std::uint64_t> total_buckets(std::string_view histogram) const;
   // Totals of every metric starting with `prefix` ("cause:"), by the rest of the name.

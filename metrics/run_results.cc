@@ -5,19 +5,34 @@
 #include <cmath>
 
 #include "metrics/histogram.h"
+#include "parsers/proc_stat.h"
 #include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
 
-constexpr std::array<std::string_view, 30> kNames = {
+constexpr std::array<std::string_view, 36> kNames = {
     "frames",        "janky_frames",      "janky_percent",     "slow_frames",       "slow_percent",
     "frozen_frames", "frozen_percent",    "frame_time_p50_ms", "frame_time_p90_ms",
     "frame_time_p95_ms", "frame_time_p99_ms", "max_frame_ms",   "framestats_frames", "framestats_janky_frames",
     "framestats_janky_frames_legacy",
     "skipped_frames", "skip_events",      "max_skipped_frames", "sm",               "davey_frames",
     "sf_frames",     "active_seconds",    "fps",               "jank",              "big_jank",
-    "stutter_percent", "sf_slow_frames",  "sf_frozen_frames",  "ft_frames",         "ft_janky_frames"};
+    "stutter_percent", "sf_slow_frames",  "sf_frozen_frames",  "ft_frames",         "ft_janky_frames",
+    "cpu_percent",   "cpu_p95_percent",   "main_thread_cpu_percent", "peak_rss_bytes", "throttled_seconds",
+    "throttled_percent"};
+
+// The nearest-rank p-quantile of the steps' CPU shares.
+std::optional<double> steps_cpu_quantile(const RunDevice& d, double q) {
+  std::vector<double> shares;
+  for (const RunStep& s : d.steps) {
+    if (const auto v = step_cpu_percent(s)) shares.push_back(*v);
+  }
+  if (shares.empty()) return std::nullopt;
+  std::sort(shares.begin(), shares.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(shares.size())));
+  return shares[std::clamp<std::size_t>(rank, 1, shares.size()) - 1];
+}
 
 std::optional<double> as_double(std::optional<std::uint64_t> v) {
   if (!v) return std::nullopt;
@@ -27,6 +42,12 @@ std::optional<double> as_double(std::optional<std::uint64_t> v) {
 }  // namespace
 
 std::span<const std::string_view> run_metric_names() { return kNames; }
+
+std::optional<double> step_cpu_percent(const RunStep& s) {
+  if (!s.has_cpu || s.span_ns <= 0) return std::nullopt;
+  return 100.0 * static_cast<double>(s.cpu_ticks) / static_cast<double>(parsers::kProcTicksPerSecond) /
+         parsers::units::seconds_of_ns(s.span_ns);
+}
 
 double run_duration_seconds(const Run& run, std::int64_t now_ns) {
   if (run.state == RunState::starting) return 0;
@@ -115,6 +136,22 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   }
   m["ft_frames"] = as_double(c.total("ft_frames"));
   m["ft_janky_frames"] = as_double(c.total("ft_janky_frames"));
+  // What the phone was doing (the resource poll): CPU as a percent of one
+  // core (a busy game passes 100), its p95 over the run's time steps, the
+  // main process's peak resident memory, the time a CPU cluster was capped.
+  if (const auto ticks = c.total("cpu_ticks"); ticks && seconds > 0) {
+    const double tick_s = static_cast<double>(parsers::kProcTicksPerSecond);
+    m["cpu_percent"] = 100.0 * static_cast<double>(*ticks) / tick_s / seconds;
+    m["cpu_p95_percent"] = steps_cpu_quantile(d, 0.95);
+    if (const auto main = c.total("main_thread_ticks")) {
+      m["main_thread_cpu_percent"] = 100.0 * static_cast<double>(*main) / tick_s / seconds;
+    }
+  }
+  if (d.peak_rss_bytes > 0) m["peak_rss_bytes"] = static_cast<double>(d.peak_rss_bytes);
+  if (const auto capped = c.largest("throttled_ns")) {
+    m["throttled_seconds"] = static_cast<double>(*capped) / 1e9;
+    if (seconds > 0) m["throttled_percent"] = std::min(100.0, 100.0 * static_cast<double>(*capped) / 1e9 / seconds);
+  }
   out.jank_causes = c.totals_with_prefix("cause:");
   out.ft_jank_types = c.totals_with_prefix("ft_type:");
   return out;

@@ -35,6 +35,10 @@ double run_duration_seconds(const Run& run, std::int64_t now_ns);
 
 RunDeviceResults run_results(const Run& run, const RunDevice& device, std::int64_t now_ns);
 
+// A time step's app CPU (the resource poll) as a percent of one core;
+// nullopt for a step without a measurement or without length.
+std::optional<double> step_cpu_percent(const RunStep& step);
+
 // The upper bound of the bucket that holds rank ⌈q·n⌉ (the last finite bound
 // for the +Inf bucket); nullopt without observations.
 std::optional<double> bucket_quantile(std::span<const double> bounds, const std::vector<std::uint64_t>& counts,

@@ -129,6 +129,13 @@ struct DeviceMetrics {
     std::int64_t gfxinfo_round_begun_ns = 0;      // host time the newest finished gfxinfo round began
     std::map<std::pair<std::string, std::string>, std::uint64_t> surfaceflinger_polls;  // by command, result
     std::map<std::string, std::uint64_t> commands;        // device commands by result
+    // What the exporter's own commands cost the device, by kind (app/session/command_kind.h).
+    struct CommandCost {
+      std::uint64_t runs = 0;
+      double seconds = 0;  // host time from sending to the whole answer
+      std::uint64_t output_bytes = 0;
+    };
+    std::map<std::string, CommandCost, std::less<>> command_costs;
     std::map<std::string, std::uint64_t> package_polls;   // dumpsys package (app versions) by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)

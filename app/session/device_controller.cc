@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/core/log.h"
+#include "app/session/command_kind.h"
 #include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
@@ -142,8 +143,9 @@ void DeviceController::run_within(const std::string& command, std::size_t max_ou
   const auto started = clock_.steady_now();
   const auto deadline = started + within;
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
-                                  guarded([this, started, done = std::move(done)](ingest::ShellResult result) {
-                                    count_command(result, clock_.steady_now() - started);
+                                  guarded([this, started, kind = command_kind(command),
+                                           done = std::move(done)](ingest::ShellResult result) {
+                                    count_command(kind, result, clock_.steady_now() - started);
                                     done(std::move(result));
                                   }));
   // Keep handles only for cancellation; finished ones are pruned here.
@@ -153,7 +155,8 @@ void DeviceController::run_within(const std::string& command, std::size_t max_ou
   commands_.push_back(std::move(stream));
 }
 
-void DeviceController::count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took) {
+void DeviceController::count_command(std::string_view kind, const ingest::ShellResult& result,
+                                     std::chrono::steady_clock::duration took) {
   if (result.error.kind == ingest::AdbErrorKind::timeout) {
     deadline_.on_timeout();
   } else if (!result.error) {
@@ -161,6 +164,10 @@ void DeviceController::count_command(const ingest::ShellResult& result, std::chr
   }
   shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
     ++d.live.commands[std::string(ingest::shell_result_name(result))];
+    auto& cost = d.live.command_costs[std::string(kind)];
+    ++cost.runs;
+    cost.seconds += parsers::units::Seconds(took).count();
+    cost.output_bytes += result.output.size() + result.error_output.size();
     d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
 }

@@ -69,7 +69,7 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   AndroidRelease release() const;
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();
-  void count_command(const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
+  void count_command(std::string_view kind, const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
   RunCommand runner();
   RunAfter timer(boost::asio::steady_timer& t);
   // `f`, made to run only while this session lives: not once the controller

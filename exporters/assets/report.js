@@ -27,6 +27,11 @@
                      refs: refresh ? [{value: refresh, label: C.fmt(refresh, 1) + ' Hz refresh'}] : [],
                      xLabel: 'time since start (s)', yLabel: 'frames/s', scope: scope});
       }
+      if (s.cpu_percent) {
+        C.line(box, {id: 'cpu', title: 'App CPU (percent of one core)', x: s.t,
+                     series: [{name: 'app CPU', metric: 'cpu_percent', values: s.cpu_percent, color: P.green}],
+                     yMin: 0, yAtLeast: 100, xLabel: 'time since start (s)', yLabel: '% of a core', scope: scope});
+      }
       var bars = [];
       if (s.skipped_frames) bars.push({name: 'skipped frames', metric: 'skipped_frames', values: s.skipped_frames, color: P.vermillion});
       if (s.janky_frames) bars.push({name: 'janky frames', metric: 'janky_frames', values: s.janky_frames, color: P.sky});

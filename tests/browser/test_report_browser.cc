@@ -98,6 +98,12 @@ json device_result(const std::string& serial, const std::string& model, double h
                          {"counts", counts}}}};
     series["frames"] = frames;
     series["janky_frames"] = janky;
+  } else {  // the game's CPU (the resource poll): a step without a measurement is null
+    json cpu = json::array();
+    for (int i = 1; i <= steps; ++i) cpu.push_back(i == 4 ? json() : json(std::round((120 + 60 * rng.next()) * 10) / 10));
+    series["cpu_percent"] = cpu;
+    metrics.update({{"cpu_percent", 148.3}, {"cpu_p95_percent", 176.1}, {"main_thread_cpu_percent", 31.5},
+                    {"peak_rss_bytes", 612368384}, {"throttled_seconds", 12.5}, {"throttled_percent", 10.39}});
   }
   d["metrics"] = metrics;
   d["series"] = series;
@@ -215,6 +221,7 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
   CHECK(charts["jank-causes"] == 12);
   CHECK(charts["ft-jank-types"] == 12);
   CHECK(charts["frame-time"] == 12);
+  CHECK(charts["cpu"] == 6);  // the game's, measured by the resource poll
   CHECK(find_tags(dom.tags, {{"data-chart", "strip"}}).size() == 3);  // one per verdict metric
 
   for (const json& run : f.runs) {
@@ -252,6 +259,15 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
         std::vector<std::string> want, drawn;
         for (const auto& v : s[metric]) want.push_back(v.is_null() ? "null" : format_value(v.get<double>()));
         const auto paths = find_tags(in_chart(dom.tags, "sm-fps", id, serial), {{"class", "series"}, {"data-metric", metric}});
+        REQUIRE(paths.size() == 1);
+        std::istringstream in(paths[0].get("data-values"));
+        for (std::string v; std::getline(in, v, ',');) drawn.push_back(v == "null" ? v : format_value(std::stod(v)));
+        CHECK(drawn == want);
+      }
+      if (s.contains("cpu_percent")) {
+        std::vector<std::string> want, drawn;
+        for (const auto& v : s["cpu_percent"]) want.push_back(v.is_null() ? "null" : format_value(v.get<double>()));
+        const auto paths = find_tags(in_chart(dom.tags, "cpu", id, serial), {{"class", "series"}, {"data-metric", "cpu_percent"}});
         REQUIRE(paths.size() == 1);
         std::istringstream in(paths[0].get("data-values"));
         for (std::string v; std::getline(in, v, ',');) drawn.push_back(v == "null" ? v : format_value(std::stod(v)));

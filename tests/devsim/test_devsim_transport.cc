@@ -161,15 +161,19 @@ struct Rig {
   std::shared_ptr<SimDevice> dev;
   std::thread thread;
 
-  Rig() {
+  // A device of that API level; below 24 (Android 7.0) without shell_v2.
+  explicit Rig(int sdk = 33) {
     DeviceConfig c;
+    c.sdk = sdk;
     c.noise_lines_per_sec = 0;
     c.log_buffer_bytes = 64 * 1024;
     AppConfig a;
     a.package = "com.example.feed";
     a.stall_prob = 0;
     c.apps.push_back(a);
-    dev = std::make_shared<SimDevice>(io, std::make_unique<Device>(c, clock), TransportOptions{});
+    TransportOptions t;
+    t.shell_v2 = sdk >= 24;
+    dev = std::make_shared<SimDevice>(io, std::make_unique<Device>(c, clock), t);
     dev->start();
     thread = std::thread([this] { io.run(); });
   }
@@ -441,4 +445,43 @@ TEST_CASE("transport: a hung pull never answers and the device goes on serving o
   REQUIRE(again.opened());
   REQUIRE(again.until_closed());
   CHECK(again.out.size() == 50'000);
+}
+
+TEST_CASE("transport: a pre-N device's PTY carries the resource poll with CRLF and stderr merged") {
+  // Android 6.0: `shell:` under a PTY (adb/services.cpp:464-465 @
+  // android-6.0.0_r1): \n becomes \r\n, stderr comes in the same stream,
+  // no exit status; a terminal line-buffers grep, so every error is in order.
+  Rig rig(23);
+  Host host(rig.dev->port());
+  REQUIRE(host.connected());
+  const std::string cmd = "grep -H ^cpu0 /proc/stat 2>&1; grep -H ^ /proc/99999/stat "
+                          "/sys/class/power_supply/battery/current_now 2>&1; cat /proc/1/smaps_rollup";
+  host.send(kOpen, 1, 0, "shell:" + cmd + std::string(1, '\0'));
+  Packet p;
+  REQUIRE(host.recv(p));
+  REQUIRE(p.cmd == kOkay);
+  std::string raw;
+  while (host.recv(p) && p.cmd == kWrte) {
+    raw += p.data;
+    host.send(kOkay, 1, p.a0);
+  }
+  CHECK(p.cmd == kClse);
+  const std::size_t cpu0 = raw.find("\r\n");
+  REQUIRE(cpu0 != std::string::npos);
+  CHECK(raw.rfind("/proc/stat:cpu0 ", 0) == 0);
+  CHECK(raw.substr(cpu0) ==
+        "\r\ngrep: /proc/99999/stat: No such file or directory\r\n"
+        "/sys/class/power_supply/battery/current_now:-495000\r\n"
+        "cat: /proc/1/smaps_rollup: No such file or directory\r\n");
+  // A shell_v2 device keeps stderr apart and says the status.
+  Rig v2rig(33);
+  Host h2(v2rig.dev->port());
+  REQUIRE(h2.connected());
+  Shell v2(h2, 1, cmd);
+  REQUIRE(v2.opened());
+  REQUIRE(v2.until_closed());
+  CHECK(v2.out.find('\r') == std::string::npos);
+  CHECK(v2.out.find("grep: /proc/99999/stat: No such file or directory\n") != std::string::npos);
+  CHECK(v2.err == "cat: /proc/1/smaps_rollup: Permission denied\n");
+  CHECK(v2.exit == 1);
 }

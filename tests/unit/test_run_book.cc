@@ -8,11 +8,15 @@
 #include "exporters/run_json.h"
 #include "metrics/run_book.h"
 #include "metrics/run_results.h"
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/versions.h"
 #include "metrics/state_io.h"
+#include "parsers/resource_files.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 
@@ -409,4 +413,80 @@ TEST_CASE("a count a baseline from an older exporter lacks is counted from the n
   later.values["sf_intervals@layer:L"] = 5059;
   metrics::add_growth(sum2, now, later);
   CHECK(sum2.values.at("sf_intervals@layer:L") == 59);
+}
+
+namespace {
+
+// A resource poll of app com.a (pid 42, process ticks `user` + `system`,
+// the main thread `main_ticks`, `rss_kb`) with policy 4 capped or not.
+void resource_poll(metrics::Store& store, metrics::DeviceMetrics& d, std::int64_t at_ns, int user, int system,
+                   int main_ticks, int rss_kb, bool capped) {
+  auto stat = [](int id, const std::string& name, int u, int s) {
+    return std::to_string(id) + " (" + name + ") S 1 1 0 0 -1 0 0 0 0 0 " + std::to_string(u) + " " +
+           std::to_string(s) + " 0 0 10 -10 30 0 777 1 512";
+  };
+  store.set_host_time(at_ns);
+  const auto answer = parsers::parse_resource_answer(
+      "/proc/sys/kernel/random/boot_id:b\n/proc/42/stat:" + stat(42, "com.a", user, system) + "\n" +
+      "/proc/42/task/42/stat:" + stat(42, "com.a", main_ticks, 0) + "\n" + "/proc/42/status:VmRSS:\t " +
+      std::to_string(rss_kb) + " kB\n" + "/sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq:" +
+      (capped ? "1500000" : "2400000") + "\n/sys/devices/system/cpu/cpufreq/policy4/cpuinfo_max_freq:2400000\n");
+  REQUIRE(answer.malformed_lines == 0);
+  metrics::record_cpu(store, d, answer, {});
+  metrics::record_clocks(store, d, answer, 20 * kSecond);
+  metrics::record_memory(store, d, answer, 20 * kSecond);
+}
+
+}  // namespace
+
+TEST_CASE("a run's CPU, main thread, peak memory and throttled time come from the resource poll") {
+  metrics::Store store;
+  auto& d = following(store, "s1");
+  d.pid_names.started(42, "com.a");
+  metrics::record_gfxinfo(store, d, gfx_dump("com.a", 100, 5));
+  resource_poll(store, d, 9 * kSecond, 1000, 200, 800, 200'000, false);  // before the run: not the run's
+  metrics::RunBook book;
+  REQUIRE(book.start(spec("r", "com.a"), 10 * kSecond, store).run != nullptr);
+  d.live.gfxinfo_round_begun_ns = 10 * kSecond + 1;
+  book.advance(11 * kSecond, store);
+  REQUIRE(book.find("r")->state == RunState::running);
+
+  // Step 1 (5 s): 150 + 50 ticks = 2 s of CPU, 40 % of a core; the main thread 1 s.
+  resource_poll(store, d, 16 * kSecond, 1150, 250, 900, 250'000, true);
+  book.advance(16 * kSecond + 1, store);
+  // Step 2 (5 s): 400 ticks = 4 s, 80 %; the main thread 3 s; capped since 16 s: +5 s throttled.
+  resource_poll(store, d, 21 * kSecond, 1450, 350, 1200, 300'000, true);
+  book.advance(21 * kSecond + 1, store);
+  // Step 3: 100 ticks = 1 s, 20 %; the cap lifted.
+  resource_poll(store, d, 26 * kSecond, 1530, 370, 1250, 220'000, false);
+  book.advance(26 * kSecond + 1, store);
+
+  const metrics::Run& run = *book.find("r");
+  const auto results = metrics::run_results(run, device_of(run, "s1"), 26 * kSecond + 1);
+  const double seconds = results.duration_seconds;
+  REQUIRE(seconds == Approx(15));
+  CHECK(*results.metrics.at("cpu_percent") == Approx(100.0 * 7 / seconds));
+  CHECK(*results.metrics.at("main_thread_cpu_percent") == Approx(100.0 * 4.5 / seconds));
+  // The steps' shares are 40, 80 and 20 %: the nearest-rank 95th percentile is the largest.
+  CHECK(*results.metrics.at("cpu_p95_percent") == Approx(80).epsilon(1e-6));
+  CHECK(*results.metrics.at("peak_rss_bytes") == 300'000.0 * 1024);
+  CHECK(*results.metrics.at("throttled_seconds") == Approx(5));
+  CHECK(*results.metrics.at("throttled_percent") == Approx(100.0 * 5 / seconds));
+
+  // The series carries each step's CPU share.
+  const nlohmann::json j = nlohmann::json::parse(exporters::run_json(run, 26 * kSecond + 1, exporters::RunDetail::full));
+  const auto& cpu = j["devices"][0]["series"]["cpu_percent"];
+  REQUIRE(cpu.size() == 3);
+  CHECK(cpu[0].get<double>() == Approx(40).epsilon(1e-3));
+  CHECK(cpu[1].get<double>() == Approx(80).epsilon(1e-3));
+  CHECK(cpu[2].get<double>() == Approx(20).epsilon(1e-3));
+
+  // The run book's file keeps the steps' CPU and the peak memory.
+  metrics::RunBook restored;
+  std::string error;
+  metrics::Store other;
+  REQUIRE(restored.load(book.save(), error, other));
+  const auto again = metrics::run_results(*restored.find("r"), device_of(*restored.find("r"), "s1"), 26 * kSecond + 1);
+  CHECK(again.metrics.at("cpu_p95_percent") == results.metrics.at("cpu_p95_percent"));
+  CHECK(again.metrics.at("peak_rss_bytes") == results.metrics.at("peak_rss_bytes"));
 }
