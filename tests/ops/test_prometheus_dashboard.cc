@@ -299,6 +299,13 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     CHECK(panels.count("Jank by cause") == 1);
     CHECK(panels.count("Stage time by cause") == 1);
     CHECK(panels.count("Jank per activity") == 1);
+    CHECK(panels.count("App CPU beside SM and FPS") == 1);
+    CHECK(panels.count("CPU busy per core") == 1);
+    CHECK(panels.count("CPU clock vs allowed max") == 1);
+    CHECK(panels.count("GPU clock and busy") == 1);
+    CHECK(panels.count("App memory") == 1);
+    CHECK(panels.count("Battery current and temperature") == 1);
+    CHECK(panels.count("Charging") == 1);
   }
 
   {  // no query or rule reads a metric the exporter does not serve
