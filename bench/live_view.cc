@@ -1,7 +1,8 @@
 // The live view's cost at farm scale (docs/live-view.md): DEVICES devices,
-// each with apps that skip, two polled apps (gfxinfo) and two followed
-// layers, every history ring filled (SAMPLES samples, one per 5 s of host
-// time). Prints the rings' heap (mallinfo2 before and after: bytes per
+// each with apps that skip, two polled apps (gfxinfo and the resource poll:
+// eight cores, the apps' processes, main threads and memory) and two
+// followed layers, every history ring filled (SAMPLES samples, one per 5 s
+// of host time). Prints the rings' heap (mallinfo2 before and after: bytes per
 // device and in all), one sampler pass, and the time to build the
 // /api/devices document and one device's document.
 //
@@ -19,10 +20,13 @@
 #include "metrics/device_view.h"
 #include "metrics/run_book.h"
 #include "metrics/sources/gfxinfo.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/layers.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
+#include "parsers/resource_files.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 
@@ -74,6 +78,30 @@ void fill(metrics::Store& store, int index) {
   d.live.info = {{"model", "Pixel 8"}, {"manufacturer", "Google"}, {"release", "14"}, {"sdk", "34"}};
   d.live.foreground = "com.example.app0";
   for (int p = 0; p < 5; ++p) jank::metrics::record_skip(store, d, "com.example.app" + std::to_string(p), kT0, true, 5);
+  for (int p = 0; p < 2; ++p) d.pid_names.started(1000 + p, "com.example.app" + std::to_string(p));
+}
+
+// The resource poll's answer at sample `s`: eight cores, each 5 s (500 ticks)
+// further, and the two measured apps' processes, main threads and memory.
+void resources(metrics::Store& store, metrics::DeviceMetrics& d, int s) {
+  const auto n = [](long v) { return std::to_string(v); };
+  std::string text = "/proc/sys/kernel/random/boot_id:bench\n";
+  for (int c = 0; c < 8; ++c) {
+    text += "/proc/stat:cpu" + n(c) + " " + n(1000 + 200L * s) + " 0 " + n(300 + 50L * s) + " " + n(9000 + 250L * s) +
+            " 10 0 0 0 0 0\n";
+  }
+  for (int p = 0; p < 2; ++p) {
+    const std::string pid = n(1000 + p);
+    const std::string comm(metrics::process_comm("com.example.app" + std::to_string(p)));
+    const auto stat = [&](long user) {
+      return pid + " (" + comm + ") S 1 1 0 0 -1 0 0 0 0 0 " + n(user) + " " + n(10L * s) + " 0 0 10 -10 30 0 500 1 512\n";
+    };
+    text += "/proc/" + pid + "/stat:" + stat(100L * s) + "/proc/" + pid + "/task/" + pid + "/stat:" + stat(60L * s) +
+            "/proc/" + pid + "/status:VmRSS:\t" + n(300'000 + 10L * s) + " kB\n";
+  }
+  const parsers::ResourceAnswer answer = parsers::parse_resource_answer(text);
+  metrics::record_cpu(store, d, answer, {});
+  metrics::record_memory(store, d, answer);
 }
 
 // Both layers present `frames` frames ending at `now` (a --latency poll each).
@@ -111,7 +139,10 @@ int main(int argc, char** argv) {
   }
   metrics::Store store;
   for (int i = 0; i < devices; ++i) fill(store, i);
-  for (const auto& [serial, d] : store.devices()) present(store, *d, kT0, 60);
+  for (const auto& [serial, d] : store.devices()) {
+    present(store, *d, kT0, 60);
+    resources(store, *d, 0);
+  }
   metrics::RunBook runs;
 
   // The first pass allocates every ring in full (and takes the baselines);
@@ -129,6 +160,7 @@ int main(int argc, char** argv) {
       gfxinfo(store, *d, "com.example.app0", static_cast<std::uint64_t>(300 * (s + 1)));
       gfxinfo(store, *d, "com.example.app1", static_cast<std::uint64_t>(290 * (s + 1)));
       present(store, *d, now, 120);
+      resources(store, *d, s);
     }
     const std::size_t heap = heap_bytes();
     const auto start = Clock::now();
@@ -157,9 +189,12 @@ int main(int argc, char** argv) {
   }
   const auto list_t = timing(list_ms), snapshot_t = timing(snapshot_ms), one_t = timing(one_ms), pass_t = timing(pass_ms);
   const auto row = exporters::snapshot_devices(store, runs, now, options).devices.front();
-  std::printf("%s: FPS %.1f, jank %.1f %%, skipped %.1f/min, SM %.2f (the numbers are the bench's own)\n",
+  const metrics::LiveSample* newest = store.devices().begin()->second->history.newest();
+  std::printf("%s: FPS %.1f, jank %.1f %%, skipped %.1f/min, SM %.2f, app CPU %.1f %%, device CPU %.1f %%, "
+              "memory %u MiB (the numbers are the bench's own)\n",
               row.serial.c_str(), row.window.fps.value_or(-1), row.window.jank_percent.value_or(-1),
-              row.window.skipped_per_minute.value_or(-1), row.sm.value_or(-1));
+              row.window.skipped_per_minute.value_or(-1), row.sm.value_or(-1), newest->app_cpu_percent().value_or(-1),
+              newest->device_cpu_percent().value_or(-1), newest->app_rss().value_or(0));
   std::printf("devices %d, samples per ring %zu (%zu bytes each)\n", devices,
               store.devices().begin()->second->history.size(), sizeof(metrics::LiveSample));
   const std::size_t per_device = ring_heap / static_cast<std::size_t>(devices) + sizeof(metrics::LiveHistory);

@@ -106,7 +106,9 @@ Json row_json(const LiveDeviceRow& r) {
 
 Json history_json(const std::vector<metrics::LiveSample>& samples) {
   Json t = Json::array(), sm = Json::array(), fps = Json::array(), jank = Json::array(), skipped = Json::array(),
-       davey = Json::array(), big_jank = Json::array(), status = Json::array(), thermal = Json::array();
+       davey = Json::array(), big_jank = Json::array(), status = Json::array(), thermal = Json::array(),
+       app_cpu = Json::array(), main_thread_cpu = Json::array(), device_cpu = Json::array(), rss = Json::array(),
+       capped = Json::array();
   for (const auto& s : samples) {
     t.push_back(seconds_of_ms(s.t_ms));
     sm.push_back(rounded_or_null(s.sm_value()));
@@ -117,6 +119,11 @@ Json history_json(const std::vector<metrics::LiveSample>& samples) {
     big_jank.push_back(s.has_layers() ? Json(s.big_jank) : Json());
     status.push_back(std::string(metrics::live_status_name(s.status())));
     thermal.push_back(or_null(s.thermal()));
+    app_cpu.push_back(rounded_or_null(s.app_cpu_percent()));
+    main_thread_cpu.push_back(rounded_or_null(s.main_thread_cpu_percent()));
+    device_cpu.push_back(rounded_or_null(s.device_cpu_percent()));
+    rss.push_back(or_null(s.app_rss()));
+    capped.push_back(or_null(s.cpu_capped()));
   }
   Json h;
   h["t"] = std::move(t);
@@ -128,6 +135,11 @@ Json history_json(const std::vector<metrics::LiveSample>& samples) {
   h["big_jank"] = std::move(big_jank);
   h["status"] = std::move(status);
   h["thermal_status"] = std::move(thermal);
+  h["app_cpu_percent"] = std::move(app_cpu);
+  h["main_thread_cpu_percent"] = std::move(main_thread_cpu);
+  h["device_cpu_percent"] = std::move(device_cpu);
+  h["app_rss_mib"] = std::move(rss);
+  h["cpu_capped"] = std::move(capped);
   return h;
 }
 

@@ -1,11 +1,16 @@
 #include "metrics/device_view.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <string_view>
 #include <vector>
 
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/gfxinfo.h"
 #include "metrics/sources/layers.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
@@ -28,6 +33,48 @@ const std::vector<std::size_t>& live_frame_time_bucket() {
     return out;
   }();
   return map;
+}
+
+// What the resource poll read (metrics/sources/cpu.h, memory.h, clocks.h):
+// the cores' and the measured apps' CPU counters, the apps' current
+// resident memory, and whether a cpufreq policy is capped now.
+void read_resources(const DeviceMetrics& d, std::int64_t now_ns, LiveReading& r) {
+  LiveTotals& t = r.totals;
+  if (const CpuState* cpu = cpu_of(d); cpu != nullptr && !cpu->cores.empty()) {
+    constexpr std::size_t kIdle = 3, kIowait = 4;  // kCpuModes
+    static_assert(kCpuModes[kIdle] == "idle" && kCpuModes[kIowait] == "iowait");
+    for (const auto& [core, c] : cpu->cores) {
+      for (std::size_t m = 0; m < c.counted.size(); ++m) {
+        t.cpu_ticks += c.counted[m];
+        if (m != kIdle && m != kIowait) t.cpu_busy_ticks += c.counted[m];
+      }
+    }
+    // The device's clock: the lowest-numbered core's time in every mode.
+    for (const std::uint64_t ticks : cpu->cores.begin()->second.counted) t.cpu_clock_ticks += ticks;
+  }
+  std::uint64_t rss = 0;
+  bool any_rss = false;
+  for (const auto& [name, p] : d.packages) {
+    if (const AppCpuState* a = app_cpu_of(p); a != nullptr && a->pid != 0) {
+      LiveAppCpu& app = t.apps.emplace_back();
+      app.key = std::hash<std::string_view>{}(name);
+      app.ticks = a->user + a->system;
+      if (const auto main = a->threads.find("main"); main != a->threads.end()) app.main_thread_ticks = main->second;
+    }
+    const AppMemoryState* m = app_memory_of(p);
+    if (m != nullptr && m->rss_bytes && reading_current(d, m->fresh_until_ns, now_ns)) {
+      rss += *m->rss_bytes;
+      any_rss = true;
+    }
+  }
+  if (any_rss) r.app_rss_bytes = rss;
+  if (const ClockState* clocks = clocks_of(d); clocks != nullptr && reading_current(d, clocks->fresh_until_ns, now_ns)) {
+    for (const auto& [first, policy] : clocks->policies) {
+      const parsers::CpufreqPolicy& p = policy.reading;
+      if (!p.max_khz || !p.hw_max_khz) continue;
+      r.cpu_capped = r.cpu_capped.value_or(false) || *p.max_khz < *p.hw_max_khz;
+    }
+  }
 }
 
 }  // namespace
@@ -162,6 +209,7 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::chron
   r.refresh_hz = d.refresh_hz;
   r.status = live_status(d, now_ns, sm_window);
   r.thermal_status = thermal_status(d, now_ns);
+  read_resources(d, now_ns, r);
   return r;
 }
 

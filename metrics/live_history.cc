@@ -4,10 +4,11 @@
 #include <cmath>
 
 #include "metrics/gfxinfo_tracker.h"
+#include "parsers/proc_stat.h"
 
 namespace jank::metrics {
 
-static_assert(sizeof(LiveSample) == 72, "docs/live-view.md and the header give a sample's size");
+static_assert(sizeof(LiveSample) == 80, "docs/live-view.md and the header give a sample's size");
 static_assert(kLiveJankCauses == kJankCauses);
 
 namespace {
@@ -22,6 +23,56 @@ T saturate(std::uint64_t v) {
 std::uint64_t grew(std::uint64_t before, std::uint64_t now) { return now > before ? now - before : 0; }
 
 std::int64_t milliseconds(std::int64_t ns) { return ns >= 0 ? ns / 1'000'000 : -((-ns + 999'999) / 1'000'000); }
+
+// A measured resource value, rounded, saturating below kLiveUnmeasured.
+std::uint16_t measured(double v) {
+  constexpr double kMost = kLiveUnmeasured - 1;
+  return static_cast<std::uint16_t>(std::clamp(std::round(v), 0.0, kMost));
+}
+
+std::optional<double> tenths(std::uint16_t permille) {
+  if (permille == kLiveUnmeasured) return std::nullopt;
+  return permille / 10.0;
+}
+
+const LiveAppCpu* find_app(const std::vector<LiveAppCpu>& apps, std::uint64_t key) {
+  const auto it = std::find_if(apps.begin(), apps.end(), [key](const LiveAppCpu& a) { return a.key == key; });
+  return it == apps.end() ? nullptr : &*it;
+}
+
+// The interval's CPU shares. Polls and samples keep their own paces, so an
+// interval may hold no poll, one, or two: the apps' time is taken over the
+// time the device's clock (its first core's ticks) advanced between the
+// polls it holds, and an interval that held none is not measured, rather
+// than 0 (and the next one twice the truth). Without the cores (a device
+// that refuses /proc/stat) the host's span stands in. An app seen for the
+// first time is its own baseline: its process's earlier time is not this
+// interval's.
+void cpu_growth(const LiveTotals& a, const LiveTotals& b, std::uint16_t span_ms, LiveSample& s) {
+  const bool cores = a.cpu_ticks > 0 && b.cpu_ticks > 0;
+  if (cores) {
+    const std::uint64_t all = grew(a.cpu_ticks, b.cpu_ticks);
+    const std::uint64_t busy = std::min(grew(a.cpu_busy_ticks, b.cpu_busy_ticks), all);
+    if (all > 0) s.device_cpu = measured(1000.0 * static_cast<double>(busy) / static_cast<double>(all));
+  }
+  const double elapsed = cores ? static_cast<double>(grew(a.cpu_clock_ticks, b.cpu_clock_ticks))
+                               : span_ms * static_cast<double>(parsers::kProcTicksPerSecond) / 1000.0;
+  if (elapsed <= 0) return;
+  std::uint64_t apps = 0, busiest_main = 0;
+  bool any_app = false, any_main = false;
+  for (const LiveAppCpu& now : b.apps) {
+    const LiveAppCpu* before = find_app(a.apps, now.key);
+    if (before == nullptr) continue;
+    any_app = true;
+    apps += grew(before->ticks, now.ticks);
+    if (before->main_thread_ticks && now.main_thread_ticks) {
+      any_main = true;
+      busiest_main = std::max(busiest_main, grew(*before->main_thread_ticks, *now.main_thread_ticks));
+    }
+  }
+  if (any_app) s.app_cpu = measured(1000.0 * static_cast<double>(apps) / elapsed);
+  if (any_main) s.main_thread_cpu = measured(1000.0 * static_cast<double>(busiest_main) / elapsed);
+}
 
 }  // namespace
 
@@ -48,6 +99,20 @@ std::optional<double> LiveSample::sm_value() const {
 std::optional<int> LiveSample::thermal() const {
   if (thermal_status < 0) return std::nullopt;
   return thermal_status;
+}
+
+std::optional<double> LiveSample::app_cpu_percent() const { return tenths(app_cpu); }
+std::optional<double> LiveSample::main_thread_cpu_percent() const { return tenths(main_thread_cpu); }
+std::optional<double> LiveSample::device_cpu_percent() const { return tenths(device_cpu); }
+
+std::optional<std::uint32_t> LiveSample::app_rss() const {
+  if (app_rss_mib == kLiveUnmeasured) return std::nullopt;
+  return app_rss_mib;
+}
+
+std::optional<bool> LiveSample::cpu_capped() const {
+  if ((bits & 32u) == 0) return std::nullopt;
+  return (bits & 64u) != 0;
 }
 
 std::optional<double> LiveSample::fps() const {
@@ -112,12 +177,15 @@ void LiveHistory::record(std::int64_t now_ns, const LiveReading& r) {
         s.jank_causes[i] = saturate<std::uint16_t>(grew(a.jank_causes[i], b.jank_causes[i]));
       }
     }
+    cpu_growth(a, b, s.span_ms, s);
   }
   if (r.sm) s.sm = static_cast<float>(*r.sm);
   s.refresh_hz = static_cast<float>(r.refresh_hz);
   if (r.thermal_status) s.thermal_status = static_cast<std::int8_t>(std::clamp(*r.thermal_status, 0, 127));
+  if (r.app_rss_bytes) s.app_rss_mib = measured(static_cast<double>(*r.app_rss_bytes) / (1024.0 * 1024.0));
   s.bits = static_cast<std::uint8_t>(static_cast<unsigned>(r.status) | (r.has_layers ? 8u : 0u) |
-                                     (r.has_gfxinfo ? 16u : 0u));
+                                     (r.has_gfxinfo ? 16u : 0u) | (r.cpu_capped ? 32u : 0u) |
+                                     (r.cpu_capped.value_or(false) ? 64u : 0u));
   samples_[head_] = s;
   head_ = (head_ + 1) % samples_.size();
   count_ = std::min(count_ + 1, samples_.size());

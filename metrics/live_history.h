@@ -5,9 +5,10 @@
 // (metrics/device_view.h reads it from the model); it keeps no clock and is
 // never checkpointed.
 //
-// Memory: a sample is 72 bytes (static_assert in live_history.cc); a ring of
-// 180 (the defaults) is 12 960 bytes of heap, plus sizeof(LiveHistory), 240
-// bytes, in the device (the previous totals and the ring's bookkeeping).
+// Memory: a sample is 80 bytes (static_assert in live_history.cc); a ring of
+// 180 (the defaults) is 14 400 bytes of heap, plus sizeof(LiveHistory), 288
+// bytes, in the device (the previous totals and the ring's bookkeeping), and
+// the previous totals' measured apps, 32 bytes each, on the heap.
 #pragma once
 
 #include <array>
@@ -41,6 +42,17 @@ inline constexpr std::array<double, 7> kLiveFrameTimeBounds = {0.008, 0.011, 0.0
 inline constexpr std::size_t kLiveFrameTimeBuckets = kLiveFrameTimeBounds.size() + 1;
 inline constexpr std::size_t kLiveJankCauses = 7;  // metrics::kJankCauses (checked in live_history.cc)
 
+// A 16-bit resource field of a sample that was not measured; measured
+// values saturate one below it.
+inline constexpr std::uint16_t kLiveUnmeasured = std::numeric_limits<std::uint16_t>::max();
+
+// One measured app's CPU counters (metrics/sources/cpu.h), in clock ticks.
+struct LiveAppCpu {
+  std::uint64_t key = 0;    // the package's name, hashed: the same app at the next sample
+  std::uint64_t ticks = 0;  // its processes' user and system time (android_app_cpu_seconds_total)
+  std::optional<std::uint64_t> main_thread_ticks;  // android_app_thread_cpu_seconds_total{thread="main"}
+};
+
 // A device's cumulative counts at one moment, as /metrics would sum its series.
 struct LiveTotals {
   std::uint64_t skipped_frames = 0;    // android_choreographer_skipped_frames_total
@@ -52,6 +64,15 @@ struct LiveTotals {
   std::uint64_t janky_frames = 0;      // android_gfxinfo_janky_frames_total
   std::array<std::uint64_t, kLiveFrameTimeBuckets> frame_time{};  // android_gfxinfo_frame_duration_seconds, per bucket
   std::array<std::uint64_t, kLiveJankCauses> jank_causes{};       // android_gfxinfo_jank_causes_total
+  // The resource poll's CPU time in clock ticks (android_cpu_seconds_total):
+  // every online core's in every mode, the busy part of it (every mode but
+  // idle and iowait), and the lowest-numbered core's in every mode, which is
+  // the device's own clock of the time its polls covered (Android never
+  // takes cpu0 offline). All 0 until the cores were read.
+  std::uint64_t cpu_ticks = 0;
+  std::uint64_t cpu_busy_ticks = 0;
+  std::uint64_t cpu_clock_ticks = 0;
+  std::vector<LiveAppCpu> apps;  // each app whose process was read, in the store's order
 };
 
 // What the sampler reads from a device at a sample.
@@ -64,9 +85,15 @@ struct LiveReading {
   double refresh_hz = 0;
   LiveStatus status = LiveStatus::starting;
   std::optional<int> thermal_status;
+  // The measured apps' resident memory summed over their current readings
+  // (android_app_memory_rss_bytes); none without one.
+  std::optional<std::uint64_t> app_rss_bytes;
+  // A cpufreq policy allowed less than its hardware's highest clock (a
+  // thermal or power cap); none without a current reading of both.
+  std::optional<bool> cpu_capped;
 };
 
-// One interval: 72 bytes.
+// One interval: 80 bytes.
 struct LiveSample {
   std::int64_t t_ms = 0;               // host wall time of the sample
   std::uint32_t skipped_frames = 0;    // what the interval added (saturating, as every count here)
@@ -82,13 +109,28 @@ struct LiveSample {
   std::array<std::uint16_t, kLiveFrameTimeBuckets> frame_time{};
   std::array<std::uint16_t, kLiveJankCauses> jank_causes{};
   std::int8_t thermal_status = -1;  // -1: none
-  std::uint8_t bits = 0;            // LiveStatus in bits 0-2, then has_layers, has_gfxinfo
+  std::uint8_t bits = 0;  // LiveStatus in bits 0-2, then has_layers, has_gfxinfo, cpufreq read, a policy capped
+  // What the phone did in the interval (kLiveUnmeasured: not measured). CPU
+  // in permille, over the time the device's clock says the interval's polls
+  // covered: the measured apps' processes and the busiest app's main thread
+  // as shares of one core, the busy share of all cores; the measured apps'
+  // resident memory at the sample in MiB.
+  std::uint16_t app_cpu = kLiveUnmeasured;
+  std::uint16_t main_thread_cpu = kLiveUnmeasured;
+  std::uint16_t device_cpu = kLiveUnmeasured;
+  std::uint16_t app_rss_mib = kLiveUnmeasured;
 
   LiveStatus status() const { return static_cast<LiveStatus>(bits & 7u); }
   bool has_layers() const { return (bits & 8u) != 0; }
   bool has_gfxinfo() const { return (bits & 16u) != 0; }
   std::optional<double> sm_value() const;
   std::optional<int> thermal() const;
+  // The resources as percents and MiB: none when not measured.
+  std::optional<double> app_cpu_percent() const;
+  std::optional<double> main_thread_cpu_percent() const;
+  std::optional<double> device_cpu_percent() const;
+  std::optional<std::uint32_t> app_rss() const;  // MiB
+  std::optional<bool> cpu_capped() const;
   // Over the sample's own interval: null when nothing was presented (rendered) in it.
   std::optional<double> fps() const;
   std::optional<double> jank_percent() const;
@@ -113,9 +155,9 @@ class LiveHistory {
   std::size_t capacity() const { return samples_.size(); }
 
   // A sample at host time `now_ns`: the growth of `reading`'s totals since
-  // the previous sample (a total that went down adds 0), and its gauges. The
-  // ring's first sample is the baseline: it counts nothing. No-op while the
-  // capacity is 0.
+  // the previous sample (a total that went down adds 0, an app's first
+  // totals are its baseline), and its gauges. The ring's first sample is the
+  // baseline: it counts nothing. No-op while the capacity is 0.
   void record(std::int64_t now_ns, const LiveReading& reading);
 
   std::size_t size() const { return count_; }

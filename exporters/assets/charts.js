@@ -95,7 +95,7 @@
         el('line', {x1: x - 18, x2: x - 2, y1: 16, y2: 16, stroke: it.color, 'stroke-width': 2.5,
                     'stroke-dasharray': it.dash === 'ref' ? '2 3' : it.dash ? '5 3' : null}, svg);
       } else {
-        el('rect', {x: x - 13, y: 10, width: 11, height: 11, rx: 2, fill: it.color}, svg);
+        el('rect', {x: x - 13, y: 10, width: 11, height: 11, rx: 2, fill: it.color, 'fill-opacity': it.opacity}, svg);
       }
       x -= 30;
       t.setAttribute('data-legend', it.name);
@@ -165,7 +165,9 @@
 
   // opts: title, x (seconds), series [{name, metric, values, color, dash}],
   // xLabel, yLabel, yMin, yAtLeast, refs [{value, label}], scope, id;
-  // optional xMin, xMax (xRange), xUnit (tooltips; 's') and marks (marks()).
+  // optional xMin, xMax (xRange), xUnit (tooltips; 's'), marks (marks()),
+  // height, and keys [{name, color, opacity}]: legend entries of other
+  // things drawn (a kind of mark).
   function line(container, opts) {
     var h = opts.height || 250;
     var svg = figure(container, opts, h, 'line');
@@ -205,7 +207,8 @@
       }
     });
     legend(svg, opts.series.map(function (x) { return {name: x.name, color: x.color, line: true, dash: x.dash}; })
-      .concat((opts.refs || []).map(function (r) { return {name: r.label, color: '#8C959F', line: true, dash: 'ref'}; })));
+      .concat((opts.refs || []).map(function (r) { return {name: r.label, color: '#8C959F', line: true, dash: 'ref'}; }))
+      .concat(opts.keys || []));
     return svg;
   }
 

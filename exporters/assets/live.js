@@ -258,6 +258,49 @@
     var box = document.getElementById('charts');
     var api = document.body.getAttribute('data-api');
 
+    function measured(values) {
+      return Array.isArray(values) && values.some(function (v) { return num(v) !== null; });
+    }
+
+    // What the phone was doing, on the SM/FPS chart's x axis (the same x, the
+    // same range): CPU as percents, a band over each stretch of samples that
+    // found a CPU cluster capped, and the apps' memory below. Only what the
+    // resource poll measured is drawn.
+    function resourceCharts(h, x, xMin, step, marks, xLabel, scope) {
+      var cpu = [];
+      if (measured(h.app_cpu_percent)) {
+        cpu.push({name: 'apps', metric: 'app_cpu_percent', values: h.app_cpu_percent, color: P.green});
+      }
+      if (measured(h.main_thread_cpu_percent)) {
+        cpu.push({name: 'main thread (busiest)', metric: 'main_thread_cpu_percent', values: h.main_thread_cpu_percent,
+                  color: P.blue, dash: true});
+      }
+      if (measured(h.device_cpu_percent)) {
+        cpu.push({name: 'device busy', metric: 'device_cpu_percent', values: h.device_cpu_percent, color: P.grey});
+      }
+      var capped = Array.isArray(h.cpu_capped) ? h.cpu_capped : [];
+      var bands = [];
+      for (var i = 0; i < capped.length && i < x.length; i++) {
+        if (capped[i] !== true) continue;
+        var from = i > 0 ? x[i - 1] : Math.max(xMin, x[i] - step);
+        var last = bands.length ? bands[bands.length - 1] : null;
+        if (last && last.end === from) last.end = x[i];
+        else bands.push({kind: 'capped', id: 'capped-' + bands.length, x: from, end: x[i]});
+      }
+      bands.forEach(function (b) { b.title = 'a CPU cluster capped below its highest clock'; });
+      if (cpu.length) {
+        C.line(box, {id: 'cpu', title: 'CPU', x: x, xMin: xMin, xMax: 0, xUnit: 'min', series: cpu, yMin: 0,
+                     yAtLeast: 100, marks: bands.concat(marks),
+                     keys: bands.length ? [{name: 'capped', color: P.vermillion, opacity: 0.25}] : [],
+                     xLabel: xLabel, yLabel: '% of a core (device: of all)', scope: scope});
+      }
+      if (measured(h.app_rss_mib)) {
+        C.line(box, {id: 'memory', title: 'Memory (measured apps, resident)', x: x, xMin: xMin, xMax: 0, xUnit: 'min',
+                     series: [{name: 'apps', metric: 'app_rss_mib', values: h.app_rss_mib, color: P.purple}],
+                     yMin: 0, height: 180, marks: marks, xLabel: xLabel, yLabel: 'MiB', scope: scope});
+      }
+    }
+
     function draw(dev) {
       var table = document.getElementById('device');
       var body = table.tBodies[0];
@@ -307,6 +350,7 @@
         var step = t.length > 1 ? t[t.length - 1] - t[t.length - 2] : period(document.body.getAttribute('data-sample-seconds'));
         C.bars(box, {id: 'skipped', title: 'Skipped frames per sample', x: x, step: step / 60, xMin: xMin, xMax: 0,
                      xUnit: 'min', series: bars, marks: marks, xLabel: xLabel, yLabel: 'frames', scope: scope});
+        resourceCharts(h, x, xMin, step / 60, marks, xLabel, scope);
       }
       var ft = dev.frame_time;
       if (ft && Array.isArray(ft.bounds_ms) && Array.isArray(ft.counts) && ft.counts.length) {

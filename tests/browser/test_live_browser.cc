@@ -1,8 +1,9 @@
 // The live view's pages in headless Chromium, served by the project's
 // HttpServer from fixed JSON documents (no devices, no daemon): live.js
 // refreshes the table from /api/devices, sorts it on a click, draws a
-// device's charts with its runs and traces marked, and no string of a device
-// ever becomes markup. The pages against the real exporter and simulated
+// device's charts with its runs and traces marked and its CPU and memory on
+// the SM/FPS chart's time axis, and no string of a device ever becomes
+// markup. The pages against the real exporter and simulated
 // devices: test_live_rig.cc. Without Chromium every case exits 77 (skipped).
 #include <catch2/catch.hpp>
 
@@ -98,6 +99,25 @@ json detail(const json& dev) {
   }
   d["history"] = {{"t", t}, {"sm", sm}, {"fps", fps}, {"jank_percent", fps}, {"skipped_frames", skipped},
                   {"davey_frames", skipped}, {"big_jank", skipped}};
+  // What the phone did: nothing at the baseline, no poll in sample 12, an
+  // app past one core in sample 20, a CPU cluster capped in samples 5 to 8
+  // and 20. A device without the resource poll has nulls only.
+  json app_cpu = json::array(), main_cpu = json::array(), device_cpu = json::array(), rss = json::array(),
+       capped = json::array();
+  const bool polled = dev["serial"] != "sim-offline";
+  for (int i = 0; i < 30; ++i) {
+    const bool cpu = polled && i != 0 && i != 12;
+    app_cpu.push_back(!cpu ? json(nullptr) : json(i == 20 ? 180.5 : 20.0 + (i % 7) * 10.5));
+    main_cpu.push_back(!cpu ? json(nullptr) : json(10.0 + (i % 5) * 4.5));
+    device_cpu.push_back(!cpu ? json(nullptr) : json(30.0 + (i % 4) * 7.5));
+    rss.push_back(polled ? json(300 + i) : json(nullptr));
+    capped.push_back(polled ? json((i >= 5 && i <= 8) || i == 20) : json(nullptr));
+  }
+  d["history"]["app_cpu_percent"] = app_cpu;
+  d["history"]["main_thread_cpu_percent"] = main_cpu;
+  d["history"]["device_cpu_percent"] = device_cpu;
+  d["history"]["app_rss_mib"] = rss;
+  d["history"]["cpu_capped"] = capped;
   d["frame_time"] = {{"bounds_ms", {5, 10, 16.7, 33.3, 50, 100, 700}}, {"counts", {0, 10, 900, 40, 3, 2, 1, 0}}};
   d["jank_causes"] = {{"missed_vsync", 3}, {"slow_ui_thread", 12}};
   d["runs"] = {{{"id", "r1"}, {"name", kHostileModel}, {"start", end - 120}, {"end", end - 60}},
@@ -375,6 +395,82 @@ TEST_CASE("live device page in Chromium draws its charts with runs and traces ma
   CHECK(find_tags(dom.tags, {{"data-trace", "t1_skip"}}).size() == 1);
   CHECK(find_tags(dom.tags, {{"data-run", "r1"}}).size() == 1);
   no_markup_from_data(dom);
+}
+
+TEST_CASE("live device page in Chromium charts CPU and memory on the SM/FPS chart's time axis", "[browser]") {
+  require_chromium();
+  Scratch scratch;
+  FixtureServer server;
+  const json d = detail(later_document()["devices"][0]);  // sim-a
+  const Dom dom = dump_dom(server.url("/devices/sim-a"), scratch.dir);
+  for (const auto& line : dom.console) UNSCOPED_INFO(line);
+  CHECK(dom.console.empty());
+  CHECK(dom.html.get("data-js-errors") == "0");
+  CHECK(dom.html.get("data-render") == "done");
+
+  // The lines are the history's values, null as a gap.
+  const auto values = [&](const std::string& metric) {
+    std::string want;
+    for (const auto& v : d["history"][metric]) {
+      want += (want.empty() ? "" : ",") + (v.is_null() ? std::string("null") : jank::exporters::format_exact(v.get<double>()));
+    }
+    return want;
+  };
+  const auto cpu = in_chart(dom.tags, "cpu");
+  REQUIRE(!cpu.empty());
+  for (const std::string metric : {"app_cpu_percent", "main_thread_cpu_percent", "device_cpu_percent"}) {
+    INFO(metric);
+    const auto paths = find_tags(cpu, {{"class", "series"}, {"data-metric", metric}});
+    REQUIRE(paths.size() == 1);
+    CHECK(paths[0].get("data-values") == values(metric));
+    CHECK(find_tags(cpu, {{"class", "point"}, {"data-metric", metric}}).size() == 28);  // 30 less two nulls
+  }
+  const auto memory = find_tags(in_chart(dom.tags, "memory"), {{"class", "series"}, {"data-metric", "app_rss_mib"}});
+  REQUIRE(memory.size() == 1);
+  CHECK(memory[0].get("data-values") == values("app_rss_mib"));
+
+  // The same x as SM and FPS: each sample's point at the same x value and the
+  // same position on the chart's width.
+  std::map<std::string, std::string> sm_cx;
+  for (const auto& t : find_tags(in_chart(dom.tags, "sm-fps"), {{"class", "point"}, {"data-metric", "sm"}})) {
+    sm_cx[t.get("data-t")] = t.get("cx");
+  }
+  REQUIRE(sm_cx.size() == 29);  // SM is null in sample 7
+  std::size_t aligned = 0;
+  for (const std::string chart : {"cpu", "memory"}) {
+    for (const auto& t : find_tags(in_chart(dom.tags, chart), {{"class", "point"}})) {
+      const auto it = sm_cx.find(t.get("data-t"));
+      if (it == sm_cx.end()) continue;
+      CHECK(t.get("cx") == it->second);
+      ++aligned;
+    }
+  }
+  CHECK(aligned == 3 * 27 + 29);  // the CPU lines lack samples 0 and 12, memory none; SM lacks 7
+
+  // Capped samples as bands over their intervals: samples 5 to 8 (from sample
+  // 4's time) and sample 20 (from 19's), besides the runs and traces.
+  const auto bands = find_tags(cpu, {{"data-marker", "capped"}});
+  REQUIRE(bands.size() == 2);
+  const auto sm_point = [&](std::size_t i) {
+    const auto points = find_tags(in_chart(dom.tags, "sm-fps"), {{"class", "point"}, {"data-metric", "sm"}});
+    return points.at(i < 7 ? i : i - 1).get("data-t");  // sample 7 has no point
+  };
+  CHECK(bands[0].get("data-value") == sm_point(4));
+  CHECK(bands[0].get("data-end") == sm_point(8));
+  CHECK(bands[1].get("data-value") == sm_point(19));
+  CHECK(bands[1].get("data-end") == sm_point(20));
+  CHECK(find_tags(cpu, {{"data-legend", "capped"}}).size() == 1);
+  CHECK(find_tags(cpu, {{"data-marker", "run"}}).size() == 2);
+  CHECK(find_tags(cpu, {{"data-marker", "trace"}}).size() == 2);
+
+  // A device without the resource poll: neither chart.
+  const Dom bare = dump_dom(server.url("/devices/sim-offline"), scratch.dir);
+  for (const auto& line : bare.console) UNSCOPED_INFO(line);
+  CHECK(bare.console.empty());
+  CHECK(bare.html.get("data-render") == "done");
+  CHECK(!find_tags(bare.tags, {{"data-chart", "sm-fps"}}).empty());
+  CHECK(find_tags(bare.tags, {{"data-chart", "cpu"}}).empty());
+  CHECK(find_tags(bare.tags, {{"data-chart", "memory"}}).empty());
 }
 
 TEST_CASE("live device page in Chromium for an unknown serial is a 404 page without a console error", "[browser]") {

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -371,6 +372,18 @@ TEST_CASE("live device page in Chromium draws the device's charts from /api/devi
   if (after["jank_causes"].is_object() && !after["jank_causes"].empty()) {
     CHECK(!find_tags(dom.tags, {{"data-chart", "jank-causes"}}).empty());
   }
+  // What the phone did, one entry per sample; the CPU chart only where the resource poll measured it.
+  bool cpu_measured = false;
+  for (const char* key : {"app_cpu_percent", "main_thread_cpu_percent", "device_cpu_percent", "app_rss_mib",
+                          "cpu_capped"}) {
+    INFO(key);
+    REQUIRE(after["history"][key].is_array());
+    CHECK(after["history"][key].size() == after["history"]["t"].size());
+    if (std::string_view(key).ends_with("_percent")) {
+      for (const auto& v : after["history"][key]) cpu_measured = cpu_measured || !v.is_null();
+    }
+  }
+  if (!cpu_measured) CHECK(find_tags(dom.tags, {{"data-chart", "cpu"}}).empty());
 
   // The line is the history the page fetched: between `before` and `after`,
   // so the first values of `after` and at least as many as `before` has.

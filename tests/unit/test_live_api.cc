@@ -17,9 +17,13 @@
 #include "exporters/live_json.h"
 #include "exporters/prometheus_collector.h"
 #include "metrics/device_view.h"
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/thermal.h"
 #include "parsers/gfxinfo.h"
+#include "parsers/resource_files.h"
 #include "parsers/thermal.h"
 #include "parsers/utf8.h"
 #include "tests/unit/live_fixture.h"
@@ -203,6 +207,12 @@ TEST_CASE("GET /api/devices/SERIAL: the row and the history column-wise and its 
   CHECK(h["thermal_status"] == Json::parse("[null, 3]"));
   CHECK(h["sm"][0] == 60);
   CHECK(h["sm"][1].get<double>() == Approx(59.5));
+  // No resource poll: what the phone did is null, never 0.
+  for (const char* key : {"app_cpu_percent", "main_thread_cpu_percent", "device_cpu_percent", "app_rss_mib",
+                          "cpu_capped"}) {
+    INFO(key);
+    CHECK(h[key] == Json::parse("[null, null]"));
+  }
   CHECK(j["frame_time"] == Json::parse(R"({"bounds_ms": [8, 11, 17, 34, 53, 101, 700],
                                            "counts": [2, 0, 3, 1, 0, 0, 4, 1]})"));
   CHECK(j["jank_causes"] == Json::parse(R"({"missed_vsync": 1, "slow_ui_thread": 3})"));
@@ -220,6 +230,54 @@ TEST_CASE("GET /api/devices/SERIAL: the row and the history column-wise and its 
   CHECK(b["jank_causes"].is_null());
   CHECK(b["traces"].size() == 1);
   CHECK_FALSE(exporters::snapshot_device(f.store, f.runs, "nope", kT0, kOptions).has_value());
+}
+
+TEST_CASE("GET /api/devices/SERIAL: each sample's CPU, memory and CPU cap from the resource poll", "[live][json]") {
+  metrics::Store store;
+  metrics::RunBook runs;
+  auto& d = store.device("r");
+  d.pid_names.started(4242, "com.example.feed");
+  // Two cores, the app's process and main thread, its memory, two cpufreq policies.
+  const auto poll = [&](int cpu0_user, int cpu0_idle, int cpu1_user, int cpu1_idle, int user, int main, int rss_kb,
+                        int big_max_khz) {
+    const std::string stat = " (om.example.feed) S 1 1 0 0 -1 0 0 0 0 0 ";
+    const std::string tail = " 0 0 0 10 -10 20 0 5000 1 512\n";
+    const auto answer = parsers::parse_resource_answer(
+        "/proc/sys/kernel/random/boot_id:b1\n"
+        "/proc/stat:cpu0 " + std::to_string(cpu0_user) + " 0 0 " + std::to_string(cpu0_idle) + " 0 0 0 0 0 0\n"
+        "/proc/stat:cpu1 " + std::to_string(cpu1_user) + " 0 0 " + std::to_string(cpu1_idle) + " 0 0 0 0 0 0\n"
+        "/proc/4242/stat:4242" + stat + std::to_string(user) + tail +
+        "/proc/4242/task/4242/stat:4242" + stat + std::to_string(main) + tail +
+        "/proc/4242/status:VmRSS:\t" + std::to_string(rss_kb) + " kB\n"
+        "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq:1800000\n"
+        "/sys/devices/system/cpu/cpufreq/policy0/cpuinfo_max_freq:1800000\n"
+        "/sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq:" + std::to_string(big_max_khz) + "\n"
+        "/sys/devices/system/cpu/cpufreq/policy1/cpuinfo_max_freq:3000000\n");
+    REQUIRE(answer.malformed_lines == 0);
+    metrics::record_cpu(store, d, answer, {});
+    metrics::record_memory(store, d, answer);
+    metrics::record_clocks(store, d, answer);
+  };
+  poll(1000, 9000, 1000, 9000, 100, 60, 312'400, 3'000'000);
+  sample(store, kT0 - 5 * kSec);
+  // 5 s later: the first core's clock +500 ticks, both cores +1000 of which
+  // 225 busy; the app +251 ticks (50.2 % of a core), its main thread +157
+  // (31.4 %); 313 600 kB resident (306.25 MiB); the big cluster capped at 2 GHz.
+  poll(1200, 9300, 1025, 9475, 351, 217, 313'600, 2'000'000);
+  sample(store, kT0);
+
+  const auto snapshot = exporters::snapshot_device(store, runs, "r", kT0, kOptions);
+  REQUIRE(snapshot);
+  const Json h = Json::parse(exporters::device_json(*snapshot, {}))["history"];
+  CHECK(h["app_cpu_percent"] == Json::parse("[null, 50.2]"));
+  CHECK(h["main_thread_cpu_percent"] == Json::parse("[null, 31.4]"));
+  CHECK(h["device_cpu_percent"] == Json::parse("[null, 22.5]"));
+  CHECK(h["app_rss_mib"] == Json::parse("[305, 306]"));  // 312 400 kB: 305.08 MiB
+  CHECK(h["cpu_capped"] == Json::parse("[false, true]"));
+  for (const auto& [key, values] : h.items()) {
+    INFO(key);
+    CHECK(values.size() == 2);  // one entry per sample, as `t`
+  }
 }
 
 namespace {

@@ -1,19 +1,28 @@
 // The live view's history ring (metrics/live_history.h) on worked-out
-// numbers, and what it reads from a device (metrics/device_view.h).
+// numbers, and what it reads from a device (metrics/device_view.h): the
+// jank counters and, from the resource poll, CPU, memory and clocks.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "metrics/device_view.h"
 #include "metrics/live_history.h"
+#include "metrics/sources/clocks.h"
+#include "metrics/sources/cpu.h"
 #include "metrics/sources/layers.h"
+#include "metrics/sources/memory.h"
 #include "metrics/sources/power.h"
 #include "metrics/sources/skips.h"
 #include "metrics/store.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/power_state.h"
+#include "parsers/resource_files.h"
 #include "parsers/sf_latency.h"
 #include "parsers/sf_layers.h"
 #include "tests/unit/live_fixture.h"
@@ -329,4 +338,178 @@ TEST_CASE("live status: never idle while an app skipped frames or a layer presen
   // A dark screen stays off, skips or not.
   metrics::record_power_state(store, d, parsers::parse_power_state("  mWakefulness=Asleep\nDisplay Power: state=OFF\n"));
   CHECK(metrics::live_status(d, kT0 + 140 * kSec, kSmWindow) == metrics::LiveStatus::off);
+}
+
+namespace {
+
+// A device whose cores were read: `clock` ticks on its first core (the
+// device's own clock of the time its polls covered), `cpu` over all its
+// cores, `busy` of them neither idle nor iowait.
+LiveReading resources(std::uint64_t clock, std::uint64_t cpu, std::uint64_t busy,
+                      std::vector<metrics::LiveAppCpu> apps) {
+  LiveReading r = reading(0);
+  r.totals.cpu_clock_ticks = clock;
+  r.totals.cpu_ticks = cpu;
+  r.totals.cpu_busy_ticks = busy;
+  r.totals.apps = std::move(apps);
+  return r;
+}
+
+metrics::LiveAppCpu app(std::uint64_t key, std::uint64_t ticks, std::optional<std::uint64_t> main = std::nullopt) {
+  metrics::LiveAppCpu a;
+  a.key = key;
+  a.ticks = ticks;
+  a.main_thread_ticks = main;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("live history: the interval's CPU as shares of the time its polls covered, worked by hand",
+          "[live][history][resources]") {
+  LiveHistory h;
+  h.configure(16, 5000);
+  // Ticks are 10 ms. Two cores; app 1 with its main thread, app 2 without one read.
+  h.record(kT0, resources(10'000, 20'000, 4'000, {app(1, 3'000, 1'000), app(2, 700)}));
+  CHECK_FALSE(h.at(0).app_cpu_percent());  // the baseline measures nothing
+  CHECK_FALSE(h.at(0).device_cpu_percent());
+
+  // One poll 5 s later: the first core's clock +500 ticks (5 s), both cores
+  // +1000 of which 450 busy; app 1 +250 ticks (2.5 s in 5 s: half a core),
+  // its main thread +160; app 2 +40.
+  h.record(kT0 + 5 * kSec, resources(10'500, 21'000, 4'450, {app(1, 3'250, 1'160), app(2, 740)}));
+  CHECK(h.at(1).app_cpu == 580);  // (250 + 40) / 500
+  CHECK(*h.at(1).app_cpu_percent() == Approx(58.0));
+  CHECK(*h.at(1).main_thread_cpu_percent() == Approx(32.0));  // 160 / 500: app 2 has no main thread read
+  CHECK(*h.at(1).device_cpu_percent() == Approx(45.0));       // 450 / 1000
+
+  // No poll in the next interval: nothing grew, and that is "not measured", not 0.
+  h.record(kT0 + 10 * kSec, resources(10'500, 21'000, 4'450, {app(1, 3'250, 1'160), app(2, 740)}));
+  CHECK_FALSE(h.at(2).app_cpu_percent());
+  CHECK_FALSE(h.at(2).main_thread_cpu_percent());
+  CHECK_FALSE(h.at(2).device_cpu_percent());
+
+  // Two polls in the next: 10 s of the device's clock, so app 1's +500
+  // ticks are still half a core, not a whole one.
+  h.record(kT0 + 15 * kSec, resources(11'500, 23'000, 5'450, {app(1, 3'750, 1'460), app(2, 740)}));
+  CHECK(*h.at(3).app_cpu_percent() == Approx(50.0));
+  CHECK(*h.at(3).main_thread_cpu_percent() == Approx(30.0));
+  CHECK(*h.at(3).device_cpu_percent() == Approx(50.0));
+
+  // App 1's totals went down (its series expired and came back): it adds 0
+  // for the interval; app 2's +100 and its first main thread reading count
+  // as they are (the main thread is a baseline). A new app 3 with a long
+  // life behind it is its own baseline.
+  h.record(kT0 + 20 * kSec, resources(12'000, 24'000, 5'650, {app(1, 30, 10), app(2, 840, 5), app(3, 90'000, 50'000)}));
+  CHECK(*h.at(4).app_cpu_percent() == Approx(20.0));        // 100 / 500
+  CHECK(*h.at(4).main_thread_cpu_percent() == Approx(0.0));  // app 1's went down; app 2's is new
+  CHECK(*h.at(4).device_cpu_percent() == Approx(20.0));
+  // The next interval counts from the lower totals, and app 3 from its baseline.
+  h.record(kT0 + 25 * kSec, resources(12'500, 25'000, 5'850, {app(1, 130, 60), app(2, 840, 5), app(3, 90'010, 50'010)}));
+  CHECK(*h.at(5).app_cpu_percent() == Approx(22.0));         // (100 + 0 + 10) / 500
+  CHECK(*h.at(5).main_thread_cpu_percent() == Approx(10.0));  // app 1's 50 is the busiest
+
+  // No app read, cores read: the device's share alone.
+  h.record(kT0 + 30 * kSec, resources(13'000, 26'000, 6'850, {}));
+  CHECK_FALSE(h.at(6).app_cpu_percent());
+  CHECK(*h.at(6).device_cpu_percent() == Approx(100.0));
+
+  // Shares round to permille and saturate below "not measured".
+  h.record(kT0 + 35 * kSec, resources(13'300, 26'600, 6'950, {}));  // 100 / 600 = 16.67 %
+  CHECK(h.at(7).device_cpu == 167);
+  h.record(kT0 + 40 * kSec, resources(13'300, 26'600, 6'950, {app(9, 0)}));
+  h.record(kT0 + 45 * kSec, resources(13'301, 26'602, 6'952, {app(9, 1'000'000)}));
+  CHECK(h.at(9).app_cpu == metrics::kLiveUnmeasured - 1);
+}
+
+TEST_CASE("live history: without the cores, an app's CPU is over the sample's span", "[live][history][resources]") {
+  LiveHistory h;
+  h.configure(4, 5000);
+  h.record(kT0, resources(0, 0, 0, {app(1, 1'000, 400)}));
+  // 250 ticks in a 5 s sample: 2.5 s of CPU, 50 % of one core.
+  h.record(kT0 + 5 * kSec, resources(0, 0, 0, {app(1, 1'250, 500)}));
+  CHECK(*h.at(1).app_cpu_percent() == Approx(50.0));
+  CHECK(*h.at(1).main_thread_cpu_percent() == Approx(20.0));
+  CHECK_FALSE(h.at(1).device_cpu_percent());
+}
+
+TEST_CASE("live history: the apps' memory and a capped CPU cluster are gauges at the sample",
+          "[live][history][resources]") {
+  LiveHistory h;
+  h.configure(8, 5000);
+  LiveReading r = reading(0);
+  h.record(kT0, r);
+  CHECK_FALSE(h.at(0).app_rss().has_value());  // not measured
+  CHECK_FALSE(h.at(0).cpu_capped().has_value());
+
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  r.app_rss_bytes = 305 * kMiB + kMiB / 2;  // 305.5 MiB rounds up
+  r.cpu_capped = true;
+  h.record(kT0 + 5 * kSec, r);
+  CHECK(h.at(1).app_rss() == 306U);
+  CHECK(h.at(1).cpu_capped() == true);
+  CHECK(h.at(1).status() == metrics::LiveStatus::following);  // the flags leave the status alone
+
+  r.app_rss_bytes = 305 * kMiB + kMiB / 2 - 1;
+  r.cpu_capped = false;
+  h.record(kT0 + 10 * kSec, r);
+  CHECK(h.at(2).app_rss() == 305U);
+  CHECK(h.at(2).cpu_capped() == false);
+
+  r.app_rss_bytes = 70'000 * kMiB;  // saturates below "not measured"
+  h.record(kT0 + 15 * kSec, r);
+  CHECK(h.at(3).app_rss() == 65'534U);
+}
+
+TEST_CASE("live reading: the resource poll's CPU counters, the apps' memory and the clocks' cap",
+          "[live][history][resources]") {
+  metrics::Store store;
+  auto& d = store.device("s");
+  LiveReading r = metrics::live_reading(d, kT0, kSmWindow);
+  CHECK(r.totals.cpu_ticks == 0);  // nothing polled
+  CHECK(r.totals.apps.empty());
+  CHECK_FALSE(r.app_rss_bytes.has_value());
+  CHECK_FALSE(r.cpu_capped.has_value());
+
+  d.pid_names.started(4242, "com.example.feed");
+  d.pid_names.started(4343, "com.example.chat");
+  const std::string stat = " S 1 1 0 0 -1 0 0 0 0 0 ";
+  const auto answer = parsers::parse_resource_answer(
+      "/proc/sys/kernel/random/boot_id:b1\n"
+      "/proc/stat:cpu0 100 10 50 800 20 5 5 0 0 0\n"  // 990 ticks, busy 170
+      "/proc/stat:cpu4 300 0 100 500 40 0 0 0 0 0\n"  // 940 ticks, busy 400
+      "/proc/4242/stat:4242 (om.example.feed)" + stat + "120 30 0 0 10 -10 20 0 5000 1 512\n"
+      "/proc/4242/task/4242/stat:4242 (om.example.feed)" + stat + "70 10 0 0 10 -10 20 0 5000 1 512\n"
+      "/proc/4343/stat:4343 (om.example.chat)" + stat + "9 1 0 0 10 -10 20 0 6000 1 512\n"
+      "/proc/4242/status:VmRSS:\t  204800 kB\n"
+      "/proc/4343/status:VmRSS:\t  102400 kB\n"
+      "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq:1800000\n"
+      "/sys/devices/system/cpu/cpufreq/policy0/cpuinfo_max_freq:1800000\n"
+      "/sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq:2000000\n"
+      "/sys/devices/system/cpu/cpufreq/policy4/cpuinfo_max_freq:3000000\n");
+  REQUIRE(answer.malformed_lines == 0);
+  store.set_host_time(kT0);
+  metrics::record_cpu(store, d, answer, {});
+  metrics::record_memory(store, d, answer);
+  metrics::record_clocks(store, d, answer);
+
+  r = metrics::live_reading(d, kT0, kSmWindow);
+  CHECK(r.totals.cpu_ticks == 990 + 940);
+  CHECK(r.totals.cpu_busy_ticks == 170 + 400);
+  CHECK(r.totals.cpu_clock_ticks == 990);  // the first core's
+  REQUIRE(r.totals.apps.size() == 2);
+  // The store's order: by package name.
+  CHECK(r.totals.apps[0].key == std::hash<std::string_view>{}("com.example.chat"));
+  CHECK(r.totals.apps[0].ticks == 10);
+  CHECK_FALSE(r.totals.apps[0].main_thread_ticks.has_value());  // its threads were not read
+  CHECK(r.totals.apps[1].ticks == 150);
+  CHECK(r.totals.apps[1].main_thread_ticks == std::optional<std::uint64_t>(80));
+  CHECK(r.app_rss_bytes == std::optional<std::uint64_t>(300ULL * 1024 * 1024));
+  CHECK(r.cpu_capped == true);  // policy 4 at 2.0 of 3.0 GHz
+
+  // The clocks uncapped: known and false.
+  metrics::record_clocks(store, d, parsers::parse_resource_answer(
+                                       "/sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq:3000000\n"
+                                       "/sys/devices/system/cpu/cpufreq/policy4/cpuinfo_max_freq:3000000\n"));
+  CHECK(metrics::live_reading(d, kT0, kSmWindow).cpu_capped == false);
 }
