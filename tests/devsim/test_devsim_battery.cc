@@ -12,11 +12,13 @@
 #include "devsim/model.h"
 #include "devsim/shell.h"
 #include "devsim/simulator.h"
+#include "tests/devsim/sim_control.h"
 #include "parsers/battery.h"
 #include "tests/devsim/quiet_device.h"
 #include "tests/rig/json.h"
 
 using namespace jank::devsim;
+using jank::devsim::test::control;
 namespace parsers = jank::parsers;
 
 namespace {
@@ -41,14 +43,6 @@ SimBattery charging_phone() {
 }
 
 bool has(const std::string& text, const std::string& line) { return text.find(line) != std::string::npos; }
-
-// Runs one control command to its reply (single-threaded: the test is the io thread).
-std::string control(boost::asio::io_context& io, Simulator& sim, const std::string& line) {
-  std::optional<std::string> reply;
-  sim.command(line, [&](std::string r) { reply = std::move(r); });
-  while (!reply) io.run_one();
-  return *reply;
-}
 
 void run_for(Device& dev, ManualClock& clock, int seconds) {
   for (int s = 0; s < seconds; ++s) {

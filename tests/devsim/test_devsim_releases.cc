@@ -13,10 +13,12 @@
 #include "tests/devsim/quiet_device.h"
 #include "devsim/shell.h"
 #include "devsim/simulator.h"
+#include "tests/devsim/sim_control.h"
 #include "parsers/foreground_app.h"
 #include "parsers/process_list.h"
 
 using namespace jank::devsim;
+using jank::devsim::test::control;
 
 namespace {
 
@@ -497,18 +499,6 @@ TEST_CASE("Perfetto on Android 10 needs persist.traced.enable=1, from 11 it is s
     CHECK(r.err.empty());
   }
 }
-
-namespace {
-
-// Runs one control command to its reply (single-threaded: the test is the io thread).
-std::string control(boost::asio::io_context& io, Simulator& sim, const std::string& line) {
-  std::optional<std::string> reply;
-  sim.command(line, [&](std::string r) { reply = std::move(r); });
-  while (!reply) io.run_one();
-  return *reply;
-}
-
-}  // namespace
 
 TEST_CASE("no shell v2 before Android 7.0: adbd announces no features, and a control sets the app in front",
           "[devsim][releases]") {

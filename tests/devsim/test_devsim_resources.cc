@@ -14,10 +14,12 @@
 #include "devsim/model.h"
 #include "devsim/shell.h"
 #include "devsim/simulator.h"
+#include "tests/devsim/sim_control.h"
 #include "parsers/proc_stat.h"
 #include "tests/rig/json.h"
 
 using namespace jank::devsim;
+using jank::devsim::test::control;
 namespace parsers = jank::parsers;
 using jank::rig::Json;
 
@@ -825,17 +827,6 @@ TEST_CASE("devsim resources: the battery's power_supply files agree with dumpsys
   CHECK(run_shell(inverted, "cat /sys/class/power_supply/battery/current_now").out == "900000\n");
   CHECK(truth(inverted)["resources"]["current_now_sign_discharging"].str == "positive");
 }
-
-namespace {
-
-std::string control(boost::asio::io_context& io, Simulator& sim, const std::string& line) {
-  std::optional<std::string> reply;
-  sim.command(line, [&](std::string r) { reply = std::move(r); });
-  while (!reply) io.run_one();
-  return *reply;
-}
-
-}  // namespace
 
 TEST_CASE("devsim resources: options and controls", "[resources]") {
   boost::asio::io_context io;

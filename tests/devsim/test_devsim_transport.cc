@@ -197,6 +197,21 @@ struct Rig {
   }
 };
 
+// What an opened stream `local` carries until the device closes it: its
+// OPEN's OKAY, then each WRTE (acknowledged), then CLSE.
+std::string read_stream(Host& host, std::uint32_t local) {
+  Packet p;
+  REQUIRE(host.recv(p));
+  REQUIRE(p.cmd == kOkay);
+  std::string raw;
+  while (host.recv(p) && p.cmd == kWrte) {
+    raw += p.data;
+    host.send(kOkay, local, p.a0);
+  }
+  CHECK(p.cmd == kClse);
+  return raw;
+}
+
 }  // namespace
 
 TEST_CASE("transport: a line is read once the host acknowledged it, a cut line never is") {
@@ -396,16 +411,7 @@ TEST_CASE("transport: a trace pulled with cat over shell v2 and exec is the exac
   CHECK(jank::rig::fnv1a64_hex(v2.out) == fnv);
   // exec: raw stdout, no framing.
   host.send(kOpen, 2, 0, "exec:cat " + kTrace + std::string(1, '\0'));
-  Packet p;
-  REQUIRE(host.recv(p));
-  REQUIRE(p.cmd == kOkay);
-  std::string raw;
-  while (host.recv(p) && p.cmd == kWrte) {
-    raw += p.data;
-    host.send(kOkay, 2, p.a0);
-  }
-  CHECK(p.cmd == kClse);
-  CHECK(raw == v2.out);
+  CHECK(read_stream(host, 2) == v2.out);
 }
 
 TEST_CASE("transport: a trace over 4 MiB is streamed as the host takes it") {
@@ -457,15 +463,7 @@ TEST_CASE("transport: a pre-N device's PTY carries the resource poll with CRLF a
   const std::string cmd = "grep -H ^cpu0 /proc/stat 2>&1; grep -H ^ /proc/99999/stat "
                           "/sys/class/power_supply/battery/current_now 2>&1; cat /proc/1/smaps_rollup";
   host.send(kOpen, 1, 0, "shell:" + cmd + std::string(1, '\0'));
-  Packet p;
-  REQUIRE(host.recv(p));
-  REQUIRE(p.cmd == kOkay);
-  std::string raw;
-  while (host.recv(p) && p.cmd == kWrte) {
-    raw += p.data;
-    host.send(kOkay, 1, p.a0);
-  }
-  CHECK(p.cmd == kClse);
+  const std::string raw = read_stream(host, 1);
   const std::size_t cpu0 = raw.find("\r\n");
   REQUIRE(cpu0 != std::string::npos);
   CHECK(raw.rfind("/proc/stat:cpu0 ", 0) == 0);
