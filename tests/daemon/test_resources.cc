@@ -86,7 +86,7 @@ void expect_exact(DevSim& sim, Exporter& ex) {
 
 }  // namespace
 
-TEST_CASE("resources: a busy main thread, a capped cluster and refused GPU files, exact across a restart", "[serial]") {
+TEST_CASE("resources: a busy main thread and a capped cluster and refused GPU files stay exact across a restart", "[serial]") {
   AdbServer adb;
   DevSim sim({"--devices", "3", "--sdk", "34,30,23", "--gpu", "adreno,adreno,mali", "--packages", kApp,
               "--log-rate", "2"});
