@@ -407,22 +407,27 @@ TEST_CASE("a real Alertmanager with the example route groups a phone's alerts in
                      10000ms, 100ms));
   const auto a_at_alertmanager = Clock::now();
 
-  // Phone B: a jank spike beside its BigJank burst, within its group_wait.
-  sustained_stall(b, [&] { return firing("AndroidJankSpike", serial_b); }, 30000ms);
-  REQUIRE(firing("AndroidJankSpike", serial_b));
+  // Phone B: a jank spike beside its BigJank burst, its app stalling until
+  // the group's first notification (the spike rule compares with the minutes
+  // before, which the burst has raised: it resolves soon after a stall ends).
+  const auto b_notified = [&] {
+    for (const auto& n : notifications(hook)) {
+      if (n.group_serial == serial_b) return true;
+    }
+    return false;
+  };
+  sustained_stall(b, b_notified, 40000ms);
+  if (!b_notified()) FAIL("B's notification never came:\n" << describe(hook) << http_body(am.port(), "/api/v2/alerts"));
+  INFO(describe(hook));
 
-  // JankExporterDown fires for A: Alertmanager holds A's phone alerts back,
+  // JankExporterDown fires for A: Alertmanager holds A's phone alert back,
   // inhibited by it (same instance); B's stay active.
   REQUIRE(wait_until([&] { return am_alerts(serial_a, "suppressed") > 0; }, 30000ms, 250ms));
   CHECK(am_alerts(serial_a, "active") == 0);
-  CHECK(am_alerts(serial_b, "active") >= 2);
+  CHECK(am_alerts(serial_b, "active") >= 1);
   CHECK(am_alerts(serial_b, "suppressed") == 0);
 
   // B's phone: one notification for both of its alerts, after group_wait.
-  if (!wait_until([&] { return delivered(hook, "AndroidJankSpike", serial_b).has_value(); }, 40000ms, 250ms)) {
-    FAIL("B's notification never came:\n" << describe(hook) << http_body(am.port(), "/api/v2/alerts"));
-  }
-  INFO(describe(hook));
   const auto b_first = [&] {
     for (const auto& n : notifications(hook)) {
       if (n.group_serial == serial_b) return n;
