@@ -44,10 +44,10 @@ for path in /usr/bin/jank_exporter \
             /usr/lib/systemd/system/jank_exporter.service \
             /usr/lib/systemd/system/jank-adb-server.service \
             /etc/jank_exporter/jank_exporter.yaml \
+            /usr/share/jank_exporter/alertmanager/jank_exporter.yml \
             /usr/share/jank_exporter/grafana/jank_exporter.json \
             /usr/share/jank_exporter/prometheus/jank_exporter.rules.yml \
             /usr/share/jank_exporter/prometheus/jank_exporter.alerts.yml \
-            /usr/share/jank_exporter/alertmanager/jank_exporter.yml \
             /usr/share/doc/jank-exporter/operations.md \
             /usr/share/doc/jank-exporter/troubleshooting.md; do
   grep -qxF "$path" "$work/contents" || { cat "$work/contents" >&2; fail "$path not in the package"; }
