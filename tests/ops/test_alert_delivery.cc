@@ -12,9 +12,11 @@
 // and its group_wait/group_interval/repeat_interval replaced.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
