@@ -15,6 +15,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/config/grafana/jank_exporter.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/jank_exporter/grafana)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/prometheus/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/jank_exporter/prometheus FILES_MATCHING PATTERN "*.yml")
+install(FILES ${PROJECT_SOURCE_DIR}/config/alertmanager/jank_exporter.yml
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/jank_exporter/alertmanager)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/operations.md
   ${PROJECT_SOURCE_DIR}/docs/troubleshooting.md ${PROJECT_SOURCE_DIR}/docs/metrics.md
   ${PROJECT_SOURCE_DIR}/docs/config.md

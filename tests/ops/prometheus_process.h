@@ -1,5 +1,6 @@
 // A real Prometheus (Debian's 2.42) as a child process of a test, scraping
-// one target every second, and its HTTP API.
+// its targets every second (optionally sending alerts to an Alertmanager),
+// and its HTTP API.
 #pragma once
 
 #include <arpa/inet.h>
@@ -41,6 +42,15 @@ inline std::string http_body(std::uint16_t port, const std::string& path) {
   return body == std::string::npos ? std::string() : response.substr(body + 4);
 }
 
+// What a test's Prometheus scrapes and evaluates.
+struct PrometheusSetup {
+  std::vector<std::uint16_t> targets;  // 127.0.0.1:PORT, all in job "jank_exporter"
+  std::vector<std::string> rule_files;
+  std::vector<std::string> extra_args;  // feature flags and such
+  std::uint16_t alertmanager_port = 0;  // 0: no Alertmanager
+  std::string interval = "1s";         // scrape and evaluation interval (scrape timeout too)
+};
+
 class Prometheus {
  public:
   // Scrapes 127.0.0.1:target_port as job "jank_exporter" with Prometheus's
@@ -48,22 +58,30 @@ class Prometheus {
   // flags) added to its command line.
   explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
                       const std::vector<std::string>& extra_args = {})
-      : port_(free_port()), dir_("jank-prometheus") {
+      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args}) {}
+  explicit Prometheus(const PrometheusSetup& setup) : port_(free_port()), dir_("jank-prometheus") {
     const std::string config = dir_.path() + "/prometheus.yml";
     {
       std::ofstream out(config);
-      out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n";
-      if (!rule_files.empty()) out << "rule_files:\n";
-      for (const auto& f : rule_files) out << "  - " << f << "\n";
-      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n"
-             "      - targets: ['127.0.0.1:"
-          << target_port << "']\n";
+      out << "global:\n  scrape_interval: " << setup.interval << "\n  scrape_timeout: " << setup.interval
+          << "\n  evaluation_interval: " << setup.interval << "\n";
+      if (setup.alertmanager_port != 0) {
+        out << "alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['127.0.0.1:"
+            << setup.alertmanager_port << "']\n";
+      }
+      if (!setup.rule_files.empty()) out << "rule_files:\n";
+      for (const auto& f : setup.rule_files) out << "  - " << f << "\n";
+      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n      - targets: [";
+      for (std::size_t i = 0; i < setup.targets.size(); ++i) {
+        out << (i ? ", " : "") << "'127.0.0.1:" << setup.targets[i] << "'";
+      }
+      out << "]\n";
     }
     log_ = dir_.path() + "/prometheus.log";
     std::vector<std::string> argv = {JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
                                      "--storage.tsdb.path=" + dir_.path() + "/data",
                                      "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
-    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    argv.insert(argv.end(), setup.extra_args.begin(), setup.extra_args.end());
     proc_ = ChildProcess(argv, {}, log_);
     ready_ = wait_until([&] { return http_body(port_, "/-/ready").find("Ready") != std::string::npos; }, 30000ms,
                         200ms);
