@@ -45,6 +45,7 @@ for path in /usr/bin/jank_exporter \
             /usr/lib/systemd/system/jank-adb-server.service \
             /etc/jank_exporter/jank_exporter.yaml \
             /usr/share/jank_exporter/grafana/jank_exporter.json \
+            /usr/share/jank_exporter/grafana/jank_exporter_farm.json \
             /usr/share/jank_exporter/prometheus/jank_exporter.rules.yml \
             /usr/share/jank_exporter/prometheus/jank_exporter.alerts.yml \
             /usr/share/jank_exporter/prometheus/jank_exporter.farm.rules.yml \

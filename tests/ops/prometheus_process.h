@@ -11,6 +11,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
@@ -45,9 +46,11 @@ class Prometheus {
  public:
   // Scrapes 127.0.0.1:target_port as job "jank_exporter" with Prometheus's
   // default Accept header; `rule_files` loaded, `extra_args` (feature
-  // flags) added to its command line.
+  // flags) added to its command line, `target_labels` (a farm's own, such
+  // as rack) given to the target as a file_sd or static list would.
   explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
-                      const std::vector<std::string>& extra_args = {})
+                      const std::vector<std::string>& extra_args = {},
+                      const std::vector<std::pair<std::string, std::string>>& target_labels = {})
       : port_(free_port()), dir_("jank-prometheus") {
     const std::string config = dir_.path() + "/prometheus.yml";
     {
@@ -58,6 +61,8 @@ class Prometheus {
       out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n"
              "      - targets: ['127.0.0.1:"
           << target_port << "']\n";
+      if (!target_labels.empty()) out << "        labels:\n";
+      for (const auto& [name, value] : target_labels) out << "          " << name << ": '" << value << "'\n";
     }
     log_ = dir_.path() + "/prometheus.log";
     std::vector<std::string> argv = {JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
