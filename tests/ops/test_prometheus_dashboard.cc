@@ -371,7 +371,8 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
 // The farm dashboard on a host whose target carries a farm label (rack, as a
 // file_sd list gives it), with the per-device, alert and farm rules loaded:
 // two devices of two models and two Android releases, three apps and a game
-// each. Every query parses; every one that reads the devices returns data,
+// each, and on the second a new build of one app that janks five times as
+// much (the bad build the app-version view exists for). Every query parses; every one that reads the devices returns data,
 // with the rack filter set to the host's rack. Only the alert queries may be
 // empty (nothing needs to fire here).
 TEST_CASE("a real Prometheus evaluates every farm dashboard query against the live exporter with the farm rules") {
@@ -403,6 +404,8 @@ TEST_CASE("a real Prometheus evaluates every farm dashboard query against the li
     }
     return text.find("android_layer_perfdog_big_jank_total{") != std::string::npos;
   }, 40000ms, 250ms));
+  REQUIRE(sim.control("install " + sim.devices()[1].name + " com.example.feed 2.0 2 5") == "OK");
+  REQUIRE(wait_until([&] { return ex.scrape().find("version_name=\"2.0\"") != std::string::npos; }, 20000ms, 250ms));
 
   std::vector<std::string> rule_files = kRuleFiles;
   rule_files.push_back(kFarmRules);
@@ -454,6 +457,12 @@ TEST_CASE("a real Prometheus evaluates every farm dashboard query against the li
     CHECK(result_size("model:android_choreographer_skipped_frames:rate5m_per_device", error) == 2u);
     CHECK(result_size("release:android_gfxinfo_janky_frames:ratio_rate5m", error) == 2u);
     CHECK(result_size("package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\"}",
+                      error) == 2u);
+    // The bad build stands out: its janky ratio above the old build's.
+    CHECK(result_size("package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\", "
+                      "version_name=\"2.0\"} > on (package) "
+                      "package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\", "
+                      "version_name=\"1.0\"}",
                       error) == 1u);
     CHECK(result_size("{__name__=~\"(instance|model|release|package_version):.+\", serial!=\"\"}", error) == 0u);
   }
