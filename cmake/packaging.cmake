@@ -11,7 +11,7 @@ install(TARGETS jank_exporter RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/jank_exporter.service ${PROJECT_SOURCE_DIR}/systemd/jank-adb-server.service
   DESTINATION ${JANK_SYSTEMD_UNIT_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/config/jank_exporter.yaml DESTINATION ${JANK_CONFIG_INSTALL_DIR})
-install(FILES ${PROJECT_SOURCE_DIR}/config/grafana/jank_exporter.json
+install(FILES ${PROJECT_SOURCE_DIR}/config/grafana/jank_exporter.json ${PROJECT_SOURCE_DIR}/config/grafana/jank_exporter_farm.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/jank_exporter/grafana)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/config/prometheus/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/jank_exporter/prometheus FILES_MATCHING PATTERN "*.yml")

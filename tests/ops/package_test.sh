@@ -46,6 +46,7 @@ for path in /usr/bin/jank_exporter \
             /etc/jank_exporter/jank_exporter.yaml \
             /usr/share/jank_exporter/alertmanager/jank_exporter.yml \
             /usr/share/jank_exporter/grafana/jank_exporter.json \
+            /usr/share/jank_exporter/grafana/jank_exporter_farm.json \
             /usr/share/jank_exporter/prometheus/jank_exporter.rules.yml \
             /usr/share/jank_exporter/prometheus/jank_exporter.alerts.yml \
             /usr/share/jank_exporter/prometheus/jank_exporter.farm.rules.yml \

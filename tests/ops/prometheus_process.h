@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
@@ -49,16 +50,20 @@ struct PrometheusSetup {
   std::vector<std::string> extra_args;  // feature flags and such
   std::uint16_t alertmanager_port = 0;  // 0: no Alertmanager
   std::string interval = "1s";         // scrape and evaluation interval (scrape timeout too)
+  // A farm's own labels (rack, pool) on every target, as a file_sd or static list gives them.
+  std::vector<std::pair<std::string, std::string>> target_labels;
 };
 
 class Prometheus {
  public:
   // Scrapes 127.0.0.1:target_port as job "jank_exporter" with Prometheus's
   // default Accept header; `rule_files` loaded, `extra_args` (feature
-  // flags) added to its command line.
+  // flags) added to its command line, `target_labels` (a farm's own, such
+  // as rack) given to the target as a file_sd or static list would.
   explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
-                      const std::vector<std::string>& extra_args = {})
-      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args}) {}
+                      const std::vector<std::string>& extra_args = {},
+                      const std::vector<std::pair<std::string, std::string>>& target_labels = {})
+      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args, 0, "1s", target_labels}) {}
   explicit Prometheus(const PrometheusSetup& setup) : port_(free_port()), dir_("jank-prometheus") {
     const std::string config = dir_.path() + "/prometheus.yml";
     {
@@ -76,6 +81,8 @@ class Prometheus {
         out << (i ? ", " : "") << "'127.0.0.1:" << setup.targets[i] << "'";
       }
       out << "]\n";
+      if (!setup.target_labels.empty()) out << "        labels:\n";
+      for (const auto& [name, value] : setup.target_labels) out << "          " << name << ": '" << value << "'\n";
     }
     log_ = dir_.path() + "/prometheus.log";
     std::vector<std::string> argv = {JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,

@@ -3,7 +3,8 @@
 // loaded. Every recording rule and every Grafana dashboard query (template
 // variables set to real values) must return data through the HTTP API, every
 // rule must evaluate without error, and no query may read a metric the
-// exporter does not serve.
+// exporter does not serve. The farm dashboard is checked the same way on a
+// host whose target carries a farm label (rack), with the farm rules loaded.
 #include <catch2/catch.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -29,7 +30,9 @@ namespace {
 const std::string kSource = JANK_SOURCE_DIR;
 const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_exporter.rules.yml",
                                              kSource + "/config/prometheus/jank_exporter.alerts.yml"};
+const std::string kFarmRules = kSource + "/config/prometheus/jank_exporter.farm.rules.yml";
 const std::string kDashboard = kSource + "/config/grafana/jank_exporter.json";
+const std::string kFarmDashboard = kSource + "/config/grafana/jank_exporter_farm.json";
 
 struct Rule {
   std::string name;  // record or alert name
@@ -37,9 +40,9 @@ struct Rule {
   bool recording = false;
 };
 
-std::vector<Rule> shipped_rules() {
+std::vector<Rule> shipped_rules(const std::vector<std::string>& files = kRuleFiles) {
   std::vector<Rule> out;
-  for (const auto& file : kRuleFiles) {
+  for (const auto& file : files) {
     const YAML::Node doc = YAML::LoadFile(file);
     for (const auto& group : doc["groups"]) {
       for (const auto& r : group["rules"]) {
@@ -63,6 +66,18 @@ void collect_panels(const Json& panels, std::vector<PanelQuery>& out) {
       if (!t["expr"].str.empty()) out.push_back({p["title"].str, t["expr"].str});
     }
   }
+}
+
+// Every panel query of a dashboard, then every query variable's series selector.
+std::vector<PanelQuery> dashboard_queries(const std::string& path) {
+  const auto dash = jank::rig::parse_json(read_file(path));
+  REQUIRE(dash);
+  std::vector<PanelQuery> queries;
+  collect_panels((*dash)["panels"], queries);
+  for (const Json& v : (*dash)["templating"]["list"].arr) {
+    if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
+  }
+  return queries;
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -126,15 +141,39 @@ TEST_CASE("every shipped alert has firing and not-firing promtool test cases") {
 
 // What Grafana's import needs and what a person sees: no Grafana package in
 // Debian, so the structure is checked here and the queries against Prometheus.
-TEST_CASE("the Grafana dashboard is importable and laid out without overlaps") {
-  const auto dash = jank::rig::parse_json(read_file(kDashboard));
+TEST_CASE("the Grafana dashboards are importable and laid out without overlaps") {
+  const auto host = jank::rig::parse_json(read_file(kDashboard));
+  REQUIRE(host);
+  const std::string host_uid = (*host)["uid"].str;
+  struct Shipped {
+    std::string path;
+    std::vector<std::string> variables;  // required
+  };
+  const auto shipped = GENERATE(values<Shipped>({{kDashboard, {"datasource", "instance", "serial", "package"}},
+                                                 {kFarmDashboard, {"datasource", "job", "instance", "rack"}}}));
+  INFO(shipped.path);
+  const auto dash = jank::rig::parse_json(read_file(shipped.path));
   REQUIRE(dash);
   CHECK(!(*dash)["title"].str.empty());
   CHECK(!(*dash)["uid"].str.empty());
   CHECK((*dash)["schemaVersion"].num >= 30);
   std::set<std::string> variables = {"__rate_interval", "__interval", "__range"};
-  for (const Json& v : (*dash)["templating"]["list"].arr) variables.insert(v["name"].str);
-  for (const char* required : {"datasource", "instance", "serial", "package"}) CHECK(variables.count(required) == 1);
+  for (const Json& v : (*dash)["templating"]["list"].arr) {
+    variables.insert(v["name"].str);
+    // Multi-valued query variables match everything (a label absent included) on All.
+    if (v["type"].str == "query") CHECK(v["allValue"].str == ".*");
+  }
+  for (const auto& required : shipped.variables) CHECK(variables.count(required) == 1);
+  if (shipped.path == kFarmDashboard) {
+    CHECK((*dash)["uid"].str != host_uid);
+    bool links_host = false;  // the dashboard's own links reach the host dashboard
+    for (const Json& l : (*dash)["links"].arr) {
+      const std::string& url = l["url"].str;
+      const std::string path = url.substr(0, url.find_first_of("?#"));
+      links_host |= path == "/d/" + host_uid || path.rfind("/d/" + host_uid + "/", 0) == 0;
+    }
+    CHECK(links_host);
+  }
 
   struct Box {
     double x, y, w, h;
@@ -326,5 +365,157 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
       }
     }
     CHECK(checked > 60);
+  }
+}
+
+// The farm dashboard on a host whose target carries a farm label (rack, as a
+// file_sd list gives it), with the per-device, alert and farm rules loaded:
+// two devices of two models and two Android releases, three apps and a game
+// each, and on the second a new build of one app that janks five times as
+// much (the bad build the app-version view exists for). Every query parses; every one that reads the devices returns data,
+// with the rack filter set to the host's rack. Only the alert queries may be
+// empty (nothing needs to fire here).
+TEST_CASE("a real Prometheus evaluates every farm dashboard query against the live exporter with the farm rules") {
+  AdbServer adb;
+  DevSim sim({"--devices", "2", "--sdk", "33,34", "--stall-prob", "0.05", "--skip-bands", "3-20:1,30-90:1",
+              "--refresh", "60,120", "--games", "com.example.game:60"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir;
+  const std::string conf = conf_dir.path() + "/jank_exporter.yaml";
+  std::ofstream(conf) << "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n";
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  const std::string game = "com.example.game";
+  // Both devices followed, their facts read, apps skipping frames with their
+  // versions read, the game's layer judged.
+  REQUIRE(wait_until([&] {
+    const auto s = ex.samples();
+    const std::string text = ex.scrape();
+    for (const auto& d : sim.devices()) {
+      const std::string serial = emulator_serial(d);
+      auto has = [&](const std::string& k) { return s.count(k) && s.at(k) > 0; };
+      if (!has(series("android_device_up", serial)) ||
+          !has(series("android_choreographer_skipped_frames_total", serial, "com.example.feed")) ||
+          !has(series("android_gfxinfo_frames_rendered_total", serial, "com.example.feed")))
+        return false;
+      if (text.find("android_device_info{serial=\"" + serial + "\"") == std::string::npos ||
+          text.find("android_app_info{serial=\"" + serial + "\",package=\"com.example.feed\"") == std::string::npos)
+        return false;
+    }
+    return text.find("android_layer_perfdog_big_jank_total{") != std::string::npos;
+  }, 40000ms, 250ms));
+  REQUIRE(sim.control("install " + sim.devices()[1].name + " com.example.feed 2.0 2 5") == "OK");
+  REQUIRE(wait_until([&] { return ex.scrape().find("version_name=\"2.0\"") != std::string::npos; }, 20000ms, 250ms));
+
+  std::vector<std::string> rule_files = kRuleFiles;
+  rule_files.push_back(kFarmRules);
+  Prometheus prom(ex.port(), rule_files, {}, {{"rack", "r7"}});
+  INFO(prom.log());
+  REQUIRE(prom.ready());
+  REQUIRE(wait_until([&] {
+    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 12 and up == 1");
+    return r && r->size() == 1;
+  }, 40000ms, 500ms));
+
+  const std::string instance = "127.0.0.1:" + std::to_string(ex.port());
+  auto substitute = [&](const std::string& expr) {
+    std::string e = replace_all(expr, "$__rate_interval", "10s");
+    e = replace_all(e, "$__range", "1m");
+    e = replace_all(e, "$job", "jank_exporter");
+    e = replace_all(e, "$instance", instance);
+    return replace_all(e, "$rack", "r7");
+  };
+  auto result_size = [&](const std::string& expr, std::string& error) -> std::optional<std::size_t> {
+    std::optional<std::size_t> size;
+    // Each query gets a few seconds: recording rules first appear one evaluation later.
+    wait_until([&] {
+      auto r = prom.query(expr, &error);
+      if (r) size = r->size();
+      return size && *size > 0;
+    }, 8000ms, 500ms);
+    return size;
+  };
+
+  const auto rules = shipped_rules(rule_files);
+  {  // every rule, the farm's included, loaded and evaluates without error
+    auto groups = prom.api("/api/v1/rules");
+    REQUIRE(groups);
+    std::set<std::string> seen;
+    for (const Json& g : (*groups)["groups"].arr) {
+      for (const Json& r : g["rules"].arr) {
+        INFO(r["name"].str << ": " << r["lastError"].str);
+        CHECK(r["health"].str == "ok");
+        seen.insert(r["name"].str);
+      }
+    }
+    for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
+  }
+  {  // the farm-level series: the host's rack kept, both models and releases, no device label left
+    std::string error;
+    CHECK(result_size("instance:android_device_up:sum{rack=\"r7\"} == 2", error) == 1u);
+    CHECK(result_size("sum(model:android_device_up:sum) == 2", error) == 1u);
+    CHECK(result_size("model:android_choreographer_skipped_frames:rate5m_per_device", error) == 2u);
+    CHECK(result_size("release:android_gfxinfo_janky_frames:ratio_rate5m", error) == 2u);
+    CHECK(result_size("package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\"}",
+                      error) == 2u);
+    // The bad build stands out: its janky ratio above the old build's.
+    CHECK(result_size("package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\", "
+                      "version_name=\"2.0\"} > on (package) "
+                      "package_version:android_gfxinfo_janky_frames:ratio_rate5m{package=\"com.example.feed\", "
+                      "version_name=\"1.0\"}",
+                      error) == 1u);
+    CHECK(result_size("{__name__=~\"(instance|model|release|package_version):.+\", serial!=\"\"}", error) == 0u);
+  }
+
+  const auto queries = dashboard_queries(kFarmDashboard);
+  REQUIRE(queries.size() >= 20);
+  std::set<std::string> panels;
+  std::size_t alert_queries = 0;
+  for (const auto& q : queries) {
+    const std::string expr = substitute(q.expr);
+    std::string error;
+    INFO(q.panel << ": " << expr << "\n" << error);
+    CHECK(expr.find('$') == std::string::npos);  // every variable substituted
+    // ALERTS exist only while an alert fires: those must parse, nothing more.
+    const bool alerts = expr.find("ALERTS{") != std::string::npos && expr.find("or vector(0)") == std::string::npos;
+    alert_queries += alerts;
+    const auto size = result_size(expr, error);
+    CHECK(size.has_value());
+    if (!alerts) CHECK(size.value_or(0) > 0);
+    panels.insert(q.panel);
+  }
+  CHECK(alert_queries == 1);
+  for (const char* title : {"Hosts reporting", "Per host", "Devices up", "Jank alerts firing", "Models", "Janky ratio by model",
+                            "Skipped frames/s per device by Android release", "Janky ratio by Android release",
+                            "App versions", "Worst devices now", "Firing jank alerts", "variable rack"}) {
+    INFO(title);
+    CHECK(panels.count(title) == 1);
+  }
+  {  // the worst devices carry their model from android_device_info
+    std::string error;
+    for (const auto& q : queries) {
+      if (q.panel != "Worst devices now") continue;
+      auto r = prom.query(substitute(q.expr), &error);
+      REQUIRE(r);
+      CHECK(r->size() == 2);
+      for (const Json& row : r->arr) CHECK(!row["metric"]["model"].str.empty());
+    }
+  }
+  {  // no farm query reads a metric the exporter does not serve, nor a rule that does not exist
+    std::set<std::string> known = served_names(ex);
+    known.insert("up");
+    known.insert("ALERTS");
+    for (const auto& r : rules) {
+      if (r.recording) known.insert(r.name);
+    }
+    std::size_t checked = 0;
+    for (const auto& q : queries) {
+      for (const auto& name : promql_metric_names(q.expr)) {
+        INFO(q.panel << " reads " << name);
+        CHECK(known.count(name) == 1);
+        ++checked;
+      }
+    }
+    CHECK(checked >= 20);
   }
 }
