@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -110,6 +111,15 @@ class Prometheus {
       return std::nullopt;
     }
     return (*json)["data"]["result"];
+  }
+  // Waits until each of `targets` scrape targets was up for at least
+  // `scrapes` scrapes of the last minute (the rules' ranges have points).
+  bool scraped(int scrapes, std::size_t targets, std::chrono::milliseconds within) const {
+    const std::string q = "count_over_time(up{job=\"jank_exporter\"}[1m]) >= " + std::to_string(scrapes) + " and up == 1";
+    return wait_until([&] {
+      auto r = query(q);
+      return r && r->size() == targets;
+    }, within, 500ms);
   }
   std::optional<Json> api(const std::string& path) const {
     auto json = jank::rig::parse_json(http_body(port_, path));

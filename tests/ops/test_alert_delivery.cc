@@ -263,10 +263,7 @@ TEST_CASE("a jank spike on a simulated phone is delivered through a real Alertma
   // The quiet window: 20 s of scrapes and evaluations (longer than the
   // spike's rules need for their hour-before baseline, 15 s back, and than
   // the scaled `for` of every device alert) with nothing delivered at all.
-  REQUIRE(wait_until([&] {
-    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 20 and up == 1");
-    return r && r->size() == 1;
-  }, 60000ms, 500ms));
+  REQUIRE(prom.scraped(20, 1, 60000ms));
   INFO(describe(hook));
   CHECK(hook.posts().empty());
 
@@ -375,10 +372,7 @@ TEST_CASE("a real Alertmanager with the example route groups a phone's alerts in
   Prometheus prom(PrometheusSetup{{ex_a.port(), ex_b.port()}, {rules}, {}, am.port(), "1s", {}});
   INFO(prom.log());
   REQUIRE(prom.ready());
-  REQUIRE(wait_until([&] {
-    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 20 and up == 1");
-    return r && r->size() == 2;
-  }, 60000ms, 500ms));
+  REQUIRE(prom.scraped(20, 2, 60000ms));
   CHECK(hook.posts().empty());
 
   // The same BigJank burst on both phones; host A's exporter dies as soon as

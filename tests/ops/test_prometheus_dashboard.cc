@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
@@ -83,6 +84,14 @@ std::vector<PanelQuery> dashboard_queries(const std::string& path) {
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
   return s;
+}
+
+// A dashboard query as Grafana sends it: its ranges and `variables` filled in.
+std::string substituted(std::string expr, const std::vector<std::pair<std::string, std::string>>& variables) {
+  expr = replace_all(expr, "$__rate_interval", "10s");
+  expr = replace_all(expr, "$__range", "1m");
+  for (const auto& [name, value] : variables) expr = replace_all(expr, "$" + name, value);
+  return expr;
 }
 
 // Sample names the exporter serves right now (histograms as _bucket/_sum/_count).
@@ -251,18 +260,11 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   INFO(prom.log());
   REQUIRE(prom.ready());
   // Enough 1 s scrapes for every [10s] rate and [1m]/[5m] rule to have points.
-  REQUIRE(wait_until([&] {
-    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 12 and up == 1");
-    return r && r->size() == 1;
-  }, 40000ms, 500ms));
+  REQUIRE(prom.scraped(12, 1, 40000ms));
 
   const std::string instance = "127.0.0.1:" + std::to_string(ex.port());
   auto substitute = [&](const std::string& expr) {
-    std::string e = replace_all(expr, "$__rate_interval", "10s");
-    e = replace_all(e, "$__range", "1m");
-    e = replace_all(e, "$instance", instance);
-    e = replace_all(e, "$serial", serial);
-    return replace_all(e, "$package", package);
+    return substituted(expr, {{"instance", instance}, {"serial", serial}, {"package", package}});
   };
   // Each query gets a few seconds: recording rules first appear one evaluation later.
   auto returns_data = [&](const std::string& expr, std::string& error) {
@@ -412,18 +414,11 @@ TEST_CASE("a real Prometheus evaluates every farm dashboard query against the li
   Prometheus prom(ex.port(), rule_files, {}, {{"rack", "r7"}});
   INFO(prom.log());
   REQUIRE(prom.ready());
-  REQUIRE(wait_until([&] {
-    auto r = prom.query("count_over_time(up{job=\"jank_exporter\"}[1m]) >= 12 and up == 1");
-    return r && r->size() == 1;
-  }, 40000ms, 500ms));
+  REQUIRE(prom.scraped(12, 1, 40000ms));
 
   const std::string instance = "127.0.0.1:" + std::to_string(ex.port());
   auto substitute = [&](const std::string& expr) {
-    std::string e = replace_all(expr, "$__rate_interval", "10s");
-    e = replace_all(e, "$__range", "1m");
-    e = replace_all(e, "$job", "jank_exporter");
-    e = replace_all(e, "$instance", instance);
-    return replace_all(e, "$rack", "r7");
+    return substituted(expr, {{"job", "jank_exporter"}, {"instance", instance}, {"rack", "r7"}});
   };
   auto result_size = [&](const std::string& expr, std::string& error) -> std::optional<std::size_t> {
     std::optional<std::size_t> size;
