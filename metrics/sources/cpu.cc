@@ -139,6 +139,12 @@ std::string_view process_comm(std::string_view process_name) {
   return process_name.size() <= kCommBytes ? process_name : process_name.substr(process_name.size() - kCommBytes);
 }
 
+const std::string* measured_app(const DeviceMetrics& device, std::int32_t pid, const parsers::ProcessFiles& files) {
+  const std::string* name = device.pid_names.find(pid);
+  if (name == nullptr || !files.process || files.process->name != process_comm(*name)) return nullptr;
+  return name;
+}
+
 bool CpuSource::checkpoint_state(Checkpoint& c, CpuState& s) const {
   bool sane = true;
   c.str(s.boot_id).count(s.answers).count(s.lines).count(s.malformed_lines).count(s.stale_pids);
@@ -229,8 +235,8 @@ void record_cpu(Store& store, DeviceMetrics& device, const parsers::ResourceAnsw
     note_supported(s, ResourceGroup::app_cpu, files.stat, false);
     if (files.status.any()) note_supported(s, ResourceGroup::app_memory, files.status, false);
     if (!files.process) continue;
-    const std::string* name = device.pid_names.find(pid);
-    if (name == nullptr || files.process->name != process_comm(*name)) {
+    const std::string* name = measured_app(device, pid, files);
+    if (name == nullptr) {
       ++s.stale_pids;
       continue;
     }

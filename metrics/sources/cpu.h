@@ -105,6 +105,11 @@ void count_resource_poll(DeviceMetrics& device, std::string_view result);
 const CpuState* cpu_of(const DeviceMetrics& device);
 const AppCpuState* app_cpu_of(const PackageMetrics& package);
 
+// The app whose main process the answer read as `pid`: the name the
+// device's pid names give it, when the kernel's name of the process (its
+// comm) is still that name's; null for a pid that names another process now.
+const std::string* measured_app(const DeviceMetrics& device, std::int32_t pid, const parsers::ProcessFiles& files);
+
 // The comm the kernel shows for a process of this name: its last 15 bytes
 // (Android's process naming keeps the tail of long package names).
 std::string_view process_comm(std::string_view process_name);

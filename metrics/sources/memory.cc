@@ -42,9 +42,9 @@ void record_memory(Store& store, DeviceMetrics& device, const parsers::ResourceA
   if (!asked) return;
   memory_source().state(device).read_at_ns = store.host_time();
   for (const auto& [pid, files] : answer.processes) {
-    if (!files.rss_bytes || !files.process) continue;
-    const std::string* name = device.pid_names.find(pid);
-    if (name == nullptr || files.process->name != process_comm(*name)) continue;  // counted by record_cpu
+    if (!files.rss_bytes) continue;
+    const std::string* name = measured_app(device, pid, files);
+    if (name == nullptr) continue;  // a stale pid: counted by record_cpu
     auto& m = store.package(device, *name).sources.get<AppMemoryState>(memory_source().slot());
     m.rss_bytes = files.rss_bytes;
     m.swap_bytes = files.swap_bytes;

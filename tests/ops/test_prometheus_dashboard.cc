@@ -55,6 +55,21 @@ std::vector<Rule> shipped_rules(const std::vector<std::string>& files = kRuleFil
   return out;
 }
 
+// Every rule of `rules` is loaded by `prom` and evaluates without error.
+void check_rules_loaded(const Prometheus& prom, const std::vector<Rule>& rules) {
+  auto groups = prom.api("/api/v1/rules");
+  REQUIRE(groups);
+  std::set<std::string> seen;
+  for (const Json& g : (*groups)["groups"].arr) {
+    for (const Json& r : g["rules"].arr) {
+      INFO(r["name"].str << ": " << r["lastError"].str);
+      CHECK(r["health"].str == "ok");
+      seen.insert(r["name"].str);
+    }
+  }
+  for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
+}
+
 struct PanelQuery {
   std::string panel;
   std::string expr;
@@ -282,19 +297,7 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     if (r.recording) known.insert(r.name);
   }
 
-  {  // every rule loaded and evaluates without error (one run of the rig for all checks: no SECTIONs)
-    auto groups = prom.api("/api/v1/rules");
-    REQUIRE(groups);
-    std::set<std::string> seen;
-    for (const Json& g : (*groups)["groups"].arr) {
-      for (const Json& r : g["rules"].arr) {
-        INFO(r["name"].str << ": " << r["lastError"].str);
-        CHECK(r["health"].str == "ok");
-        seen.insert(r["name"].str);
-      }
-    }
-    for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
-  }
+  check_rules_loaded(prom, rules);  // one run of the rig for all checks: no SECTIONs
 
   {  // every recording rule returns data
     std::set<std::string> names;
@@ -432,19 +435,7 @@ TEST_CASE("a real Prometheus evaluates every farm dashboard query against the li
   };
 
   const auto rules = shipped_rules(rule_files);
-  {  // every rule, the farm's included, loaded and evaluates without error
-    auto groups = prom.api("/api/v1/rules");
-    REQUIRE(groups);
-    std::set<std::string> seen;
-    for (const Json& g : (*groups)["groups"].arr) {
-      for (const Json& r : g["rules"].arr) {
-        INFO(r["name"].str << ": " << r["lastError"].str);
-        CHECK(r["health"].str == "ok");
-        seen.insert(r["name"].str);
-      }
-    }
-    for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
-  }
+  check_rules_loaded(prom, rules);  // the farm's included
   {  // the farm-level series: the host's rack kept, both models and releases, no device label left
     std::string error;
     CHECK(result_size("instance:android_device_up:sum{rack=\"r7\"} == 2", error) == 1u);
