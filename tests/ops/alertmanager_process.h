@@ -13,10 +13,11 @@
 #include <chrono>
 #include <fstream>
 #include <mutex>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <re2/re2.h>
 
 #include "tests/ops/prometheus_process.h"
 
@@ -88,10 +89,10 @@ class WebhookReceiver {
       in.append(buf, static_cast<std::size_t>(n));
       const auto head_end = in.find("\r\n\r\n");
       if (head_end != std::string::npos && need == std::string::npos) {
-        std::smatch m;
         const std::string head = in.substr(0, head_end);
-        static const std::regex length(R"((?:^|\r\n)[Cc]ontent-[Ll]ength:\s*(\d+))");
-        need = head_end + 4 + (std::regex_search(head, m, length) ? std::stoul(m[1]) : 0);
+        static const RE2 length(R"((?:^|\r\n)[Cc]ontent-[Ll]ength:\s*(\d+))");
+        std::size_t body = 0;
+        need = head_end + 4 + (RE2::PartialMatch(head, length, &body) ? body : 0);
       }
       if (need != std::string::npos && in.size() >= need) break;
     }

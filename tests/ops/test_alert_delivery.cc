@@ -17,12 +17,13 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <re2/re2.h>
 
 #include "tests/daemon/exporter_process.h"
 #include "tests/ops/alertmanager_process.h"
@@ -54,25 +55,27 @@ double seconds_of(const std::string& number, const std::string& unit) {
 // 1 s); `for_seconds` receives each alert's scaled `for` (0 when it has none).
 std::string scaled_rules(const std::string& dir, std::map<std::string, double>& for_seconds) {
   const std::string text = read_file(kAlertRules);
-  static const std::regex duration(R"((for: |\[|offset )(\d+)([smh])\b)");
+  // RE2, not std::regex: g++ 12's <regex> trips -Wmaybe-uninitialized under the sanitizer build.
+  static const RE2 duration(R"((for: |\[|offset )(\d+)([smh])\b)");
   std::string out;
-  std::size_t last = 0, replaced = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), duration); it != std::sregex_iterator(); ++it) {
-    const auto& m = *it;
-    const double s = std::max(1.0, seconds_of(m[2], m[3]) / kScale);
-    out += text.substr(last, m.position() - last) + m[1].str() + std::to_string(static_cast<int>(s)) + "s";
-    last = m.position() + m.length();
+  std::size_t replaced = 0, pos = 0;
+  re2::StringPiece m[4];  // whole, prefix, number, unit
+  while (duration.Match(text, pos, text.size(), RE2::UNANCHORED, m, 4)) {
+    const auto at = static_cast<std::size_t>(m[0].data() - text.data());
+    const double s = std::max(1.0, seconds_of(std::string(m[2]), std::string(m[3])) / kScale);
+    out += text.substr(pos, at - pos) + std::string(m[1]) + std::to_string(static_cast<int>(s)) + "s";
+    pos = at + m[0].size();
     ++replaced;
   }
-  out += text.substr(last);
+  out += text.substr(pos);
   REQUIRE(replaced >= 20);
   std::string alert;
   std::istringstream in(out);
+  static const RE2 alert_line(R"(^\s*- alert: (\w+))"), for_line(R"(^\s*for: (\d+)s)");
   for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    static const std::regex alert_line(R"(^\s*- alert: (\w+))"), for_line(R"(^\s*for: (\d+)s)");
-    if (std::regex_search(line, m, alert_line)) for_seconds[alert = m[1]] = 0;
-    if (std::regex_search(line, m, for_line)) for_seconds[alert] = std::stod(m[1]);
+    std::string name, seconds;
+    if (RE2::PartialMatch(line, alert_line, &name)) for_seconds[alert = name] = 0;
+    if (RE2::PartialMatch(line, for_line, &seconds)) for_seconds[alert] = std::stod(seconds);
   }
   const std::string path = dir + "/jank_exporter.alerts.yml";
   std::ofstream(path) << out;
@@ -84,13 +87,14 @@ std::string alertmanager_config(const std::string& url, const std::string& group
                                 const std::string& group_interval) {
   std::string text = read_file(kAlertmanagerConfig);
   auto replace_value = [&](const std::string& key, const std::string& value) {
-    const std::regex line("(\\n\\s*(?:- )?" + key + ": )\\S+");
-    std::smatch m;
-    REQUIRE(std::regex_search(text, m, line));
-    const auto at = static_cast<std::size_t>(m.position());
-    text = text.substr(0, at) + m[1].str() + value + text.substr(at + static_cast<std::size_t>(m.length()));
-    REQUIRE_FALSE(std::regex_search(text.cbegin() + static_cast<std::ptrdiff_t>(at + m[1].length() + value.size()),
-                                    text.cend(), line));  // the key once
+    const RE2 line("(\\n\\s*(?:- )?" + key + ": )\\S+");
+    re2::StringPiece found[2];
+    REQUIRE(line.Match(text, 0, text.size(), RE2::UNANCHORED, found, 2));
+    const auto at = static_cast<std::size_t>(found[0].data() - text.data());
+    const std::string head(found[1]);
+    text = text.substr(0, at) + head + value + text.substr(at + found[0].size());
+    const std::size_t after = at + head.size() + value.size();
+    REQUIRE_FALSE(line.Match(text, after, text.size(), RE2::UNANCHORED, nullptr, 0));  // the key once
   };
   replace_value("url", url);
   replace_value("group_wait", group_wait);
