@@ -47,6 +47,10 @@ struct Config {
   std::vector<std::string> exclude_serials;
   std::size_t max_packages_per_device = 200;
   Seconds device_grace_seconds{300};   // series of a vanished device are kept this long
+
+  // series (docs/metrics.md, "Series budget")
+  std::vector<std::string> series_detailed;  // detailed groups on top of the default profile; "all": every one
+  std::size_t series_max_per_device = 2000;  // 0: no cap
   Seconds process_grace_seconds{300};  // series of a dead process likewise
 
   // choreographer

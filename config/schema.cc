@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ingest/endpoint.h"
+#include "metrics/series.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
 #include "parsers/time_units.h"
@@ -73,6 +74,15 @@ std::string check_thread_name(const std::string& v) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a thread name holds no control characters";
   }
   return "";
+}
+
+std::string check_series_group(const std::string& v) {
+  if (v == "all" || (metrics::series_group_named(v) && v != "core")) return "";
+  std::string names;
+  for (std::size_t g = 1; g < metrics::kSeriesGroups; ++g) {
+    names += std::string(metrics::series_group_name(static_cast<metrics::SeriesGroup>(g))) + ", ";
+  }
+  return "not a detailed series group: one of " + names + "or all";
 }
 
 std::string check_package(const std::string& v) {
@@ -299,6 +309,12 @@ std::vector<Setting> build() {
              "package series per device; further ones count under package=\"_other_\""),
       number("devices.grace_seconds", &Config::device_grace_seconds, 0, 30 * kDay, "seconds",
              "series of a device that went away are removed after this long"),
+      list("series.detailed", &Config::series_detailed,
+           "detailed series groups exported besides the default profile (stages, windows, distributions, "
+           "jank_types; all: the detailed profile)", check_series_group),
+      number("series.max_per_device", &Config::series_max_per_device, 0, 1000000, "",
+             "series per device at most: a device over it loses its detailed series, then whole apps (counted in "
+             "jank_exporter_device_series_dropped); 0: no cap"),
       number("processes.grace_seconds", &Config::process_grace_seconds, 0, 30 * kDay, "seconds",
              "series of a process that died are removed after this long"),
       number("choreographer.skipwarning_frames", &Config::skipwarning_frames, 1, 1000, "frames",

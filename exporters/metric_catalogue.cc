@@ -89,6 +89,11 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
      "serial"}},
     {F::jank_exporter_last_line_timestamp_seconds, {"jank_exporter_last_line_timestamp_seconds", gauge, "seconds",
      "Time of the newest log line read, on the device's clock.", "serial"}},
+    {F::jank_exporter_device_series, {"jank_exporter_device_series", gauge, "",
+     "Series the device exported in this scrape (after its series budget), these two not counted.", "serial"}},
+    {F::jank_exporter_device_series_dropped, {"jank_exporter_device_series_dropped", gauge, "",
+     "Series of the device withheld in this scrape because it was over series.max_per_device: its detailed "
+     "series, then whole apps.", "serial"}},
 
     {F::jank_exporter_build_info, {"jank_exporter_build_info", gauge, "",
      "Version of the running exporter; the value is always 1.", "version"}},

@@ -46,6 +46,8 @@ enum class Family : std::uint16_t {
   jank_exporter_device_command_output_bytes_total,
   jank_exporter_ingest_lag_seconds,
   jank_exporter_last_line_timestamp_seconds,
+  jank_exporter_device_series,
+  jank_exporter_device_series_dropped,
   // The daemon itself.
   jank_exporter_build_info,
   jank_exporter_adb_server_up,

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "exporters/budgeted_sink.h"
 #include "exporters/label_repair.h"
 #include "exporters/openmetrics.h"
 #include "metrics/device_view.h"
@@ -63,12 +64,26 @@ class FamilySink final : public SeriesSink {
   }
   std::vector<MetricFamily> take() { return std::move(families_); }
 
+  void mark(Mark& m) const override {
+    m.clear();
+    for (const auto& family : families_) m.push_back(family.metric.size());
+  }
+  void rollback(const Mark& m) override {
+    while (families_.size() > m.size()) {
+      index_[order_.back()] = -1;
+      order_.pop_back();
+      families_.pop_back();
+    }
+    for (std::size_t i = 0; i < m.size(); ++i) families_[i].metric.resize(m[i]);
+  }
+
  private:
   ClientMetric& add(const FamilySpec& spec, const LabelSet& labels, const Extra* extra) {
     const std::size_t at = family_index(spec);
     auto& index = index_[at];
     if (index < 0) {
       index = static_cast<int>(families_.size());
+      order_.push_back(at);
       // The declaration, not a module's copy of it (a copy holds no help).
       const FamilySpec& decl = at < catalogue().size() ? catalogue()[at] : spec;
       families_.push_back(MetricFamily{std::string(decl.name), std::string(decl.help), prometheus_type(decl.type), {}});
@@ -83,6 +98,7 @@ class FamilySink final : public SeriesSink {
   }
 
   std::vector<int> index_ = std::vector<int>(catalogue().size() + 1, -1);
+  std::vector<std::size_t> order_;  // the catalogue index of each of families_
   std::vector<MetricFamily> families_;
 };
 
@@ -160,6 +176,19 @@ class TextSink final : public SeriesSink {
     }
   }
 
+  void mark(Mark& m) const override {
+    m.clear();
+    for (const auto& family : families_) m.push_back(family.body.size());
+  }
+  void rollback(const Mark& m) override {
+    while (families_.size() > m.size()) {
+      index_[order_.back()] = -1;
+      order_.pop_back();
+      families_.pop_back();
+    }
+    for (std::size_t i = 0; i < m.size(); ++i) families_[i].body.resize(m[i]);
+  }
+
  protected:
   void exemplar_sample(const FamilySpec& spec, const LabelSet& labels, double value,
                        const metrics::TraceExemplar& exemplar) override {
@@ -176,6 +205,7 @@ class TextSink final : public SeriesSink {
     auto& index = index_[i];
     if (index < 0) {
       index = static_cast<int>(families_.size());
+      order_.push_back(i);
       families_.push_back(ExpositionFamily{headers_[i], {}});
     }
     return families_[static_cast<std::size_t>(index)].body;
@@ -206,6 +236,7 @@ class TextSink final : public SeriesSink {
   const FamilyHeaders& headers_;
   bool exemplars_;
   std::vector<int> index_;
+  std::vector<std::size_t> order_;  // the catalogue index of each of families_
   std::unordered_map<const double*, std::vector<std::string>> le_;
 };
 
@@ -408,13 +439,36 @@ void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t
   collect_surface(f, d, dev, now);
   collect_sources(f, d, dev, now, metrics::CollectAt::after_surface);
 
+  std::size_t part = 0;
   for (const auto& [name, p] : d.packages) {
+    f.begin_part(++part);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::head);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::dumps);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::windows);
     collect_package_sources(f, d, name, p, now, metrics::PackageAt::last);
   }
+  f.begin_part(++part);
   collect_sources(f, d, dev, now, metrics::CollectAt::after_apps);
+}
+
+// Which parts of a device over its cap stay (SeriesSink::begin_part), from
+// the default profile's series per part: the device's own always, then the
+// layers' and the apps in order while they fit.
+std::vector<bool> parts_within(const std::vector<std::size_t>& core, std::size_t cap) {
+  std::vector<bool> keep(core.size(), false);
+  if (core.empty()) return keep;
+  keep[0] = true;
+  std::size_t used = core[0];
+  std::vector<std::size_t> order;
+  if (core.size() > 1) order.push_back(core.size() - 1);
+  for (std::size_t i = 1; i + 1 < core.size(); ++i) order.push_back(i);
+  for (const auto i : order) {
+    if (used + core[i] <= cap) {
+      keep[i] = true;
+      used += core[i];
+    }
+  }
+  return keep;
 }
 
 }  // namespace
@@ -483,8 +537,33 @@ void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics&
     w.span = span_(device, w.length);
     w.span_exported = true;
   }
-  sink.set_sm_window(w);
-  collect_device(sink, device, now_(device));
+  const std::int64_t now = now_(device);
+  if (!budget_) {
+    sink.set_sm_window(w);
+    collect_device(sink, device, now);
+    return;
+  }
+  const std::size_t cap = budget_->max_per_device;
+  SeriesSink::Mark before;
+  if (cap > 0) sink.mark(before);
+  BudgetedSink within(sink, *budget_);
+  within.set_sm_window(w);
+  collect_device(within, device, now);
+  std::size_t written = within.written(), dropped = 0;
+  if (cap > 0 && written > cap) {
+    // Over the cap: the device's series again, the default profile's only
+    // and without the parts that do not fit.
+    sink.rollback(before);
+    SeriesBudget core;
+    BudgetedSink capped(sink, core, parts_within(within.core_per_part(), cap));
+    capped.set_sm_window(w);
+    collect_device(capped, device, now);
+    dropped = written - capped.written();
+    written = capped.written();
+  }
+  const LabelSet dev = label_set({{"serial", device.serial}});
+  sink.sample(F::jank_exporter_device_series, dev, count(written));
+  sink.sample(F::jank_exporter_device_series_dropped, dev, count(dropped));
 }
 
 std::function<Exposition(std::string_view serial, ExpositionFormat format)> text_source(

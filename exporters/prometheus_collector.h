@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include <prometheus/metric_family.h>
 
 #include "exporters/metric_catalogue.h"
+#include "exporters/series_budget.h"
 #include "exporters/text_format.h"
 #include "metrics/daemon_status.h"
 #include "metrics/run_book.h"
@@ -61,6 +63,17 @@ class SeriesSink : public metrics::SeriesSink {
     histogram(family(id), labels, &extra, h);
   }
   LabelSet labels(std::vector<metrics::Label> list) const override { return label_set(std::move(list)); }
+
+  // Where the sink stands, so that what one device wrote can be taken back
+  // (the series budget): rollback(m) forgets every series written since
+  // mark(m).
+  using Mark = std::vector<std::size_t>;
+  virtual void mark(Mark& m) const = 0;
+  virtual void rollback(const Mark& m) = 0;
+  // The part of a device the next series belong to: 0 the device's own, 1 to
+  // n its apps in order, n + 1 the layers' after them. The series budget
+  // keeps or drops apps and the layers' part whole.
+  virtual void begin_part(std::size_t) {}
 };
 
 class StoreCollector final : public prometheus::Collectable {
@@ -73,6 +86,10 @@ class StoreCollector final : public prometheus::Collectable {
   // SM over `span` instead of the whole window, with the span exported
   // (android_choreographer_sm_span_seconds): for replays.
   void set_window_span(WindowSpan span) { span_ = std::move(span); }
+  // Each device's series within `budget` (exporters/series_budget.h), with
+  // the budget's own two series per device. Without one (replays): every
+  // series, and not those two.
+  void set_series_budget(const SeriesBudget& budget) { budget_ = budget; }
 
   std::vector<prometheus::MetricFamily> Collect() const override;
   // The exposition text, written straight from the store: no intermediate
@@ -97,6 +114,7 @@ class StoreCollector final : public prometheus::Collectable {
   std::mutex* mutex_;
   const metrics::DaemonMetrics* daemon_;
   const metrics::RunBook* runs_;  // the open runs' series (the daemon's; null in replays)
+  std::optional<SeriesBudget> budget_;
 };
 
 // What the HTTP server calls per /metrics request: the whole store, or one

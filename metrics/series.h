@@ -6,7 +6,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +23,24 @@ namespace jank::metrics {
 enum class FamilyType : std::uint8_t { counter, gauge, histogram };
 std::string_view family_type_name(FamilyType type);
 
+// Which series profile a family belongs to (docs/metrics.md, "Series
+// budget"): every family is in the default profile unless it is one of the
+// detailed groups, each of which an operator turns on by name
+// (series.detailed). The detailed groups split what the default already
+// counts finer (per stage, per window, per cause) or give secondary
+// distributions; no shipped rule or farm panel reads them.
+enum class SeriesGroup : std::uint8_t {
+  core,           // the default profile
+  stages,         // per rendering stage (framestats, HWUI profile, FrameTimeline's joined rows)
+  windows,        // per window of an app (gfxinfo window sections, FrameTimeline per activity)
+  distributions,  // secondary distributions: GPU time, skip sizes, Davey durations, gfxinfo's own percentiles
+  jank_types,     // per jank cause of gfxinfo and TimeStats (FrameTimeline's per type stay core: the rules read them)
+};
+inline constexpr std::size_t kSeriesGroups = 5;
+std::string_view series_group_name(SeriesGroup group);
+// The group named `name` (as series_group_name spells it), if any.
+std::optional<SeriesGroup> series_group_named(std::string_view name);
+
 // One metric family, declared once by whoever owns its series.
 struct FamilySpec {
   std::string_view name;
@@ -28,6 +48,7 @@ struct FamilySpec {
   std::string_view unit;    // base unit named in the family name ("seconds", "frames"), or ""
   std::string_view help;
   std::string_view labels;  // label names in series order, comma-separated ("" for none)
+  SeriesGroup group = SeriesGroup::core;
 };
 
 struct Label {

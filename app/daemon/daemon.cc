@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
@@ -161,6 +160,7 @@ class Daemon {
         // Windows are kept on the host's timeline (metrics/device_clock.h): they end now.
         [clock = clock_.wall_ns](const metrics::DeviceMetrics&) { return clock(); },
         &shared_.mutex, &shared_.daemon, &shared_.runs);
+    collector->set_series_budget(exporters::series_budget(config.series_detailed, config.series_max_per_device));
     auto routes = http_routes(config, shared_, runs_api_, clock_.wall_ns, traces_.store());
     try {
       return std::make_unique<exporters::HttpServer>(http, exporters::text_source(collector),

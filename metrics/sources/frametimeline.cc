@@ -33,17 +33,17 @@ constexpr FamilySpec kFamilies[] = {
     {"android_frametimeline_stage_seconds_total", FamilyType::counter, "seconds",
      "HWUI stage time of joined frames (their framestats rows) by SurfaceFlinger's jank type, summed; a frame "
      "counts under each of its types. Divide by android_frametimeline_stage_frames_total for the mean.",
-     "serial,package,jank_type,stage"},
+     "serial,package,jank_type,stage", SeriesGroup::stages},
     {"android_frametimeline_stage_frames_total", FamilyType::counter, "frames",
-     "Joined frames whose row measured the stage, by jank type.", "serial,package,jank_type,stage"},
+     "Joined frames whose row measured the stage, by jank type.", "serial,package,jank_type,stage", SeriesGroup::stages},
     {"android_frametimeline_window_frames_total", FamilyType::counter, "frames",
      "Judged frames of the app's windows per window (activity: the layer's name without its instance, gfxinfo's "
      "window title), at most gfxinfo.max_windows per app, the rest under _other_.",
-     "serial,package,window"},
+     "serial,package,window", SeriesGroup::windows},
     {"android_frametimeline_window_janky_frames_total", FamilyType::counter, "frames",
-     "Judged frames per window janky as TimeStats counts them.", "serial,package,window"},
+     "Judged frames per window janky as TimeStats counts them.", "serial,package,window", SeriesGroup::windows},
     {"android_frametimeline_window_jank_frames_total", FamilyType::counter, "frames",
-     "Judged frames per window and jank type (only the types its frames had).", "serial,package,window,jank_type"},
+     "Judged frames per window and jank type (only the types its frames had).", "serial,package,window,jank_type", SeriesGroup::windows},
 };
 constexpr const FamilySpec& kOverflows = kFamilies[0];
 constexpr const FamilySpec& kRestarts = kFamilies[1];

@@ -24,7 +24,7 @@ constexpr FamilySpec kFamilies[] = {
     {"android_choreographer_skip_events_total", FamilyType::counter, "", "\"Skipped N frames!\" lines.",
      "serial,package"},
     {"android_choreographer_skip_size_frames", FamilyType::histogram, "frames",
-     "Distribution of N in \"Skipped N frames!\".", "serial,package"},
+     "Distribution of N in \"Skipped N frames!\".", "serial,package", SeriesGroup::distributions},
     {"android_choreographer_sm", FamilyType::gauge, "",
      "Smoothness of the process: refresh rate minus its skipped frames per second over the window.",
      "serial,package"},
@@ -33,7 +33,7 @@ constexpr FamilySpec kFamilies[] = {
     {"android_hwui_davey_frames_total", FamilyType::counter, "frames", "HWUI \"Davey!\" frames (700 ms or longer).",
      "serial,package"},
     {"android_hwui_davey_duration_seconds", FamilyType::histogram, "seconds",
-     "Duration of Davey! frames with a valid duration.", "serial,package"},
+     "Duration of Davey! frames with a valid duration.", "serial,package", SeriesGroup::distributions},
     {"android_hwui_davey_invalid_durations_total", FamilyType::counter, "",
      "Davey! frames whose duration is garbage (unsignalled fence, INT64_MAX timestamps).", "serial,package"},
 };

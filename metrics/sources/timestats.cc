@@ -23,7 +23,7 @@ constexpr FamilySpec kFamilies[] = {
      "TimeStats' janky frames (jankyFrames), by refresh and render rate.", "serial,refresh_rate,render_rate"},
     {"android_timestats_display_jank_frames_total", FamilyType::counter, "frames",
      "TimeStats' frames per jank cause, by refresh and render rate (buffer stuffing counted even when not janky).",
-     "serial,refresh_rate,render_rate,jank_type"},
+     "serial,refresh_rate,render_rate,jank_type", SeriesGroup::jank_types},
     {"android_timestats_frames_total", FamilyType::counter, "frames",
      "Frames the app's layers presented per TimeStats (totalFrames, from present fences).", "serial,package"},
     {"android_timestats_dropped_frames_total", FamilyType::counter, "frames",
@@ -35,7 +35,7 @@ constexpr FamilySpec kFamilies[] = {
      "Frames of the app's layers TimeStats counts janky (jankyFrames).", "serial,package"},
     {"android_timestats_jank_frames_total", FamilyType::counter, "frames",
      "Frames of the app's layers per TimeStats jank cause (buffer stuffing counted even when not janky).",
-     "serial,package,jank_type"},
+     "serial,package,jank_type", SeriesGroup::jank_types},
 };
 constexpr const FamilySpec& kResets = kFamilies[0];
 constexpr const FamilySpec& kOverflowRows = kFamilies[1];
