@@ -29,7 +29,7 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"metrics", {"metrics", "parsers"}},
     {"ingest", {"ingest", "parsers"}},
     {"exporters", {"exporters", "metrics", "parsers"}},
-    {"config", {"config", "ingest", "parsers"}},
+    {"config", {"config", "ingest", "parsers", "metrics"}},  // metrics: the series groups' names
     {"devsim", {"devsim"}},
     {"app/core", with_pipeline({"app/core"})},
     {"app/session", with_pipeline({"app/session", "app/core"})},

@@ -43,6 +43,7 @@ std::string every_feature_exposition() {
   test::fill_runs(store, runs);
   exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   collector.set_window_span(test::whole_window());  // serves the replay-only span family too
+  collector.set_series_budget(exporters::series_budget({"all"}, 0));  // the daemon's budget series too
   return collector.Text().str();
 }
 
@@ -178,6 +179,7 @@ TEST_CASE("Text() equals prometheus-cpp's TextSerializer of the same series byte
   jank::metrics::record_skip(store, odd, "com.\xc3\xa9t\xc3\xa9", 2'000'000'000, true, 60);  // SM 60 - 60/60 = 59
   exporters::StoreCollector collector(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   collector.set_window_span(test::whole_window());
+  collector.set_series_budget(exporters::series_budget({"all"}, 0));
   const auto families = collector.Collect();
   REQUIRE(families.size() == exporters::catalogue().size());
   const std::string oracle = prometheus::TextSerializer().Serialize(families);

@@ -240,6 +240,7 @@ TEST_CASE("OpenMetrics serves every family with the samples of the 0.0.4 text", 
   jank::metrics::trace_state(d).exemplars[{ExemplarCounter::davey_frames, "gone", ""}] = {"t-gone", 1, at};  // no such series
   exporters::StoreCollector c(store, exporters::input_time_now(), nullptr, &daemon, &runs);
   c.set_window_span(test::whole_window());  // serves the replay-only span family too
+  c.set_series_budget(exporters::series_budget({"all"}, 0));  // the daemon's budget series too
   const std::string text = openmetrics(c);
   const std::string classic = c.Text().str();
 
