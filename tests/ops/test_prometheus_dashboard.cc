@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporters/metric_catalogue.h"
 #include "tests/daemon/exporter_process.h"
 #include "tests/ops/prometheus_process.h"
 #include "tests/ops/promql_names.h"
@@ -73,15 +74,31 @@ void check_rules_loaded(const Prometheus& prom, const std::vector<Rule>& rules) 
 struct PanelQuery {
   std::string panel;
   std::string expr;
+  std::string description = {};
 };
 
 void collect_panels(const Json& panels, std::vector<PanelQuery>& out) {
   for (const Json& p : panels.arr) {
     collect_panels(p["panels"], out);  // rows hold their panels when collapsed
     for (const Json& t : p["targets"].arr) {
-      if (!t["expr"].str.empty()) out.push_back({p["title"].str, t["expr"].str});
+      if (!t["expr"].str.empty()) out.push_back({p["title"].str, t["expr"].str, p["description"].str});
     }
   }
+}
+
+// The detailed series group (docs/metrics.md, "Series budget") of a family
+// `expr` reads, or "" when it reads only the default profile's.
+std::string detailed_group_read(const std::string& expr) {
+  for (const auto& name : promql_metric_names(expr)) {
+    for (const auto& f : jank::exporters::catalogue()) {
+      const bool histogram_part = name == std::string(f.name) + "_bucket" || name == std::string(f.name) + "_count" ||
+                                  name == std::string(f.name) + "_sum";
+      if ((name == f.name || histogram_part) && f.group != jank::metrics::SeriesGroup::core) {
+        return std::string(jank::metrics::series_group_name(f.group));
+      }
+    }
+  }
+  return "";
 }
 
 // Every panel query of a dashboard, then every query variable's series selector.
@@ -134,6 +151,18 @@ TEST_CASE("PromQL metric names are told apart from functions labels and keywords
   CHECK(promql_metric_names("a - ignoring (p) group_right rate(b[1m])") == S{"a", "b"});
   CHECK(promql_metric_names("histogram_quantile(0.9, sum without (serial) (rate(h[1h] offset 5m)))") == S{"h"});
   CHECK(grafana_variable_expr(R"(label_values(m{a=~"$a"}, serial))") == R"(m{a=~"$a"})");
+}
+
+TEST_CASE("the shipped rules, alerts and farm dashboard read only the default profile's series") {
+  std::vector<PanelQuery> queries = dashboard_queries(kFarmDashboard);
+  for (const auto& r : shipped_rules({kRuleFiles[0], kRuleFiles[1], kFarmRules})) queries.push_back({r.name, r.expr});
+  REQUIRE(queries.size() > 80);
+  for (const auto& q : queries) {
+    INFO(q.panel << ": " << q.expr);
+    CHECK(detailed_group_read(q.expr).empty());
+  }
+  CHECK(detailed_group_read("rate(android_choreographer_skip_size_frames_bucket[1m])") == "distributions");
+  CHECK(detailed_group_read("android_gfxinfo_window_frames_total") == "windows");
 }
 
 // promtool runs the cases; this keeps a new alert from shipping without them.
@@ -293,6 +322,10 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   REQUIRE(rules.size() > 20);
   std::set<std::string> known = served_names(ex);
   known.insert("up");  // Prometheus' own per target
+  for (const auto& f : jank::exporters::catalogue()) {  // served with series.detailed
+    if (f.group == jank::metrics::SeriesGroup::core) continue;
+    for (const char* part : {"", "_bucket", "_count", "_sum"}) known.insert(std::string(f.name) + part);
+  }
   for (const auto& r : rules) {
     if (r.recording) known.insert(r.name);
   }
@@ -325,15 +358,26 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     for (const Json& v : (*dash)["templating"]["list"].arr) {
       if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
     }
+    // The exporter runs the default series profile: a query of a detailed
+    // group's series is empty, and its panel says which group to turn on.
     std::set<std::string> panels;
+    std::size_t detailed = 0;
     for (const auto& q : queries) {
       const std::string expr = substitute(q.expr);
       std::string error;
       INFO(q.panel << ": " << expr << "\n" << error);
       CHECK(expr.find('$') == std::string::npos);  // every variable substituted
-      CHECK(returns_data(expr, error));
+      if (const auto group = detailed_group_read(q.expr); !group.empty()) {
+        CHECK_THAT(q.description, Catch::Contains("series.detailed names " + group));
+        const auto r = prom.query(expr, &error);
+        CHECK((r && r->size() == 0));
+        ++detailed;
+      } else {
+        CHECK(returns_data(expr, error));
+      }
       panels.insert(q.panel);
     }
+    CHECK(detailed >= 6);
     CHECK(panels.count("Skip size distribution") == 1);
     CHECK(panels.count("Frame time quantiles (gfxinfo)") == 1);
     CHECK(panels.count("FPS over active time") == 1);
