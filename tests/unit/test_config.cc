@@ -126,3 +126,21 @@ TEST_CASE("a trace config file is read relative to the configuration and refused
   REQUIRE(missing.errors.size() == 1);
   CHECK(missing.errors[0].message.find("traces.config_file: cannot read") != std::string::npos);
 }
+
+TEST_CASE("series.detailed takes the detailed groups by name or all, and nothing else", "[config][budget]") {
+  auto r = parse_config("series:\n  detailed: [windows, stages]\n  max_per_device: 500\n", "s.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.config.series_detailed == std::vector<std::string>{"windows", "stages"});
+  CHECK(r.config.series_max_per_device == 500);
+  CHECK(parse_config("series:\n  detailed: [all]\n  max_per_device: 0\n", "s.yaml").ok());
+  CHECK(parse_config("", "s.yaml").config.series_max_per_device == 2000);
+  r = parse_config("series:\n  detailed: [windows, core, layers]\n", "s.yaml");
+  REQUIRE(r.errors.size() == 2);  // core is the default profile, not a group to add; layers is no group
+  CHECK(r.errors[0].to_string() ==
+        "s.yaml:2:23: series.detailed: not a detailed series group: one of stages, windows, distributions, "
+        "jank_types, or all");
+  CHECK_THAT(r.errors[1].message, Catch::Contains("not a detailed series group"));
+  r = parse_config("series:\n  max_per_device: -1\n", "s.yaml");
+  REQUIRE(r.errors.size() == 1);
+  CHECK_THAT(r.errors[0].message, Catch::Contains("out of range"));
+}
