@@ -53,6 +53,7 @@ struct PrometheusSetup {
   std::string interval = "1s";         // scrape and evaluation interval (scrape timeout too)
   // A farm's own labels (rack, pool) on every target, as a file_sd or static list gives them.
   std::vector<std::pair<std::string, std::string>> target_labels;
+  std::size_t sample_limit = 0;  // the scrape job's sample_limit (0: none)
 };
 
 class Prometheus {
@@ -64,7 +65,7 @@ class Prometheus {
   explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
                       const std::vector<std::string>& extra_args = {},
                       const std::vector<std::pair<std::string, std::string>>& target_labels = {})
-      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args, 0, "1s", target_labels}) {}
+      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args, 0, "1s", target_labels, 0}) {}
   explicit Prometheus(const PrometheusSetup& setup) : port_(free_port()), dir_("jank-prometheus") {
     const std::string config = dir_.path() + "/prometheus.yml";
     {
@@ -77,7 +78,9 @@ class Prometheus {
       }
       if (!setup.rule_files.empty()) out << "rule_files:\n";
       for (const auto& f : setup.rule_files) out << "  - " << f << "\n";
-      out << "scrape_configs:\n  - job_name: jank_exporter\n    static_configs:\n      - targets: [";
+      out << "scrape_configs:\n  - job_name: jank_exporter\n";
+      if (setup.sample_limit != 0) out << "    sample_limit: " << setup.sample_limit << "\n";
+      out << "    static_configs:\n      - targets: [";
       for (std::size_t i = 0; i < setup.targets.size(); ++i) {
         out << (i ? ", " : "") << "'127.0.0.1:" << setup.targets[i] << "'";
       }
