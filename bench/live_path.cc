@@ -57,6 +57,9 @@ struct Options {
   bool resources = false;
   // logcat.read_batch_milliseconds for the exporter; unset keeps its default.
   int read_batch_ms = -1;
+  // --series detailed exports every detailed group (series.detailed: [all]);
+  // the default profile otherwise, as the exporter's defaults have it.
+  bool detailed_series = false;
 };
 
 std::string body_of(const std::string& response) {
@@ -109,6 +112,7 @@ void run_one(const Options& o, int devices) {
       adb, state,
       std::string("surfaceflinger:\n  enabled: ") + (o.surfaceflinger ? "true" : "false") + "\n" +
           "resources:\n  enabled: " + (o.resources ? "true" : "false") + "\n" +
+          (o.detailed_series ? "series:\n  detailed: [all]\n" : "") +
           (o.read_batch_ms >= 0 ? "logcat:\n  read_batch_milliseconds: " + std::to_string(o.read_batch_ms) + "\n"
                                 : ""));
   const std::uint16_t http_port = exporter.port();
@@ -123,7 +127,8 @@ void run_one(const Options& o, int devices) {
   // ---- measured window: load only, scrapes as Prometheus would ----
   auto daemon_lines = [&](const std::map<std::string, double>& s) { return sum_of(s, "jank_exporter_logcat_lines_total{"); };
   std::vector<double> scrape_ms;
-  std::size_t scrape_bytes = 0;
+  std::size_t scrape_bytes = 0, scrape_series = 0;
+  double device_series = 0;  // the devices' own count (jank_exporter_device_series), summed
   long rss_max = 0;
   auto entries_written = [&] {
     const Json t = sim.truth();
@@ -156,6 +161,8 @@ void run_one(const Options& o, int devices) {
     const std::string body = body_of(response);
     scrape_bytes = body.size();
     const auto samples = parse_samples(body);
+    scrape_series = samples.size();
+    device_series = sum_of(samples, "jank_exporter_device_series{");
     const double lines = daemon_lines(samples);
     if (lines0 < 0) {
       lines0 = lines;
@@ -267,9 +274,10 @@ void run_one(const Options& o, int devices) {
     if (rate > 0) by_kind += " " + kind + " " + std::to_string(rate).substr(0, 5);
   }
   std::printf("   commands:   %.2f per device and second (%s )\n", commands_total, by_kind.c_str());
-  std::printf("   /metrics:   %zu scrapes every %d s, median %.1f ms, max %.1f ms, %.2f MB\n", scrape_ms.size(),
-              o.scrape_seconds, percentile(scrape_ms, 50), percentile(scrape_ms, 100),
-              static_cast<double>(scrape_bytes) / 1e6);
+  std::printf("   /metrics:   %zu scrapes every %d s, median %.1f ms, max %.1f ms, %.2f MB, %zu series "
+              "(%.0f per device by jank_exporter_device_series)\n",
+              scrape_ms.size(), o.scrape_seconds, percentile(scrape_ms, 50), percentile(scrape_ms, 100),
+              static_cast<double>(scrape_bytes) / 1e6, scrape_series, device_series / devices);
   std::printf("   latency:    skip line to /metrics over %zu probes: p50 %.0f ms, p99 %.0f ms, max %.0f ms, %d timed out\n",
               latency_ms.size(), percentile(latency_ms, 50), percentile(latency_ms, 99), percentile(latency_ms, 100),
               timeouts);
@@ -286,7 +294,7 @@ void run_one(const Options& o, int devices) {
 constexpr const char* kUsage =
     "usage: jank_bench_live [--devices N[,N...]] [--rate LINES_PER_S] [--seconds S] [--probes N]\n"
     "                       [--scrape-seconds S] [--sim-threads N] [--buffer-kib N] [--surfaceflinger on|off]\n"
-    "                       [--read-batch-ms MS] [--resources on|off]\n";
+    "                       [--read-batch-ms MS] [--resources on|off] [--series default|detailed]\n";
 
 int main(int argc, char** argv) {
   Options o;
@@ -319,6 +327,8 @@ int main(int argc, char** argv) {
       o.surfaceflinger = value == "on";
     } else if (flag == "--resources") {
       o.resources = value == "on";
+    } else if (flag == "--series") {
+      o.detailed_series = value == "detailed";
     } else if (flag == "--read-batch-ms") {
       o.read_batch_ms = std::max(0, std::atoi(value.c_str()));
     } else {
