@@ -87,7 +87,8 @@ std::optional<bool> optional_bool(const json& obj, const std::string& key, const
 std::string verdict_value(const std::string& written, const std::string& path) {
   using metrics::Verdict;
   std::string names;
-  for (const Verdict v : {Verdict::kRegression, Verdict::kNoChange, Verdict::kImprovement, Verdict::kInsufficientData}) {
+  for (const Verdict v : {Verdict::kRegression, Verdict::kNoChange, Verdict::kImprovement, Verdict::kInsufficientData,
+                          Verdict::kUnequalWork}) {
     const std::string name(metrics::verdict_name(v));
     if (name == written) {
       std::string spaced = name;

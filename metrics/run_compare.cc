@@ -34,6 +34,15 @@ constexpr std::array kMetrics{
               kPoints1},
 };
 
+// Frames drawn (HWUI, SurfaceFlinger, FrameTimeline), time on screen and
+// the run's length: what two builds must have in common for their jank to
+// compare.
+constexpr std::array kWork{
+    WorkDef{"duration_seconds", "duration_seconds"}, WorkDef{"frames", "frames"},
+    WorkDef{"framestats_frames", "framestats_frames"}, WorkDef{"sf_frames", "sf_frames"},
+    WorkDef{"ft_frames", "ft_frames"}, WorkDef{"active_seconds", "active_seconds"},
+};
+
 std::optional<double> lookup(const CompareDevice& device, std::string_view key) {
   const auto it = device.metrics.find(key);
   if (it == device.metrics.end()) return std::nullopt;
@@ -48,6 +57,7 @@ bool threshold_met(double change, std::optional<double> relative_change, Thresho
 }  // namespace
 
 std::span<const MetricDef> compared_metrics() { return kMetrics; }
+std::span<const WorkDef> work_measures() { return kWork; }
 
 const MetricDef* find_compared_metric(std::string_view name) {
   for (const auto& m : kMetrics)
@@ -103,6 +113,8 @@ std::string_view verdict_name(Verdict v) {
       return "regression";
     case Verdict::kInsufficientData:
       return "insufficient_data";
+    case Verdict::kUnequalWork:
+      return "unequal_work";
   }
   return "insufficient_data";
 }
@@ -115,9 +127,57 @@ Verdict judge(Better better, double p_value, double alpha, double change, std::o
   return worse ? Verdict::kRegression : Verdict::kImprovement;
 }
 
+namespace {
+
+// One sample per (run, device) with the measure, as the metrics have them,
+// or per run the mean of its devices'.
+std::vector<double> work_samples(const WorkDef& def, std::span<const CompareRun> runs, bool per_run) {
+  std::vector<double> out;
+  for (const auto& run : runs) {
+    double sum = 0;
+    std::size_t count = 0;
+    for (const auto& device : run.devices) {
+      const auto v = def.key == "duration_seconds" ? std::optional<double>(run.duration_seconds)
+                                                   : lookup(device, def.key);
+      if (!v) continue;
+      sum += *v;
+      ++count;
+      if (!per_run) out.push_back(*v);
+    }
+    if (per_run && count > 0) out.push_back(sum / static_cast<double>(count));
+  }
+  return out;
+}
+
+std::vector<WorkComparison> compare_work(std::span<const CompareRun> baseline, std::span<const CompareRun> candidate,
+                                         const CompareOptions& options) {
+  std::vector<WorkComparison> out;
+  for (const auto& def : kWork) {
+    const auto a = work_samples(def, baseline, options.per_run);
+    const auto b = work_samples(def, candidate, options.per_run);
+    if (a.empty() || b.empty()) continue;  // a source one side lacks is the metrics' business
+    WorkComparison w;
+    w.def = &def;
+    w.n_baseline = a.size();
+    w.n_candidate = b.size();
+    w.median_baseline = median(a);
+    w.median_candidate = median(b);
+    w.relative_difference = relative_change_percent(w.median_baseline, w.median_candidate);
+    if (options.work_tolerance_percent >= 0) {
+      w.unequal = w.relative_difference ? std::abs(*w.relative_difference) > options.work_tolerance_percent
+                                        : w.median_candidate != w.median_baseline;
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
 Comparison compare_runs(std::span<const CompareRun> baseline, std::span<const CompareRun> candidate,
                         const CompareOptions& options) {
   Comparison result;
+  result.work = compare_work(baseline, candidate, options);
   bool any_judged = false, any_improved = false, any_regressed = false;
   for (const auto& def : kMetrics) {
     if (!options.metrics.empty() &&
@@ -147,7 +207,9 @@ Comparison compare_runs(std::span<const CompareRun> baseline, std::span<const Co
     }
     result.metrics.push_back(mc);
   }
-  result.overall = any_regressed  ? Verdict::kRegression
+  const bool unequal = std::any_of(result.work.begin(), result.work.end(), [](const auto& w) { return w.unequal; });
+  result.overall = unequal        ? Verdict::kUnequalWork
+                   : any_regressed  ? Verdict::kRegression
                    : any_improved ? Verdict::kImprovement
                    : any_judged   ? Verdict::kNoChange
                                   : Verdict::kInsufficientData;

@@ -68,11 +68,35 @@ std::vector<double> metric_samples(const MetricDef& def, std::span<const Compare
 inline constexpr std::size_t kMinSamples = 3;
 inline constexpr std::size_t kFewSamples = 10;
 
-enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData };
+// kUnequalWork: the two builds did not do the same work (see WorkDef): no
+// metric's change can be read as the build's.
+enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData, kUnequalWork };
 std::string_view verdict_name(Verdict v);  // "no_change", "improvement", …
+
+// How much work a run did on a device, compared between the builds before
+// any metric: a candidate whose screen failed to load draws half the frames
+// and would look smoother.
+struct WorkDef {
+  std::string_view name;  // as printed
+  std::string_view key;   // the results key; "duration_seconds": the run's own
+};
+std::span<const WorkDef> work_measures();
+
+// Default tolerance of the work check: the candidate's median amount of a
+// work measure within this percentage of the baseline's.
+inline constexpr double kDefaultWorkTolerancePercent = 20;
+
+struct WorkComparison {
+  const WorkDef* def = nullptr;
+  std::size_t n_baseline = 0, n_candidate = 0;
+  double median_baseline = 0, median_candidate = 0;
+  std::optional<double> relative_difference;  // percent of the baseline median; none from 0
+  bool unequal = false;                       // beyond the tolerance (from 0: any difference)
+};
 
 struct CompareOptions {
   double alpha = 0.05;
+  double work_tolerance_percent = kDefaultWorkTolerancePercent;  // < 0: no work check
   bool per_run = false;
   std::map<std::string, Threshold, std::less<>> thresholds;  // overrides of the defaults
   std::vector<std::string> metrics;                          // empty: every metric
@@ -93,6 +117,8 @@ struct MetricComparison {
 
 struct Comparison {
   std::vector<MetricComparison> metrics;  // those with a sample on either side
+  std::vector<WorkComparison> work;       // the work measures with a sample on both sides
+  // kUnequalWork if a work measure differs beyond the tolerance, else
   // kRegression if any metric regressed, else kImprovement if any improved,
   // else kNoChange if any metric had enough samples, else kInsufficientData.
   Verdict overall = Verdict::kInsufficientData;

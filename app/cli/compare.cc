@@ -31,7 +31,7 @@ struct Options {
 
 // The values as given, checked once all are parsed.
 struct Given {
-  std::string by, package, per, alpha, timeout;
+  std::string by, package, per, alpha, timeout, work_tolerance;
   std::vector<std::string> baseline, candidate, thresholds, metrics;
 };
 
@@ -95,9 +95,13 @@ std::string footer() {
          "A metric regresses when p < alpha and its median moved the worse way by at least\n"
          "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
          "\n"
-         "Exit status: 0 no regression, 1 regression, 64 bad usage, 66 a source cannot be\n"
-         "read or is not format-1 results, a side has no run, or no metric has 3 samples\n"
-         "on each side.";
+         "Before any metric, the builds' work is compared: frames drawn (HWUI, SurfaceFlinger,\n"
+         "FrameTimeline), active seconds and duration. A median beyond --work-tolerance of the\n"
+         "baseline's makes the verdict unequal_work: the runs did not do the same thing.\n"
+         "\n"
+         "Exit status: 0 no regression, 1 regression, 3 unequal work, 64 bad usage, 66 a\n"
+         "source cannot be read or is not format-1 results, a side has no run, or no metric\n"
+         "has 3 samples on each side.";
 }
 
 void add_options(CLI::App& app, Given& g, Options& o) {
@@ -123,6 +127,12 @@ void add_options(CLI::App& app, Given& g, Options& o) {
                  "absolute or percent of the baseline; repeatable")
       ->option_text("M=V[%]")
       ->allow_extra_args(false);
+  app.add_option("--work-tolerance", g.work_tolerance,
+                 "how far the candidate's median work (frames drawn, active\n"
+                 "seconds, duration) may be from the baseline's, percent\n"
+                 "(default 20); beyond it the verdict is unequal_work. off:\n"
+                 "no work check")
+      ->option_text("PERCENT|off");
   app.add_option("--metrics", g.metrics, "compare only these metrics")->option_text("M,...")->allow_extra_args(false);
   app.add_option("--timeout", g.timeout, "the longest an http:// source may take to answer in\nfull (default 30)")
       ->option_text("SECONDS");
@@ -154,6 +164,14 @@ void check(const CLI::App& app, const Given& g, Options& o) {
   if (given("--alpha") && (!parse_into(g.alpha, o.compare.alpha) || !(o.compare.alpha > 0 && o.compare.alpha < 0.5)))
     throw UsageError{"--alpha needs a significance level between 0 and 0.5 (default 0.05)"};
   for (const auto& spec : g.thresholds) parse_threshold(spec, o.compare);
+  if (given("--work-tolerance")) {
+    if (g.work_tolerance == "off") {
+      o.compare.work_tolerance_percent = -1;
+    } else if (!parse_into(g.work_tolerance, o.compare.work_tolerance_percent) ||
+               !(o.compare.work_tolerance_percent >= 0) || !std::isfinite(o.compare.work_tolerance_percent)) {
+      throw UsageError{"--work-tolerance needs a percentage >= 0, or off"};
+    }
+  }
   if (given("--timeout") &&
       (!parse_into(g.timeout, o.timeout_seconds) || !(o.timeout_seconds > 0) || !std::isfinite(o.timeout_seconds)))
     throw UsageError{"--timeout needs a positive number of seconds"};
@@ -313,6 +331,8 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
   switch (report.comparison.overall) {
     case metrics::Verdict::kRegression:
       return kExitRegression;
+    case metrics::Verdict::kUnequalWork:
+      return kExitUnequalWork;
     case metrics::Verdict::kInsufficientData:
       return kExitNoInput;
     default:

@@ -57,8 +57,33 @@ std::string verdict_text(Verdict v) {
       return "no change";
     case Verdict::kInsufficientData:
       return "insufficient data";
+    case Verdict::kUnequalWork:
+      return "UNEQUAL WORK";
   }
   return "";
+}
+
+std::string work_row(const std::string& measure, const std::string& n, const std::string& a, const std::string& b,
+                     const std::string& difference, const std::string& verdict) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-26s %9s %12s %12s %12s  %s", measure.c_str(), n.c_str(), a.c_str(), b.c_str(),
+                difference.c_str(), verdict.c_str());
+  std::string s = buf;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s + "\n";
+}
+
+std::string difference_text(const metrics::WorkComparison& w) {
+  if (w.relative_difference) return num(*w.relative_difference, true, 3) + "%";
+  return w.median_candidate == w.median_baseline ? "0%" : "(from 0)";
+}
+
+std::string unequal_names(const metrics::Comparison& c) {
+  std::string names;
+  for (const auto& w : c.work) {
+    if (w.unequal) names += (names.empty() ? "" : ", ") + std::string(w.def->name) + " " + difference_text(w);
+  }
+  return names;
 }
 
 std::string row(const std::string& metric, const std::string& unit, const std::string& better, const std::string& n, const std::string& a,
@@ -99,6 +124,15 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
   out << "one sample per " << (o.per_run ? "run (its devices averaged)" : "run and device")
       << "; Mann-Whitney U, alpha " << num(o.alpha) << "; shift: Hodges-Lehmann, " << confidence
       << "% interval\n\n";
+  if (!r.comparison.work.empty()) {
+    out << work_row("work (medians)", "n (b/c)", "baseline", "candidate", "difference",
+                    o.work_tolerance_percent >= 0 ? "tolerance " + num(o.work_tolerance_percent) + "%" : "not checked");
+    for (const auto& w : r.comparison.work) {
+      out << work_row(std::string(w.def->name), std::to_string(w.n_baseline) + "/" + std::to_string(w.n_candidate),
+                      num(w.median_baseline), num(w.median_candidate), difference_text(w), w.unequal ? "UNEQUAL" : "");
+    }
+    out << "\n";
+  }
   out << row("metric", "unit", "better", "n (b/c)", "baseline", "candidate", "change of medians",
              "shift [" + std::to_string(confidence) + "% interval]", "p", "threshold", "verdict");
   for (const auto& m : r.comparison.metrics) {
@@ -131,6 +165,10 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
     case Verdict::kInsufficientData:
       out << "verdict: insufficient data (no metric has " << metrics::kMinSamples << " samples on each side)\n";
       break;
+    case Verdict::kUnequalWork:
+      out << "verdict: UNEQUAL WORK, no verdict on the metrics: " << unequal_names(r.comparison)
+          << " beyond the tolerance of " << num(o.work_tolerance_percent) << "%\n";
+      break;
   }
 }
 
@@ -161,12 +199,27 @@ void write_compare_json(std::ostream& out, const CompareReport& r) {
     };
     metrics_json.push_back(std::move(j));
   }
+  nlohmann::json work_json = nlohmann::json::array();
+  for (const auto& w : r.comparison.work) {
+    work_json.push_back({
+        {"name", w.def->name},
+        {"n_baseline", w.n_baseline},
+        {"n_candidate", w.n_candidate},
+        {"median_baseline", number_or_null(w.median_baseline)},
+        {"median_candidate", number_or_null(w.median_candidate)},
+        {"relative_difference_percent", w.relative_difference ? number_or_null(*w.relative_difference) : nullptr},
+        {"unequal", w.unequal},
+    });
+  }
   const nlohmann::json doc = {
       {"format", 1},
       {"baseline", side_json(r.baseline)},
       {"candidate", side_json(r.candidate)},
       {"per", r.options.per_run ? "run" : "device"},
       {"alpha", r.options.alpha},
+      {"work_tolerance_percent", r.options.work_tolerance_percent >= 0 ? nlohmann::json(r.options.work_tolerance_percent)
+                                                                        : nlohmann::json(nullptr)},
+      {"work", std::move(work_json)},
       {"metrics", std::move(metrics_json)},
       {"notices", r.notices},
       {"verdict", metrics::verdict_name(r.comparison.overall)},

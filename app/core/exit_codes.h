@@ -12,6 +12,7 @@ inline constexpr int kExitOk = 0;  // EX_OK: done, or --help of any command
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitRegression = 1;    // `compare`: at least one metric regressed
 inline constexpr int kExitReportFailed = 2;  // `report`: an input is unreadable or wrong, or the page unwritable
+inline constexpr int kExitUnequalWork = 3;   // `compare`: the builds' runs did not do the same work
 inline constexpr int kExitUsage = 64;        // EX_USAGE: a command line error, whichever the command
 inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: `replay`, `compare`: an input cannot be read or used
 inline constexpr int kExitConfig = 78;       // EX_CONFIG: the configuration file is not valid

@@ -23,6 +23,7 @@ struct RunSpec {
   std::string build = "a";
   std::string state = "finished";
   std::string serial = "emu";
+  double frames = 1000;
 };
 
 std::string run_json(const RunSpec& s) {
@@ -30,7 +31,7 @@ std::string run_json(const RunSpec& s) {
          s.build + R"("},"state":")" + s.state + R"(","duration_seconds":60,"devices":[{"serial":")" + s.serial + R"(","settled":true,)" +
          R"("versions":[{"name":")" + s.version + R"(","code":)" + std::to_string(s.code) +
          R"(,"at_seconds":0}],"version_changed":false,"metrics":{"janky_percent":)" + std::to_string(s.janky) +
-         R"(,"skipped_frames":120,"fps":null}}]})";
+         R"(,"skipped_frames":120,"frames":)" + std::to_string(s.frames) + R"(,"fps":null}}]})";
 }
 
 std::string list_json(const std::vector<RunSpec>& runs) {
@@ -264,4 +265,32 @@ TEST_CASE("compare of an exporter that answers an error exits 66", "[compare_cli
   CHECK(r.status == jank::app::kExitNoInput);
   CHECK_THAT(r.err, Catch::Contains(url + "/api/runs: HTTP 404"));
   CHECK(compare({"--by", "version", "https://example.invalid"}).status == jank::app::kExitNoInput);
+}
+
+TEST_CASE("compare exits 3 when the candidate did not do the baseline's work and names the difference",
+          "[compare_cli]") {
+  jank::test::TempDir dir;
+  const auto a = write(dir, "a.json", list_json(ten("a", 2.0)));
+  RunSpec half;
+  half.frames = 500;  // the screen failed to load: half the frames, and "smoother"
+  const auto b = write(dir, "b.json", list_json(ten("b", 0.5, half)));
+  const auto r = compare({a, b});
+  CHECK(r.status == jank::app::kExitUnequalWork);
+  CHECK(r.status == 3);
+  CHECK_THAT(r.out, Catch::Contains("frames                         10/10         1000          500         -50%  UNEQUAL"));
+  CHECK_THAT(r.out, Catch::Contains("verdict: UNEQUAL WORK, no verdict on the metrics: frames -50% beyond the tolerance of 20%\n"));
+  const auto j = compare({"--json", a, b});
+  CHECK(j.status == 3);
+  CHECK_THAT(j.out, Catch::Contains(R"("verdict": "unequal_work")"));
+  CHECK_THAT(j.out, Catch::Contains(R"("relative_difference_percent": -50.0)"));
+  CHECK_THAT(j.out, Catch::Contains(R"("unequal": true)"));
+  CHECK_THAT(j.out, Catch::Contains(R"("work_tolerance_percent": 20.0)"));
+  // The caller's tolerance, or none.
+  CHECK(compare({"--work-tolerance", "60", a, b}).status == 0);
+  const auto off = compare({"--work-tolerance", "off", a, b});
+  CHECK(off.status == 0);
+  CHECK_THAT(off.out, Catch::Contains("not checked"));
+  CHECK_THAT(off.out, Catch::Contains("verdict: no regression; improvement in janky_percent"));
+  CHECK(compare({"--work-tolerance", "-5", a, b}).status == jank::app::kExitUsage);
+  CHECK(compare({"--work-tolerance", "lots", a, b}).status == jank::app::kExitUsage);
 }

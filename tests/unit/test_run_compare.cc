@@ -142,7 +142,9 @@ TEST_CASE("counts are compared per minute of each run", "[compare]") {
     a.push_back(run_of("a" + std::to_string(i), 60, {{{"skipped_frames", 100.0 + i}}}));
     b.push_back(run_of("b" + std::to_string(i), 120, {{{"skipped_frames", 2 * (100.0 + i)}}}));
   }
-  const auto c = compare_runs(a, b, {});
+  CompareOptions lengths_differ;
+  lengths_differ.work_tolerance_percent = -1;  // twice the duration is unequal work otherwise (below)
+  const auto c = compare_runs(a, b, lengths_differ);
   CHECK(only(c).def->name == "skipped_frames_per_minute");
   CHECK(only(c).change == Approx(0));
   CHECK(only(c).verdict == Verdict::kNoChange);
@@ -185,4 +187,81 @@ TEST_CASE("only metrics present in some run are listed and a regression anywhere
   CompareOptions only_fps;
   only_fps.metrics = {"fps"};
   CHECK(compare_runs(a, b, only_fps).overall == Verdict::kNoChange);
+}
+
+namespace {
+
+// Ten single-device runs of 60 s a side: `frames` drawn and `janky_percent`.
+std::vector<CompareRun> runs_drawing(double frames, double janky_percent) {
+  std::vector<CompareRun> runs;
+  for (int i = 0; i < 10; ++i) {
+    runs.push_back(run_of("r" + std::to_string(i), 60,
+                          {{{"frames", frames + i}, {"active_seconds", 55}, {"janky_percent", janky_percent + 0.1 * i}}}));
+  }
+  return runs;
+}
+
+const WorkComparison& work(const Comparison& c, std::string_view name) {
+  for (const auto& w : c.work) {
+    if (w.def->name == name) return w;
+  }
+  FAIL("no work measure " << name);
+  return c.work.front();
+}
+
+}  // namespace
+
+TEST_CASE("a candidate that drew half the frames is unequal work, however smooth it looks", "[compare]") {
+  const auto c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), {});
+  CHECK(c.overall == Verdict::kUnequalWork);
+  const auto& frames = work(c, "frames");
+  CHECK(frames.n_baseline == 10);
+  CHECK(frames.n_candidate == 10);
+  CHECK(frames.median_baseline == Approx(1004.5));
+  CHECK(frames.median_candidate == Approx(504.5));
+  CHECK(*frames.relative_difference == Approx(-500.0 / 1004.5 * 100));
+  CHECK(frames.unequal);
+  // What was equal is said so; the metrics are still computed, not trusted.
+  CHECK_FALSE(work(c, "active_seconds").unequal);
+  CHECK_FALSE(work(c, "duration_seconds").unequal);
+  CHECK(work(c, "duration_seconds").median_candidate == 60);
+  CHECK(c.work.size() == 3);  // sf_frames, ft_frames and framestats_frames are in neither side's results
+  CHECK(only(c).verdict == Verdict::kImprovement);
+}
+
+TEST_CASE("work within the tolerance leaves the verdict to the metrics; the tolerance is the caller's", "[compare]") {
+  // 5 % fewer frames: same work at the default 20 %.
+  auto c = compare_runs(runs_drawing(1000, 5), runs_drawing(950, 7), {});
+  CHECK_FALSE(work(c, "frames").unequal);
+  CHECK(c.overall == Verdict::kRegression);
+  CompareOptions strict;
+  strict.work_tolerance_percent = 4;
+  CHECK(compare_runs(runs_drawing(1000, 5), runs_drawing(950, 7), strict).overall == Verdict::kUnequalWork);
+  CompareOptions loose;
+  loose.work_tolerance_percent = 60;
+  c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), loose);
+  CHECK_FALSE(work(c, "frames").unequal);
+  CHECK(c.overall == Verdict::kImprovement);
+  CompareOptions off;
+  off.work_tolerance_percent = -1;
+  c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), off);
+  CHECK_FALSE(work(c, "frames").unequal);
+  CHECK(work(c, "frames").relative_difference.has_value());  // still shown
+  CHECK(c.overall == Verdict::kImprovement);
+}
+
+TEST_CASE("work from nothing to something is unequal at any tolerance", "[compare]") {
+  auto with_sf = [](double sf_frames) {
+    std::vector<CompareRun> runs;
+    for (int i = 0; i < 5; ++i) runs.push_back(run_of("r" + std::to_string(i), 60, {{{"sf_frames", sf_frames}}}));
+    return runs;
+  };
+  CompareOptions loose;
+  loose.work_tolerance_percent = 1000;
+  const auto c = compare_runs(with_sf(0), with_sf(300), loose);
+  CHECK_FALSE(work(c, "sf_frames").relative_difference);
+  CHECK(work(c, "sf_frames").unequal);
+  CHECK(c.overall == Verdict::kUnequalWork);
+  CHECK(verdict_name(c.overall) == "unequal_work");
+  CHECK_FALSE(compare_runs(with_sf(0), with_sf(0), loose).work.front().unequal);
 }

@@ -314,20 +314,30 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   CHECK(insufficient_banner[0].get("class") == "verdict v-insufficient-data");
   CHECK(insufficient.html.find("<span class=\"verdict-word\">Insufficient data</span>") != std::string::npos);
 
+  // And when the builds did not do the same work.
+  verdict["verdict"] = "unequal_work";
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  const auto unequal = render_run_report(r);
+  REQUIRE(unequal.error.empty());
+  const auto unequal_banner = find_tags(scan_tags(unequal.html), {{"data-metric", "verdict"}});
+  REQUIRE(unequal_banner.size() == 1);
+  CHECK(unequal_banner[0].get("class") == "verdict v-unequal-work");
+  CHECK(unequal.html.find("<span class=\"verdict-word\">Unequal work</span>") != std::string::npos);
+
   verdict["verdict"] = "maybe";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: verdict: \"maybe\" is none of regression, no_change, improvement, insufficient_data");
+        "v.json: verdict: \"maybe\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
   verdict["verdict"] = "no_chnage";  // quoted as written, not as the page would spell it
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement, insufficient_data");
+        "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
   // A metric's verdict is held to the same names.
   verdict["verdict"] = "regression";
   verdict["metrics"][0]["verdict"] = "worse";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: metrics[0].verdict: \"worse\" is none of regression, no_change, improvement, insufficient_data");
+        "v.json: metrics[0].verdict: \"worse\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
 }
 
 TEST_CASE("run report page loads nothing from outside", "[report]") {
