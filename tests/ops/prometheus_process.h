@@ -1,6 +1,6 @@
 // A real Prometheus (Debian's 2.42) as a child process of a test, scraping
-// its targets every second (optionally sending alerts to an Alertmanager),
-// and its HTTP API.
+// its targets every second (optionally sending alerts to an Alertmanager, or
+// as an agent remote-writing to a central store), and its HTTP API.
 #pragma once
 
 #include <arpa/inet.h>
@@ -54,6 +54,14 @@ struct PrometheusSetup {
   // A farm's own labels (rack, pool) on every target, as a file_sd or static list gives them.
   std::vector<std::pair<std::string, std::string>> target_labels;
   std::size_t sample_limit = 0;  // the scrape job's sample_limit (0: none)
+  // Agent mode (--enable-feature=agent): scrapes and forwards only, no rules,
+  // no alerting, no query API; the samples go to `remote_write_url`.
+  bool agent = false;
+  std::string remote_write_url;  // "": no remote_write
+  // Labels of one target each (index as in `targets`), beside `target_labels`:
+  // hosts of different racks in one job, as a file_sd list with one entry per
+  // host gives them. Empty: every target carries `target_labels` alone.
+  std::vector<std::vector<std::pair<std::string, std::string>>> labels_per_target;
 };
 
 class Prometheus {
@@ -65,33 +73,61 @@ class Prometheus {
   explicit Prometheus(std::uint16_t target_port, const std::vector<std::string>& rule_files = {},
                       const std::vector<std::string>& extra_args = {},
                       const std::vector<std::pair<std::string, std::string>>& target_labels = {})
-      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args, 0, "1s", target_labels, 0}) {}
+      : Prometheus(PrometheusSetup{{target_port}, rule_files, extra_args, 0, "1s", target_labels, 0, false, "", {}}) {}
   explicit Prometheus(const PrometheusSetup& setup) : port_(free_port()), dir_("jank-prometheus") {
     const std::string config = dir_.path() + "/prometheus.yml";
     {
       std::ofstream out(config);
-      out << "global:\n  scrape_interval: " << setup.interval << "\n  scrape_timeout: " << setup.interval
-          << "\n  evaluation_interval: " << setup.interval << "\n";
-      if (setup.alertmanager_port != 0) {
+      out << "global:\n  scrape_interval: " << setup.interval << "\n  scrape_timeout: " << setup.interval << "\n";
+      // An agent refuses rule evaluation and alerting settings.
+      if (!setup.agent) out << "  evaluation_interval: " << setup.interval << "\n";
+      if (setup.alertmanager_port != 0 && !setup.agent) {
         out << "alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['127.0.0.1:"
             << setup.alertmanager_port << "']\n";
       }
-      if (!setup.rule_files.empty()) out << "rule_files:\n";
-      for (const auto& f : setup.rule_files) out << "  - " << f << "\n";
+      if (!setup.rule_files.empty() && !setup.agent) {
+        out << "rule_files:\n";
+        for (const auto& f : setup.rule_files) out << "  - " << f << "\n";
+      }
+      if (!setup.remote_write_url.empty()) {
+        // Sent within a second of the scrape, so that a test waits seconds, not the default 5 s batches.
+        out << "remote_write:\n  - url: " << setup.remote_write_url
+            << "\n    queue_config:\n      batch_send_deadline: 1s\n";
+      }
       out << "scrape_configs:\n  - job_name: jank_exporter\n";
       if (setup.sample_limit != 0) out << "    sample_limit: " << setup.sample_limit << "\n";
-      out << "    static_configs:\n      - targets: [";
-      for (std::size_t i = 0; i < setup.targets.size(); ++i) {
-        out << (i ? ", " : "") << "'127.0.0.1:" << setup.targets[i] << "'";
+      out << "    static_configs:\n";
+      auto labels = [&](const std::vector<std::pair<std::string, std::string>>& own) {
+        if (setup.target_labels.empty() && own.empty()) return;
+        out << "        labels:\n";
+        for (const auto& [name, value] : setup.target_labels) out << "          " << name << ": '" << value << "'\n";
+        for (const auto& [name, value] : own) out << "          " << name << ": '" << value << "'\n";
+      };
+      if (setup.labels_per_target.empty()) {
+        out << "      - targets: [";
+        for (std::size_t i = 0; i < setup.targets.size(); ++i) {
+          out << (i ? ", " : "") << "'127.0.0.1:" << setup.targets[i] << "'";
+        }
+        out << "]\n";
+        labels({});
+      } else {
+        // One static_config per target: each carries its own labels.
+        for (std::size_t i = 0; i < setup.targets.size(); ++i) {
+          out << "      - targets: ['127.0.0.1:" << setup.targets[i] << "']\n";
+          labels(i < setup.labels_per_target.size() ? setup.labels_per_target[i]
+                                                    : std::vector<std::pair<std::string, std::string>>{});
+        }
       }
-      out << "]\n";
-      if (!setup.target_labels.empty()) out << "        labels:\n";
-      for (const auto& [name, value] : setup.target_labels) out << "          " << name << ": '" << value << "'\n";
     }
     log_ = dir_.path() + "/prometheus.log";
     std::vector<std::string> argv = {JANK_PROMETHEUS_PROGRAM, "--config.file=" + config,
-                                     "--storage.tsdb.path=" + dir_.path() + "/data",
                                      "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+    if (setup.agent) {
+      argv.push_back("--enable-feature=agent");
+      argv.push_back("--storage.agent.path=" + dir_.path() + "/agent");
+    } else {
+      argv.push_back("--storage.tsdb.path=" + dir_.path() + "/data");
+    }
     argv.insert(argv.end(), setup.extra_args.begin(), setup.extra_args.end());
     proc_ = ChildProcess(argv, {}, log_);
     ready_ = wait_until([&] { return http_body(port_, "/-/ready").find("Ready") != std::string::npos; }, 30000ms,

@@ -260,7 +260,7 @@ TEST_CASE("a jank spike on a simulated phone is delivered through a real Alertma
   Alertmanager am(alertmanager_config(hook.url(), "1s", "1s"));
   INFO(am.log());
   REQUIRE(am.ready());
-  Prometheus prom(PrometheusSetup{{ex.port()}, {rules}, {}, am.port(), "1s", {}, 0});
+  Prometheus prom(PrometheusSetup{{ex.port()}, {rules}, {}, am.port(), "1s", {}, 0, false, "", {}});
   INFO(prom.log());
   REQUIRE(prom.ready());
 
@@ -373,7 +373,7 @@ TEST_CASE("a real Alertmanager with the example route groups a phone's alerts in
   Alertmanager am(alertmanager_config(hook.url(), "18s", "2s"));
   INFO(am.log());
   REQUIRE(am.ready());
-  Prometheus prom(PrometheusSetup{{ex_a.port(), ex_b.port()}, {rules}, {}, am.port(), "1s", {}, 0});
+  Prometheus prom(PrometheusSetup{{ex_a.port(), ex_b.port()}, {rules}, {}, am.port(), "1s", {}, 0, false, "", {}});
   INFO(prom.log());
   REQUIRE(prom.ready());
   REQUIRE(prom.scraped(20, 2, 60000ms));

@@ -21,11 +21,19 @@
 #include "tests/daemon/exporter_process.h"
 #include "tests/ops/prometheus_process.h"
 #include "tests/ops/promql_names.h"
+#include "tests/ops/shipped_queries.h"
 
 using namespace jank::daemon_test;
+using jank::ops_test::collect_panels;
+using jank::ops_test::dashboard_queries;
 using jank::ops_test::grafana_variable_expr;
+using jank::ops_test::PanelQuery;
 using jank::ops_test::Prometheus;
 using jank::ops_test::promql_metric_names;
+using jank::ops_test::reads_alerts_only_while_firing;
+using jank::ops_test::Rule;
+using jank::ops_test::shipped_rules;
+using jank::ops_test::substituted;
 
 namespace {
 
@@ -35,26 +43,6 @@ const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_
 const std::string kFarmRules = kSource + "/config/prometheus/jank_exporter.farm.rules.yml";
 const std::string kDashboard = kSource + "/config/grafana/jank_exporter.json";
 const std::string kFarmDashboard = kSource + "/config/grafana/jank_exporter_farm.json";
-
-struct Rule {
-  std::string name;  // record or alert name
-  std::string expr;
-  bool recording = false;
-};
-
-std::vector<Rule> shipped_rules(const std::vector<std::string>& files = kRuleFiles) {
-  std::vector<Rule> out;
-  for (const auto& file : files) {
-    const YAML::Node doc = YAML::LoadFile(file);
-    for (const auto& group : doc["groups"]) {
-      for (const auto& r : group["rules"]) {
-        const bool recording = static_cast<bool>(r["record"]);
-        out.push_back({r[recording ? "record" : "alert"].as<std::string>(), r["expr"].as<std::string>(), recording});
-      }
-    }
-  }
-  return out;
-}
 
 // Every rule of `rules` is loaded by `prom` and evaluates without error.
 void check_rules_loaded(const Prometheus& prom, const std::vector<Rule>& rules) {
@@ -71,21 +59,6 @@ void check_rules_loaded(const Prometheus& prom, const std::vector<Rule>& rules) 
   for (const auto& r : rules) CHECK(seen.count(r.name) == 1);
 }
 
-struct PanelQuery {
-  std::string panel;
-  std::string expr;
-  std::string description = {};
-};
-
-void collect_panels(const Json& panels, std::vector<PanelQuery>& out) {
-  for (const Json& p : panels.arr) {
-    collect_panels(p["panels"], out);  // rows hold their panels when collapsed
-    for (const Json& t : p["targets"].arr) {
-      if (!t["expr"].str.empty()) out.push_back({p["title"].str, t["expr"].str, p["description"].str});
-    }
-  }
-}
-
 // The detailed series group (docs/metrics.md, "Series budget") of a family
 // `expr` reads, or "" when it reads only the default profile's.
 std::string detailed_group_read(const std::string& expr) {
@@ -99,31 +72,6 @@ std::string detailed_group_read(const std::string& expr) {
     }
   }
   return "";
-}
-
-// Every panel query of a dashboard, then every query variable's series selector.
-std::vector<PanelQuery> dashboard_queries(const std::string& path) {
-  const auto dash = jank::rig::parse_json(read_file(path));
-  REQUIRE(dash);
-  std::vector<PanelQuery> queries;
-  collect_panels((*dash)["panels"], queries);
-  for (const Json& v : (*dash)["templating"]["list"].arr) {
-    if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
-  }
-  return queries;
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
-  return s;
-}
-
-// A dashboard query as Grafana sends it: its ranges and `variables` filled in.
-std::string substituted(std::string expr, const std::vector<std::pair<std::string, std::string>>& variables) {
-  expr = replace_all(expr, "$__rate_interval", "10s");
-  expr = replace_all(expr, "$__range", "1m");
-  for (const auto& [name, value] : variables) expr = replace_all(expr, "$" + name, value);
-  return expr;
 }
 
 // Sample names the exporter serves right now (histograms as _bucket/_sum/_count).
@@ -168,7 +116,7 @@ TEST_CASE("the shipped rules, alerts and farm dashboard read only the default pr
 // promtool runs the cases; this keeps a new alert from shipping without them.
 TEST_CASE("every shipped alert has firing and not-firing promtool test cases") {
   std::map<std::string, std::pair<int, int>> cases;  // alert → (firing, not firing)
-  for (const auto& r : shipped_rules()) {
+  for (const auto& r : shipped_rules(kRuleFiles)) {
     if (!r.recording) cases[r.name];
   }
   REQUIRE(cases.size() >= 5);
@@ -318,7 +266,7 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
     }, 8000ms, 500ms);
   };
 
-  const auto rules = shipped_rules();
+  const auto rules = shipped_rules(kRuleFiles);
   REQUIRE(rules.size() > 20);
   std::set<std::string> known = served_names(ex);
   known.insert("up");  // Prometheus' own per target
@@ -507,7 +455,7 @@ TEST_CASE("a real Prometheus evaluates every farm dashboard query against the li
     INFO(q.panel << ": " << expr << "\n" << error);
     CHECK(expr.find('$') == std::string::npos);  // every variable substituted
     // ALERTS exist only while an alert fires: those must parse, nothing more.
-    const bool alerts = expr.find("ALERTS{") != std::string::npos && expr.find("or vector(0)") == std::string::npos;
+    const bool alerts = reads_alerts_only_while_firing(expr);
     alert_queries += alerts;
     const auto size = result_size(expr, error);
     CHECK(size.has_value());

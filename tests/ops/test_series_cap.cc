@@ -84,7 +84,7 @@ TEST_CASE("phones flooding apps stay under their series cap and the host's scrap
   const std::size_t limit = daemon_lines(scrape) + 20 + 2 * (kCap + 2);
   CHECK(uncapped > static_cast<double>(limit));
 
-  PrometheusSetup setup{{ex.port()}, {}, {}, 0, "1s", {}, limit};
+  PrometheusSetup setup{{ex.port()}, {}, {}, 0, "1s", {}, limit, false, "", {}};
   Prometheus prom(setup);
   INFO(prom.log());
   REQUIRE(prom.ready());
