@@ -326,7 +326,9 @@ TEST_CASE("two hosts remote_write through a Prometheus agent into VictoriaMetric
         std::cout << "fleet: " << h->instance() << " " << serial << " (" << d.model << "): " << raw
                   << " raw series in VictoriaMetrics (the exporter serves " << h->served_series(serial) << "), "
                   << recorded << " recorded per device\n";
-        CHECK(raw == static_cast<double>(h->served_series(serial)));
+        // Every series the exporter serves arrived; a series the exporter
+        // dropped within the store's 5-minute lookback is still counted there.
+        CHECK(raw >= static_cast<double>(h->served_series(serial)));
       }
     }
   }
