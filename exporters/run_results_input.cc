@@ -88,7 +88,7 @@ std::string verdict_value(const std::string& written, const std::string& path) {
   using metrics::Verdict;
   std::string names;
   for (const Verdict v : {Verdict::kRegression, Verdict::kNoChange, Verdict::kImprovement, Verdict::kInsufficientData,
-                          Verdict::kUnequalWork}) {
+                          Verdict::kUnequalWork, Verdict::kInsufficientPower}) {
     const std::string name(metrics::verdict_name(v));
     if (name == written) {
       std::string spaced = name;

@@ -34,13 +34,16 @@ constexpr std::array kMetrics{
               kPoints1},
 };
 
-// Frames drawn (HWUI, SurfaceFlinger, FrameTimeline), time on screen and
-// the run's length: what two builds must have in common for their jank to
-// compare.
+// What two builds must have in common for their jank to compare, measured
+// so that jank itself does not change it: the run's length, and the frames
+// the app was asked for, drawn or skipped (Choreographer's count: a stall
+// moves frames from drawn to skipped, a screen that never loaded has
+// neither). Frames drawn alone, FrameTimeline's and SurfaceFlinger's
+// frames and the active time all fall when a build janks, and would call a
+// real regression unequal work.
 constexpr std::array kWork{
-    WorkDef{"duration_seconds", "duration_seconds"}, WorkDef{"frames", "frames"},
-    WorkDef{"framestats_frames", "framestats_frames"}, WorkDef{"sf_frames", "sf_frames"},
-    WorkDef{"ft_frames", "ft_frames"}, WorkDef{"active_seconds", "active_seconds"},
+    WorkDef{"duration_seconds", "duration_seconds", ""},
+    WorkDef{"frame_slots", "frames", "skipped_frames"},
 };
 
 std::optional<double> lookup(const CompareDevice& device, std::string_view key) {
@@ -115,6 +118,8 @@ std::string_view verdict_name(Verdict v) {
       return "insufficient_data";
     case Verdict::kUnequalWork:
       return "unequal_work";
+    case Verdict::kInsufficientPower:
+      return "insufficient_power";
   }
   return "insufficient_data";
 }
@@ -137,9 +142,9 @@ std::vector<double> work_samples(const WorkDef& def, std::span<const CompareRun>
     double sum = 0;
     std::size_t count = 0;
     for (const auto& device : run.devices) {
-      const auto v = def.key == "duration_seconds" ? std::optional<double>(run.duration_seconds)
-                                                   : lookup(device, def.key);
+      auto v = def.key == "duration_seconds" ? std::optional<double>(run.duration_seconds) : lookup(device, def.key);
       if (!v) continue;
+      if (!def.plus.empty()) *v += lookup(device, def.plus).value_or(0);
       sum += *v;
       ++count;
       if (!per_run) out.push_back(*v);

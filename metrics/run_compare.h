@@ -19,6 +19,7 @@ namespace jank::metrics {
 struct CompareDevice {
   std::string serial;
   std::map<std::string, double, std::less<>> metrics;  // the results' `metrics`, null values left out
+  std::string model = {};                              // the results' device `model` ("" unknown)
 };
 
 struct CompareRun {
@@ -69,8 +70,10 @@ inline constexpr std::size_t kMinSamples = 3;
 inline constexpr std::size_t kFewSamples = 10;
 
 // kUnequalWork: the two builds did not do the same work (see WorkDef): no
-// metric's change can be read as the build's.
-enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData, kUnequalWork };
+// metric's change can be read as the build's. kInsufficientPower: by an A/A
+// calibration (metrics/run_calibration.h) the runs could not have seen the
+// change the gate is configured for, so "no regression" means nothing.
+enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData, kUnequalWork, kInsufficientPower };
 std::string_view verdict_name(Verdict v);  // "no_change", "improvement", …
 
 // How much work a run did on a device, compared between the builds before
@@ -79,6 +82,7 @@ std::string_view verdict_name(Verdict v);  // "no_change", "improvement", …
 struct WorkDef {
   std::string_view name;  // as printed
   std::string_view key;   // the results key; "duration_seconds": the run's own
+  std::string_view plus;  // a key added to it (0 when absent), or ""
 };
 std::span<const WorkDef> work_measures();
 
@@ -113,14 +117,19 @@ struct MetricComparison {
   RankTest test;
   Verdict verdict = Verdict::kInsufficientData;
   bool few_samples = false;  // computed, but on fewer than kFewSamples on a side
+  // With a calibration: whether these runs could see the configured change
+  // (nullopt: not calibrated, or a regression, which was seen).
+  std::optional<bool> powered;
 };
 
 struct Comparison {
   std::vector<MetricComparison> metrics;  // those with a sample on either side
   std::vector<WorkComparison> work;       // the work measures with a sample on both sides
   // kUnequalWork if a work measure differs beyond the tolerance, else
-  // kRegression if any metric regressed, else kImprovement if any improved,
-  // else kNoChange if any metric had enough samples, else kInsufficientData.
+  // kRegression if any metric regressed, else (with a calibration)
+  // kInsufficientPower if a judged metric could not have seen its change,
+  // else kImprovement if any improved, else kNoChange if any metric had
+  // enough samples, else kInsufficientData.
   Verdict overall = Verdict::kInsufficientData;
 };
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "app/cli/compare_calibration.h"
 #include "app/cli/compare_input.h"
 #include "app/cli/cli_parse.h"
 #include "app/cli/compare_output.h"
@@ -27,11 +28,14 @@ struct Options {
   metrics::CompareOptions compare;
   double timeout_seconds = kDefaultFetchTimeoutSeconds;  // per URL source
   bool json = false;
+  bool calibrate = false;           // --calibrate: the sources are one build's runs
+  std::string calibration_file;     // --calibration: judge the power of the comparison
+  metrics::CalibrationOptions calibration;
 };
 
 // The values as given, checked once all are parsed.
 struct Given {
-  std::string by, package, per, alpha, timeout, work_tolerance;
+  std::string by, package, per, alpha, timeout, work_tolerance, resamples, seed, runs_per_side;
   std::vector<std::string> baseline, candidate, thresholds, metrics;
 };
 
@@ -95,13 +99,13 @@ std::string footer() {
          "A metric regresses when p < alpha and its median moved the worse way by at least\n"
          "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
          "\n"
-         "Before any metric, the builds' work is compared: frames drawn (HWUI, SurfaceFlinger,\n"
-         "FrameTimeline), active seconds and duration. A median beyond --work-tolerance of the\n"
+         "Before any metric, the builds' work is compared: the frames the app was asked for\n"
+         "(drawn or skipped) and the duration. A median beyond --work-tolerance of the\n"
          "baseline's makes the verdict unequal_work: the runs did not do the same thing.\n"
          "\n"
-         "Exit status: 0 no regression, 1 regression, 3 unequal work, 64 bad usage, 66 a\n"
-         "source cannot be read or is not format-1 results, a side has no run, or no metric\n"
-         "has 3 samples on each side.";
+         "Exit status: 0 no regression, 1 regression, 3 unequal work, 5 insufficient power\n"
+         "(--calibration), 64 bad usage, 66 a source cannot be read or is not format-1\n"
+         "results, a side has no run, or no metric has 3 samples on each side.";
 }
 
 void add_options(CLI::App& app, Given& g, Options& o) {
@@ -128,8 +132,8 @@ void add_options(CLI::App& app, Given& g, Options& o) {
       ->option_text("M=V[%]")
       ->allow_extra_args(false);
   app.add_option("--work-tolerance", g.work_tolerance,
-                 "how far the candidate's median work (frames drawn, active\n"
-                 "seconds, duration) may be from the baseline's, percent\n"
+                 "how far the candidate's median work (frames drawn or\n"
+                 "skipped, duration) may be from the baseline's, percent\n"
                  "(default 20); beyond it the verdict is unequal_work. off:\n"
                  "no work check")
       ->option_text("PERCENT|off");
@@ -137,6 +141,18 @@ void add_options(CLI::App& app, Given& g, Options& o) {
   app.add_option("--timeout", g.timeout, "the longest an http:// source may take to answer in\nfull (default 30)")
       ->option_text("SECONDS");
   app.add_flag("--json", o.json, "print JSON instead of a table");
+  app.add_flag("--calibrate", o.calibrate,
+               "A/A calibration: the SOURCEs are runs of one build; print the\n"
+               "gate's false-regression rate and smallest change seen per\n"
+               "metric and model (docs/runs.md, Calibrating the gate)");
+  app.add_option("--calibration", o.calibration_file,
+                 "a calibration (--calibrate --json): metrics these runs could\n"
+                 "not have seen change make the verdict insufficient_power")
+      ->option_text("FILE");
+  app.add_option("--resamples", g.resamples, "--calibrate: splits and draws per figure (default 400)")->option_text("N");
+  app.add_option("--seed", g.seed, "--calibrate: random seed (default 1)")->option_text("S");
+  app.add_option("--runs-per-side", g.runs_per_side, "--calibrate: run counts to find the smallest change for\n(default 3,5,10,15,20,30)")
+      ->option_text("N,...");
 }
 
 // The checks of the values given, in the words of the options.
@@ -177,6 +193,16 @@ void check(const CLI::App& app, const Given& g, Options& o) {
     throw UsageError{"--timeout needs a positive number of seconds"};
   for (const auto& list : g.metrics)
     for (const auto& name : split_commas(list)) o.compare.metrics.emplace_back(known_metric(name).name);
+  if (!o.calibrate && (given("--resamples") || given("--seed") || given("--runs-per-side")))
+    throw UsageError{"--resamples, --seed and --runs-per-side go with --calibrate"};
+  if (o.calibrate) {
+    if (!o.calibration_file.empty() || !o.by.empty()) throw UsageError{"--calibrate takes neither --calibration nor --by"};
+    if (o.sources.empty()) throw UsageError{"--calibrate needs the runs of one build"};
+    parse_calibration_options(given("--resamples") ? &g.resamples : nullptr, given("--seed") ? &g.seed : nullptr,
+                              given("--runs-per-side") ? &g.runs_per_side : nullptr, o.calibration);
+    o.calibration.compare = o.compare;
+    return;
+  }
   if (o.by.empty()) {
     if (values_given) throw UsageError{"--baseline and --candidate select runs with --by"};
     if (o.sources.size() != 2) throw UsageError{"give BASELINE and CANDIDATE, or --by with the sources to select from"};
@@ -323,6 +349,12 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
   for (const auto& r : a) runs_a.push_back(r.run);
   for (const auto& r : b) runs_b.push_back(r.run);
   report.comparison = metrics::compare_runs(runs_a, runs_b, o.compare);
+  if (!o.calibration_file.empty()) {
+    bool per_run = false;
+    const auto calibration = read_calibration(o.calibration_file, per_run);
+    if (per_run != o.compare.per_run) throw InputError(o.calibration_file + ": calibrated per " + (per_run ? "run" : "device") + ", compared otherwise (--per)");
+    metrics::apply_power(report.comparison, calibration, std::min(a.size(), b.size()));
+  }
   for (const auto& n : report.notices) err << "jank_exporter compare: " << parsers::terminal_text(n) << "\n";
   if (o.json)
     write_compare_json(out, report);
@@ -333,6 +365,8 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
       return kExitRegression;
     case metrics::Verdict::kUnequalWork:
       return kExitUnequalWork;
+    case metrics::Verdict::kInsufficientPower:
+      return kExitInsufficientPower;
     case metrics::Verdict::kInsufficientData:
       return kExitNoInput;
     default:
@@ -350,7 +384,8 @@ int run_compare(const std::vector<std::string>& args, std::ostream& out, std::os
   if (auto status = parse_command(*app, args, out, err)) return *status;
   try {
     check(*app, g, o);
-    return compare(o, out, err);
+    return o.calibrate ? calibrate(o.sources, o.package, o.calibration, o.json, o.timeout_seconds, out, err)
+                       : compare(o, out, err);
   } catch (const UsageError& e) {
     return usage_error(*app, err, e.message);
   } catch (const InputError& e) {

@@ -49,7 +49,7 @@ void add_run(const exporters::results::Run& r, const std::string& origin, std::v
                         " left out: its final poll did not come (settled false), so its counts stop early");
       continue;
     }
-    run.devices.push_back({d.serial, {d.metrics.begin(), d.metrics.end()}});
+    run.devices.push_back({d.serial, {d.metrics.begin(), d.metrics.end()}, d.model});
   }
   if (!versions_agree) loaded.version_problem = "its devices ran different versions of the app";
   if (!loaded.version_problem.empty()) loaded.version.reset();

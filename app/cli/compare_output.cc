@@ -59,8 +59,24 @@ std::string verdict_text(Verdict v) {
       return "insufficient data";
     case Verdict::kUnequalWork:
       return "UNEQUAL WORK";
+    case Verdict::kInsufficientPower:
+      return "INSUFFICIENT POWER";
   }
   return "";
+}
+
+// A metric's verdict, and when a calibration says its runs could not have
+// seen the configured change, that too.
+std::string metric_verdict_text(const metrics::MetricComparison& m) {
+  return verdict_text(m.verdict) + (m.powered == false ? " (underpowered)" : "");
+}
+
+std::string underpowered_names(const metrics::Comparison& c) {
+  std::string names;
+  for (const auto& m : c.metrics) {
+    if (m.powered == false) names += (names.empty() ? "" : ", ") + std::string(m.def->name);
+  }
+  return names;
 }
 
 std::string work_row(const std::string& measure, const std::string& n, const std::string& a, const std::string& b,
@@ -140,7 +156,7 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
     out << row(std::string(m.def->name), std::string(m.def->unit), m.def->better == metrics::Better::kLower ? "lower" : "higher",
                std::to_string(m.n_baseline) + "/" + std::to_string(m.n_candidate), num(m.median_baseline),
                num(m.median_candidate), change_text(m), shift_text(m), judged ? p_text(m.test.p_value) : "-",
-               threshold_text(m.threshold), verdict_text(m.verdict));
+               threshold_text(m.threshold), metric_verdict_text(m));
   }
   if (r.comparison.metrics.empty()) out << "(no compared metric appears in these runs)\n";
   out << "\n";
@@ -169,6 +185,11 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
       out << "verdict: UNEQUAL WORK, no verdict on the metrics: " << unequal_names(r.comparison)
           << " beyond the tolerance of " << num(o.work_tolerance_percent) << "%\n";
       break;
+    case Verdict::kInsufficientPower:
+      out << "verdict: INSUFFICIENT POWER, no regression seen but these runs could not have seen one of its "
+             "threshold in "
+          << underpowered_names(r.comparison) << " (by the calibration: more runs a side)\n";
+      break;
   }
 }
 
@@ -196,6 +217,7 @@ void write_compare_json(std::ostream& out, const CompareReport& r) {
         {"threshold_relative", m.threshold.relative},
         {"few_samples", m.few_samples},
         {"verdict", metrics::verdict_name(m.verdict)},
+        {"powered", m.powered ? nlohmann::json(*m.powered) : nlohmann::json(nullptr)},
     };
     metrics_json.push_back(std::move(j));
   }

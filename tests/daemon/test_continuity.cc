@@ -688,7 +688,10 @@ TEST_CASE("a package count of 2 to the 64 minus 6 in the state file restarts tha
   REQUIRE(edited);
   write_file(state_file(run.state), join_lines(run.lines));
 
-  Exporter ex({run.rig.adb.port()}, run.state.path());
+  // The skip size histogram below is a detailed series (docs/metrics.md, "Series budget").
+  TempDir conf_dir;
+  Exporter ex({run.rig.adb.port()}, run.state.path(),
+              {"--config", write_config(conf_dir, "series:\n  detailed: [distributions]\n")});
   INFO(tail(ex.log()));
   REQUIRE(wait_until([&] { return following(ex, run.serial); }, 20000ms));
   CHECK(rejected(ex, "package") == 1);

@@ -65,6 +65,7 @@ std::string write_config(const TempDir& dir, const std::string& extra = "") {
   const std::string path = dir.path() + "/c.yaml";
   std::ofstream(path) << "gfxinfo:\n  packages: [" << kFeed << ", " << kGame << "]\n  discover: false\n"
                       << "  poll_interval_seconds: 0.5\n  fast_poll_interval_seconds: 0.5\n"
+                      << "series:\n  detailed: [all]\n"  // per stage, per window and per cause: detailed groups
                       << "surfaceflinger:\n  list_interval_seconds: 2\n" << extra;
   return path;
 }

@@ -63,7 +63,8 @@ TEST_CASE("frames per window and HWUI profile frames equal the simulator truth")
   TempDir state, conf_dir;
   const std::string conf = conf_dir.path() + "/c.yaml";
   std::ofstream(conf) << "gfxinfo:\n  packages: [" << kFeed << "]\n  discover: false\n  poll_interval_seconds: 1\n"
-                      << "  fast_poll_interval_seconds: 1\nsurfaceflinger:\n  enabled: false\n";
+                      << "  fast_poll_interval_seconds: 1\nsurfaceflinger:\n  enabled: false\n"
+                      << "series:\n  detailed: [windows]\n";  // the per-window series are a detailed group
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
 
   const Json t0json = sim.truth();

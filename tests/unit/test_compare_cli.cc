@@ -277,12 +277,13 @@ TEST_CASE("compare exits 3 when the candidate did not do the baseline's work and
   const auto r = compare({a, b});
   CHECK(r.status == jank::app::kExitUnequalWork);
   CHECK(r.status == 3);
-  CHECK_THAT(r.out, Catch::Contains("frames                         10/10         1000          500         -50%  UNEQUAL"));
-  CHECK_THAT(r.out, Catch::Contains("verdict: UNEQUAL WORK, no verdict on the metrics: frames -50% beyond the tolerance of 20%\n"));
+  // Frames drawn and skipped: 1 000 + 120 against 500 + 120.
+  CHECK_THAT(r.out, Catch::Contains("frame_slots                    10/10         1120          620       -44.6%  UNEQUAL"));
+  CHECK_THAT(r.out, Catch::Contains("verdict: UNEQUAL WORK, no verdict on the metrics: frame_slots -44.6% beyond the tolerance of 20%\n"));
   const auto j = compare({"--json", a, b});
   CHECK(j.status == 3);
   CHECK_THAT(j.out, Catch::Contains(R"("verdict": "unequal_work")"));
-  CHECK_THAT(j.out, Catch::Contains(R"("relative_difference_percent": -50.0)"));
+  CHECK_THAT(j.out, Catch::Contains(R"("name": "frame_slots")"));
   CHECK_THAT(j.out, Catch::Contains(R"("unequal": true)"));
   CHECK_THAT(j.out, Catch::Contains(R"("work_tolerance_percent": 20.0)"));
   // The caller's tolerance, or none.
@@ -293,4 +294,53 @@ TEST_CASE("compare exits 3 when the candidate did not do the baseline's work and
   CHECK_THAT(off.out, Catch::Contains("verdict: no regression; improvement in janky_percent"));
   CHECK(compare({"--work-tolerance", "-5", a, b}).status == jank::app::kExitUsage);
   CHECK(compare({"--work-tolerance", "lots", a, b}).status == jank::app::kExitUsage);
+}
+
+TEST_CASE("compare --calibrate measures the gate on runs of one build and --calibration refuses an underpowered "
+          "verdict",
+          "[compare_cli][calibration]") {
+  jank::test::TempDir dir;
+  auto aa = ten("a", 2.0);
+  for (const auto& r : ten("b", 2.05)) aa.push_back(r);
+  const auto runs = write(dir, "aa.json", list_json(aa));
+  const auto text = compare({"--calibrate", "--resamples", "100", "--runs-per-side", "3,10", runs});
+  CHECK(text.status == 0);
+  CHECK_THAT(text.out, Catch::Contains("calibration: " + runs + " (20 runs of one build)"));
+  CHECK_THAT(text.out, Catch::Contains("janky_percent"));
+  CHECK_THAT(text.out, Catch::Contains("3: not seen"));  // 3 against 3 samples never reach p < 0.05
+  const auto json = compare({"--calibrate", "--json", "--resamples", "100", "--runs-per-side", "3,10", runs});
+  CHECK(json.status == 0);
+  CHECK_THAT(json.out, Catch::Contains(R"("kind": "calibration")"));
+  CHECK_THAT(json.out, Catch::Contains(R"("runs": 20)"));
+  CHECK_THAT(json.out, Catch::Contains(R"("runs_per_side": 10)"));
+  const auto calibration = write(dir, "calibration.json", json.out);
+
+  // Ten runs a side see a change of the threshold (1 point): the verdict stands.
+  const auto a = write(dir, "a.json", list_json(ten("x", 2.0)));
+  const auto same = write(dir, "same.json", list_json(ten("y", 2.0)));
+  const auto powered = compare({"--calibration", calibration, "--json", a, same});
+  CHECK(powered.status == 0);
+  CHECK_THAT(powered.out, Catch::Contains(R"("powered": true)"));
+  // Three runs a side could not have seen it: no verdict but insufficient power.
+  auto three_a = ten("p", 2.0), three_b = ten("q", 2.0);
+  three_a.resize(3);
+  three_b.resize(3);
+  const auto few_a = write(dir, "few_a.json", list_json(three_a));
+  const auto few_b = write(dir, "few_b.json", list_json(three_b));
+  const auto weak = compare({"--calibration", calibration, few_a, few_b});
+  CHECK(weak.status == jank::app::kExitInsufficientPower);
+  CHECK(weak.status == 5);
+  CHECK_THAT(weak.out, Catch::Contains("no change (underpowered)"));
+  CHECK_THAT(weak.out, Catch::Contains("verdict: INSUFFICIENT POWER"));
+  CHECK_THAT(weak.out, Catch::Contains("in janky_percent"));
+
+  // Bad calibrations and misuse.
+  const auto not_one = write(dir, "not.json", R"({"format":1,"runs":[]})");
+  const auto bad = compare({"--calibration", not_one, a, same});
+  CHECK(bad.status == jank::app::kExitNoInput);
+  CHECK_THAT(bad.err, Catch::Contains(not_one + ": kind: not a calibration"));
+  CHECK(compare({"--calibration", calibration, "--per", "run", a, same}).status == jank::app::kExitNoInput);
+  CHECK(compare({"--seed", "3", a, same}).status == jank::app::kExitUsage);
+  CHECK(compare({"--calibrate", "--runs-per-side", "1", runs}).status == jank::app::kExitUsage);
+  CHECK(compare({"--calibrate", "--calibration", calibration, runs}).status == jank::app::kExitUsage);
 }

@@ -14,7 +14,7 @@ using Metrics = std::map<std::string, double, std::less<>>;
 
 CompareRun run_of(const std::string& id, double duration, std::vector<Metrics> devices) {
   CompareRun r{id, "com.example.feed", duration, {}};
-  for (std::size_t i = 0; i < devices.size(); ++i) r.devices.push_back({"dev" + std::to_string(i), devices[i]});
+  for (std::size_t i = 0; i < devices.size(); ++i) r.devices.push_back({"dev" + std::to_string(i), devices[i], ""});
   return r;
 }
 
@@ -196,7 +196,7 @@ std::vector<CompareRun> runs_drawing(double frames, double janky_percent) {
   std::vector<CompareRun> runs;
   for (int i = 0; i < 10; ++i) {
     runs.push_back(run_of("r" + std::to_string(i), 60,
-                          {{{"frames", frames + i}, {"active_seconds", 55}, {"janky_percent", janky_percent + 0.1 * i}}}));
+                          {{{"frames", frames + i}, {"janky_percent", janky_percent + 0.1 * i}}}));
   }
   return runs;
 }
@@ -214,25 +214,38 @@ const WorkComparison& work(const Comparison& c, std::string_view name) {
 TEST_CASE("a candidate that drew half the frames is unequal work, however smooth it looks", "[compare]") {
   const auto c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), {});
   CHECK(c.overall == Verdict::kUnequalWork);
-  const auto& frames = work(c, "frames");
-  CHECK(frames.n_baseline == 10);
-  CHECK(frames.n_candidate == 10);
-  CHECK(frames.median_baseline == Approx(1004.5));
-  CHECK(frames.median_candidate == Approx(504.5));
-  CHECK(*frames.relative_difference == Approx(-500.0 / 1004.5 * 100));
-  CHECK(frames.unequal);
+  const auto& slots = work(c, "frame_slots");
+  CHECK(slots.n_baseline == 10);
+  CHECK(slots.n_candidate == 10);
+  CHECK(slots.median_baseline == Approx(1004.5));
+  CHECK(slots.median_candidate == Approx(504.5));
+  CHECK(*slots.relative_difference == Approx(-500.0 / 1004.5 * 100));
+  CHECK(slots.unequal);
   // What was equal is said so; the metrics are still computed, not trusted.
-  CHECK_FALSE(work(c, "active_seconds").unequal);
   CHECK_FALSE(work(c, "duration_seconds").unequal);
   CHECK(work(c, "duration_seconds").median_candidate == 60);
-  CHECK(c.work.size() == 3);  // sf_frames, ft_frames and framestats_frames are in neither side's results
+  CHECK(c.work.size() == 2);
   CHECK(only(c).verdict == Verdict::kImprovement);
 }
 
-TEST_CASE("work within the tolerance leaves the verdict to the metrics; the tolerance is the caller's", "[compare]") {
+TEST_CASE("a build that janks draws fewer frames and skips the rest: the same work and a regression", "[compare]") {
+  // The baseline draws 1 000 frames and skips 20; the candidate stalls, draws
+  // 600 and skips 420: the frames asked of the app are the same.
+  auto base = runs_drawing(1000, 5), worse = runs_drawing(600, 9);
+  for (auto& run : base) run.devices[0].metrics["skipped_frames"] = 20;
+  for (auto& run : worse) run.devices[0].metrics["skipped_frames"] = 420;
+  const auto c = compare_runs(base, worse, {});
+  CHECK(work(c, "frame_slots").median_baseline == Approx(1024.5));
+  CHECK(work(c, "frame_slots").median_candidate == Approx(1024.5));
+  CHECK_FALSE(work(c, "frame_slots").unequal);
+  CHECK(c.overall == Verdict::kRegression);
+}
+
+TEST_CASE("work within the tolerance leaves the verdict to the metrics and the tolerance is the caller's",
+          "[compare]") {
   // 5 % fewer frames: same work at the default 20 %.
   auto c = compare_runs(runs_drawing(1000, 5), runs_drawing(950, 7), {});
-  CHECK_FALSE(work(c, "frames").unequal);
+  CHECK_FALSE(work(c, "frame_slots").unequal);
   CHECK(c.overall == Verdict::kRegression);
   CompareOptions strict;
   strict.work_tolerance_percent = 4;
@@ -240,28 +253,28 @@ TEST_CASE("work within the tolerance leaves the verdict to the metrics; the tole
   CompareOptions loose;
   loose.work_tolerance_percent = 60;
   c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), loose);
-  CHECK_FALSE(work(c, "frames").unequal);
+  CHECK_FALSE(work(c, "frame_slots").unequal);
   CHECK(c.overall == Verdict::kImprovement);
   CompareOptions off;
   off.work_tolerance_percent = -1;
   c = compare_runs(runs_drawing(1000, 5), runs_drawing(500, 2), off);
-  CHECK_FALSE(work(c, "frames").unequal);
-  CHECK(work(c, "frames").relative_difference.has_value());  // still shown
+  CHECK_FALSE(work(c, "frame_slots").unequal);
+  CHECK(work(c, "frame_slots").relative_difference.has_value());  // still shown
   CHECK(c.overall == Verdict::kImprovement);
 }
 
 TEST_CASE("work from nothing to something is unequal at any tolerance", "[compare]") {
-  auto with_sf = [](double sf_frames) {
+  auto with_frames = [](double frames) {
     std::vector<CompareRun> runs;
-    for (int i = 0; i < 5; ++i) runs.push_back(run_of("r" + std::to_string(i), 60, {{{"sf_frames", sf_frames}}}));
+    for (int i = 0; i < 5; ++i) runs.push_back(run_of("r" + std::to_string(i), 60, {{{"frames", frames}}}));
     return runs;
   };
   CompareOptions loose;
   loose.work_tolerance_percent = 1000;
-  const auto c = compare_runs(with_sf(0), with_sf(300), loose);
-  CHECK_FALSE(work(c, "sf_frames").relative_difference);
-  CHECK(work(c, "sf_frames").unequal);
+  const auto c = compare_runs(with_frames(0), with_frames(300), loose);
+  CHECK_FALSE(work(c, "frame_slots").relative_difference);
+  CHECK(work(c, "frame_slots").unequal);
   CHECK(c.overall == Verdict::kUnequalWork);
   CHECK(verdict_name(c.overall) == "unequal_work");
-  CHECK_FALSE(compare_runs(with_sf(0), with_sf(0), loose).work.front().unequal);
+  CHECK_FALSE(work(compare_runs(with_frames(0), with_frames(0), loose), "frame_slots").unequal);
 }

@@ -327,17 +327,17 @@ TEST_CASE("run report shows the verdict of compare", "[report]") {
   verdict["verdict"] = "maybe";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: verdict: \"maybe\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
+        "v.json: verdict: \"maybe\" is none of regression, no_change, improvement, insufficient_data, unequal_work, insufficient_power");
   verdict["verdict"] = "no_chnage";  // quoted as written, not as the page would spell it
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
+        "v.json: verdict: \"no_chnage\" is none of regression, no_change, improvement, insufficient_data, unequal_work, insufficient_power");
   // A metric's verdict is held to the same names.
   verdict["verdict"] = "regression";
   verdict["metrics"][0]["verdict"] = "worse";
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error ==
-        "v.json: metrics[0].verdict: \"worse\" is none of regression, no_change, improvement, insufficient_data, unequal_work");
+        "v.json: metrics[0].verdict: \"worse\" is none of regression, no_change, improvement, insufficient_data, unequal_work, insufficient_power");
 }
 
 TEST_CASE("run report page loads nothing from outside", "[report]") {
