@@ -35,6 +35,26 @@ prometheus::MetricType prometheus_type(FamilyType type) {
   return prometheus::MetricType::Untyped;
 }
 
+// A sink's families as SeriesSink::mark takes them: how much each holds.
+template <typename Families, typename SizeOf>
+void mark_families(const Families& families, SeriesSink::Mark& m, SizeOf size_of) {
+  m.clear();
+  for (const auto& family : families) m.push_back(size_of(family));
+}
+
+// Back to a mark: the families first written since go (their catalogue
+// index forgotten), the others are cut to what they held.
+template <typename Families, typename Resize>
+void roll_back_families(Families& families, std::vector<std::size_t>& order, std::vector<int>& index,
+                        const SeriesSink::Mark& m, Resize resize) {
+  while (families.size() > m.size()) {
+    index[order.back()] = -1;
+    order.pop_back();
+    families.pop_back();
+  }
+  for (std::size_t i = 0; i < m.size(); ++i) resize(families[i], m[i]);
+}
+
 // Builds prometheus-cpp metric families (Collect()).
 class FamilySink final : public SeriesSink {
  public:
@@ -65,16 +85,10 @@ class FamilySink final : public SeriesSink {
   std::vector<MetricFamily> take() { return std::move(families_); }
 
   void mark(Mark& m) const override {
-    m.clear();
-    for (const auto& family : families_) m.push_back(family.metric.size());
+    mark_families(families_, m, [](const MetricFamily& f) { return f.metric.size(); });
   }
   void rollback(const Mark& m) override {
-    while (families_.size() > m.size()) {
-      index_[order_.back()] = -1;
-      order_.pop_back();
-      families_.pop_back();
-    }
-    for (std::size_t i = 0; i < m.size(); ++i) families_[i].metric.resize(m[i]);
+    roll_back_families(families_, order_, index_, m, [](MetricFamily& f, std::size_t n) { f.metric.resize(n); });
   }
 
  private:
@@ -177,16 +191,10 @@ class TextSink final : public SeriesSink {
   }
 
   void mark(Mark& m) const override {
-    m.clear();
-    for (const auto& family : families_) m.push_back(family.body.size());
+    mark_families(families_, m, [](const ExpositionFamily& f) { return f.body.size(); });
   }
   void rollback(const Mark& m) override {
-    while (families_.size() > m.size()) {
-      index_[order_.back()] = -1;
-      order_.pop_back();
-      families_.pop_back();
-    }
-    for (std::size_t i = 0; i < m.size(); ++i) families_[i].body.resize(m[i]);
+    roll_back_families(families_, order_, index_, m, [](ExpositionFamily& f, std::size_t n) { f.body.resize(n); });
   }
 
  protected:

@@ -52,6 +52,29 @@ std::optional<double> lookup(const CompareDevice& device, std::string_view key) 
   return it->second;
 }
 
+// One sample per (run, device) that has a value, or with per_run one per
+// run: the mean of its devices' values.
+template <typename Value>
+std::vector<double> samples_of(std::span<const CompareRun> runs, bool per_run, Value value) {
+  std::vector<double> out;
+  for (const auto& run : runs) {
+    double sum = 0;
+    std::size_t count = 0;
+    for (const auto& device : run.devices) {
+      const std::optional<double> v = value(run, device);
+      if (!v) continue;
+      if (per_run) {
+        sum += *v;
+        ++count;
+      } else {
+        out.push_back(*v);
+      }
+    }
+    if (per_run && count > 0) out.push_back(sum / static_cast<double>(count));
+  }
+  return out;
+}
+
 bool threshold_met(double change, std::optional<double> relative_change, Threshold t) {
   if (!t.relative) return std::abs(change) >= t.value;
   return !relative_change || std::abs(*relative_change) >= t.value;  // from 0: an unbounded change
@@ -87,23 +110,8 @@ std::optional<double> metric_value(const MetricDef& def, const CompareRun& run, 
 }
 
 std::vector<double> metric_samples(const MetricDef& def, std::span<const CompareRun> runs, bool per_run) {
-  std::vector<double> out;
-  for (const auto& run : runs) {
-    double sum = 0;
-    std::size_t count = 0;
-    for (const auto& device : run.devices) {
-      const auto v = metric_value(def, run, device);
-      if (!v) continue;
-      if (per_run) {
-        sum += *v;
-        ++count;
-      } else {
-        out.push_back(*v);
-      }
-    }
-    if (per_run && count > 0) out.push_back(sum / static_cast<double>(count));
-  }
-  return out;
+  return samples_of(runs, per_run,
+                    [&](const CompareRun& run, const CompareDevice& device) { return metric_value(def, run, device); });
 }
 
 std::string_view verdict_name(Verdict v) {
@@ -134,24 +142,13 @@ Verdict judge(Better better, double p_value, double alpha, double change, std::o
 
 namespace {
 
-// One sample per (run, device) with the measure, as the metrics have them,
-// or per run the mean of its devices'.
+// A work measure's samples, taken as the metrics' are.
 std::vector<double> work_samples(const WorkDef& def, std::span<const CompareRun> runs, bool per_run) {
-  std::vector<double> out;
-  for (const auto& run : runs) {
-    double sum = 0;
-    std::size_t count = 0;
-    for (const auto& device : run.devices) {
-      auto v = def.key == "duration_seconds" ? std::optional<double>(run.duration_seconds) : lookup(device, def.key);
-      if (!v) continue;
-      if (!def.plus.empty()) *v += lookup(device, def.plus).value_or(0);
-      sum += *v;
-      ++count;
-      if (!per_run) out.push_back(*v);
-    }
-    if (per_run && count > 0) out.push_back(sum / static_cast<double>(count));
-  }
-  return out;
+  return samples_of(runs, per_run, [&](const CompareRun& run, const CompareDevice& device) {
+    auto v = def.key == "duration_seconds" ? std::optional<double>(run.duration_seconds) : lookup(device, def.key);
+    if (v && !def.plus.empty()) *v += lookup(device, def.plus).value_or(0);
+    return v;
+  });
 }
 
 std::vector<WorkComparison> compare_work(std::span<const CompareRun> baseline, std::span<const CompareRun> candidate,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/sim_truth.h"
 
 using namespace jank::daemon_test;
 
@@ -52,25 +53,6 @@ Json device_truth(DevSim& sim, const std::string& name) {
   const Json truth = sim.truth();
   const Json* d = DevSim::device(truth, name);
   return d != nullptr ? *d : Json{};
-}
-
-using PerPackage = std::map<std::string, double>;
-
-// What an exact reader exports per package: every skip logged, less what left
-// the ring unread, what a reboot or logd restart made unknown, what the ring
-// held when the reader first saw the device, and what logd never held (a
-// log.tag property, squashing on 8.0–11) or holds back now.
-PerPackage exact_frames(const Json& dev) {
-  PerPackage out;
-  for (const Json& a : dev["apps"].arr) {
-    out[a["package"].str] = static_cast<double>(a["skipped_frames_logged"].u64()) -
-                            static_cast<double>(a["reader_lost_skipped_frames"].u64()) -
-                            static_cast<double>(a["reader_unknown_skipped_frames"].u64()) -
-                            static_cast<double>(a["reader_history_skipped_frames"].u64()) -
-                            static_cast<double>(a["unheld_skipped_frames"].u64()) -
-                            static_cast<double>(a["held_back_skipped_frames"].u64());
-  }
-  return out;
 }
 
 // Likewise skip events (one per skip line).

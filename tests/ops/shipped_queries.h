@@ -18,6 +18,16 @@ namespace jank::ops_test {
 
 using jank::rig::Json;
 
+// The shipped files in the source tree (the package installs them under
+// /usr/share/jank_exporter).
+inline const std::string kShippedRules = std::string(JANK_SOURCE_DIR) + "/config/prometheus/jank_exporter.rules.yml";
+inline const std::string kShippedAlerts = std::string(JANK_SOURCE_DIR) + "/config/prometheus/jank_exporter.alerts.yml";
+inline const std::string kShippedFarmRules =
+    std::string(JANK_SOURCE_DIR) + "/config/prometheus/jank_exporter.farm.rules.yml";
+inline const std::string kShippedDashboard = std::string(JANK_SOURCE_DIR) + "/config/grafana/jank_exporter.json";
+inline const std::string kShippedFarmDashboard =
+    std::string(JANK_SOURCE_DIR) + "/config/grafana/jank_exporter_farm.json";
+
 struct Rule {
   std::string name;  // record or alert name
   std::string expr;

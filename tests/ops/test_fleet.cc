@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/sim_truth.h"
 #include "tests/ops/prometheus_process.h"
 #include "tests/ops/shipped_queries.h"
 #include "tests/ops/victoria_metrics_process.h"
@@ -36,26 +37,8 @@ using jank::ops_test::VmAlert;
 
 namespace {
 
-const std::string kSource = JANK_SOURCE_DIR;
-const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_exporter.rules.yml",
-                                             kSource + "/config/prometheus/jank_exporter.farm.rules.yml"};
-const std::string kFarmDashboard = kSource + "/config/grafana/jank_exporter_farm.json";
-
-using PerPackage = std::map<std::string, double>;
-
-// What an exact reader exports per package (docs/devsim.md, ground truth).
-PerPackage exact_frames(const Json& dev) {
-  PerPackage out;
-  for (const Json& a : dev["apps"].arr) {
-    out[a["package"].str] = static_cast<double>(a["skipped_frames_logged"].u64()) -
-                            static_cast<double>(a["reader_lost_skipped_frames"].u64()) -
-                            static_cast<double>(a["reader_unknown_skipped_frames"].u64()) -
-                            static_cast<double>(a["reader_history_skipped_frames"].u64()) -
-                            static_cast<double>(a["unheld_skipped_frames"].u64()) -
-                            static_cast<double>(a["held_back_skipped_frames"].u64());
-  }
-  return out;
-}
+const std::vector<std::string> kRuleFiles = {jank::ops_test::kShippedRules, jank::ops_test::kShippedFarmRules};
+const std::string& kFarmDashboard = jank::ops_test::kShippedFarmDashboard;
 
 double total(const PerPackage& p) {
   double s = 0;

@@ -37,12 +37,10 @@ using jank::ops_test::substituted;
 
 namespace {
 
-const std::string kSource = JANK_SOURCE_DIR;
-const std::vector<std::string> kRuleFiles = {kSource + "/config/prometheus/jank_exporter.rules.yml",
-                                             kSource + "/config/prometheus/jank_exporter.alerts.yml"};
-const std::string kFarmRules = kSource + "/config/prometheus/jank_exporter.farm.rules.yml";
-const std::string kDashboard = kSource + "/config/grafana/jank_exporter.json";
-const std::string kFarmDashboard = kSource + "/config/grafana/jank_exporter_farm.json";
+const std::vector<std::string> kRuleFiles = {jank::ops_test::kShippedRules, jank::ops_test::kShippedAlerts};
+const std::string& kFarmRules = jank::ops_test::kShippedFarmRules;
+const std::string& kDashboard = jank::ops_test::kShippedDashboard;
+const std::string& kFarmDashboard = jank::ops_test::kShippedFarmDashboard;
 
 // Every rule of `rules` is loaded by `prom` and evaluates without error.
 void check_rules_loaded(const Prometheus& prom, const std::vector<Rule>& rules) {
@@ -120,7 +118,7 @@ TEST_CASE("every shipped alert has firing and not-firing promtool test cases") {
     if (!r.recording) cases[r.name];
   }
   REQUIRE(cases.size() >= 5);
-  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/tests/prometheus")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(JANK_SOURCE_DIR) + "/tests/prometheus")) {
     if (entry.path().string().find(".test.yml") == std::string::npos) continue;
     const YAML::Node doc = YAML::LoadFile(entry.path().string());
     for (const auto& test : doc["tests"]) {
