@@ -2,10 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <sstream>
+#include <utility>
 
 #include "parsers/text_scan.h"
 
@@ -59,12 +60,12 @@ class Reader {
     for (const auto& item : node) {
       const std::string path = "tiers[" + std::to_string(index++) + "]";
       BudgetTier tier;
-      if (tier_of(item, path, tier)) load_.budgets.tiers.push_back(std::move(tier));
+      if (read_tier(item, path, tier)) load_.budgets.tiers.push_back(std::move(tier));
     }
   }
 
   // False when the tier was not read whole (its errors told).
-  bool tier_of(const YAML::Node& item, const std::string& path, BudgetTier& tier) {
+  bool read_tier(const YAML::Node& item, const std::string& path, BudgetTier& tier) {
     if (!item.IsMap()) {
       error(item, path + ": expected a mapping (name, model, refresh_hz, sdk, limits)");
       return false;
@@ -125,7 +126,7 @@ class Reader {
       const auto v = number(kv.second, at);
       if (!v) continue;
       if (*v < 0) error(kv.second, at + ": " + std::string(kv.second.Scalar()) + " is negative");
-      if (whole && *v != static_cast<double>(static_cast<long long>(*v)))
+      if (whole && *v != std::floor(*v))
         error(kv.second, at + ": expected a whole API level");
       (key == "min" ? b.min : b.max) = v;
     }
