@@ -1,5 +1,6 @@
 #include "config/budgets.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -214,6 +215,9 @@ BudgetsLoad parse_budgets(std::string_view yaml_text, const std::string& file_na
     } else {
       reader.document(root);
     }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp stops at 2000 levels and calls it a "bad file".
+    reader.error_at(e.mark, "nested too deeply, not a budgets file");
   } catch (const YAML::Exception& e) {
     reader.error_at(e.mark, e.msg);
   }

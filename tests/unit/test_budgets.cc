@@ -139,6 +139,18 @@ TEST_CASE("a budgets file's errors name the file, line, column and key", "[budge
   CHECK(many.errors.size() == 2);
 }
 
+TEST_CASE("a hostile budgets file is refused with a clear error", "[budgets]") {
+  // yaml-cpp's mark of where it gave up varies with the document: the message is what counts.
+  const std::string deep = first_error("tiers: " + std::string(100000, '['));
+  CHECK_THAT(deep, Catch::StartsWith("b.yaml:") && Catch::EndsWith(": nested too deeply, not a budgets file"));
+  jank::test::TempDir dir;
+  const std::string big = dir.path() + "/big.yaml";
+  std::ofstream(big) << "# " << std::string(jank::config::kMaxBudgetsBytes, 'x') << "\n";
+  const auto load = jank::config::load_budgets_file(big);
+  REQUIRE(load.errors.size() == 1);
+  CHECK(load.errors[0].to_string() == big + ": larger than 1 MiB, not a budgets file");
+}
+
 TEST_CASE("an unreadable budgets file is an error naming it", "[budgets]") {
   const auto load = jank::config::load_budgets_file("/nonexistent/budgets.yaml");
   REQUIRE(load.errors.size() == 1);
