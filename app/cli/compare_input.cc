@@ -50,6 +50,7 @@ void add_run(const exporters::results::Run& r, const std::string& origin, std::v
       continue;
     }
     run.devices.push_back({d.serial, {d.metrics.begin(), d.metrics.end()}, d.model});
+    loaded.device_kinds.push_back({d.sdk, d.refresh_hz});
   }
   if (!versions_agree) loaded.version_problem = "its devices ran different versions of the app";
   if (!loaded.version_problem.empty()) loaded.version.reset();

@@ -26,6 +26,12 @@ struct AppVersionRef {
   std::optional<std::int64_t> code;
 };
 
+// What `check`'s tiers select on besides the model (run.devices[i].model).
+struct DeviceKind {
+  std::optional<double> sdk;
+  std::optional<double> refresh_hz;
+};
+
 // A finished run, its unsettled devices already left out.
 struct LoadedRun {
   metrics::CompareRun run;
@@ -35,6 +41,7 @@ struct LoadedRun {
   // change; otherwise why not (for --by version).
   std::optional<AppVersionRef> version;
   std::string version_problem;
+  std::vector<DeviceKind> device_kinds;  // one per run.devices, in its order
 };
 
 // Runs of `text`, a run list or one run; `origin` names it in messages.

@@ -13,9 +13,11 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitRegression = 1;    // `compare`: at least one metric regressed
 inline constexpr int kExitReportFailed = 2;  // `report`: an input is unreadable or wrong, or the page unwritable
 inline constexpr int kExitUnequalWork = 3;   // `compare`: the builds' runs did not do the same work
+inline constexpr int kExitBudgetBreached = 4;  // `check`: a device's results broke a limit of its tier
 inline constexpr int kExitInsufficientPower = 5;  // `compare --calibration`: the runs could not have seen the change
 inline constexpr int kExitUsage = 64;        // EX_USAGE: a command line error, whichever the command
-inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: `replay`, `compare`: an input cannot be read or used
-inline constexpr int kExitConfig = 78;       // EX_CONFIG: the configuration file is not valid
+inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: `replay`, `compare`, `check`: an input cannot be read or used
+inline constexpr int kExitCantCreate = 73;   // EX_CANTCREAT: `check --junit`: the file cannot be written
+inline constexpr int kExitConfig = 78;       // EX_CONFIG: the configuration file (or `check`'s budgets file) is not valid
 
 }  // namespace jank::app

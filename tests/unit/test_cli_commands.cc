@@ -1,6 +1,6 @@
 // Every command's command line, parsed by CLI11 (app/cli/cli_parse.h), in
-// process: the daemon's flags, replay, run and each of its verbs, compare and
-// report. --help goes to standard output with 0; any usage error to standard
+// process: the daemon's flags, replay, run and each of its verbs, compare,
+// check and report. --help goes to standard output with 0; any usage error to standard
 // error with 64 (app/core/exit_codes.h), named by the command, nothing on
 // standard output. tests/CMakeLists.txt checks the same on the binary.
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/check.h"
 #include "app/cli/compare.h"
 #include "app/cli/daemon_cli.h"
 #include "app/cli/replay.h"
@@ -37,6 +38,8 @@ Result jank_exporter(std::vector<std::string> args) {
     status = jank::app::run_runs_cli(rest, out, err);
   } else if (command == "compare") {
     status = jank::app::run_compare(rest, out, err);
+  } else if (command == "check") {
+    status = jank::app::run_check(rest, out, err);
   } else if (command == "report") {
     status = jank::app::run_report(rest, stdin, out, err);
   } else {
@@ -60,6 +63,7 @@ const std::vector<Command> kCommands = {
     {{"run", "list"}, "jank_exporter run"},
     {{"run", "show"}, "jank_exporter run"},
     {{"compare"}, "jank_exporter compare"},
+    {{"check"}, "jank_exporter check"},
     {{"report"}, "jank_exporter report"},
 };
 
