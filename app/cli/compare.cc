@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "app/cli/compare_calibration.h"
+#include "app/cli/compare_history.h"
 #include "app/cli/compare_input.h"
 #include "app/cli/cli_parse.h"
 #include "app/cli/compare_output.h"
@@ -29,6 +30,7 @@ struct Options {
   double timeout_seconds = kDefaultFetchTimeoutSeconds;  // per URL source
   bool json = false;
   bool calibrate = false;           // --calibrate: the sources are one build's runs
+  bool history = false;             // --history: the sources are builds in order
   std::string calibration_file;     // --calibration: judge the power of the comparison
   metrics::CalibrationOptions calibration;
 };
@@ -86,28 +88,6 @@ constexpr const char* kUsage =
     "a directory of them (every *.json), or an exporter's http://HOST:PORT (its\n"
     "/api/runs). Only finished runs count; devices with settled false are left out.\n";
 
-std::string footer() {
-  std::string text = "Metrics (default threshold):\n";
-  for (const auto& m : metrics::compared_metrics()) {
-    std::ostringstream line;
-    line << "  " << m.name << " (" << m.unit << ", " << (m.better == metrics::Better::kLower ? "lower" : "higher")
-         << " is better): " << m.threshold.value << (m.threshold.relative ? "%" : "") << "\n";
-    text += line.str();
-  }
-  return text +
-         "\n"
-         "A metric regresses when p < alpha and its median moved the worse way by at least\n"
-         "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
-         "\n"
-         "Before any metric, the builds' work is compared: the frames the app was asked for\n"
-         "(drawn or skipped) and the duration. A median beyond --work-tolerance of the\n"
-         "baseline's makes the verdict unequal_work: the runs did not do the same thing.\n"
-         "\n"
-         "Exit status: 0 no regression, 1 regression, 3 unequal work, 5 insufficient power\n"
-         "(--calibration), 64 bad usage, 66 a source cannot be read or is not format-1\n"
-         "results, a side has no run, or no metric has 3 samples on each side.";
-}
-
 void add_options(CLI::App& app, Given& g, Options& o) {
   app.add_option("SOURCE", o.sources, "a results file, a directory of them, or http://HOST:PORT")
       ->option_text("...");
@@ -141,6 +121,9 @@ void add_options(CLI::App& app, Given& g, Options& o) {
   app.add_option("--timeout", g.timeout, "the longest an http:// source may take to answer in\nfull (default 30)")
       ->option_text("SECONDS");
   app.add_flag("--json", o.json, "print JSON instead of a table");
+  app.add_flag("--history", o.history,
+               "the SOURCEs are builds, oldest first: the build where each\n"
+               "metric stepped (docs/runs.md, A series of builds)");
   app.add_flag("--calibrate", o.calibrate,
                "A/A calibration: the SOURCEs are runs of one build; print the\n"
                "gate's false-regression rate and smallest change seen per\n"
@@ -195,6 +178,11 @@ void check(const CLI::App& app, const Given& g, Options& o) {
     for (const auto& name : split_commas(list)) o.compare.metrics.emplace_back(known_metric(name).name);
   if (!o.calibrate && (given("--resamples") || given("--seed") || given("--runs-per-side")))
     throw UsageError{"--resamples, --seed and --runs-per-side go with --calibrate"};
+  if (o.history) {
+    if (o.calibrate || !o.calibration_file.empty() || !o.by.empty()) throw UsageError{"--history takes no --by nor calibration"};
+    if (o.sources.size() < 2) throw UsageError{"--history needs two or more builds, oldest first"};
+    return;
+  }
   if (o.calibrate) {
     if (!o.calibration_file.empty() || !o.by.empty()) throw UsageError{"--calibrate takes neither --calibration nor --by"};
     if (o.sources.empty()) throw UsageError{"--calibrate needs the runs of one build"};
@@ -377,13 +365,14 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const auto app = make_command("jank_exporter compare", kUsage, footer());
+  const auto app = make_command("jank_exporter compare", kUsage, compare_help_footer());
   Options o;
   Given g;
   add_options(*app, g, o);
   if (auto status = parse_command(*app, args, out, err)) return *status;
   try {
     check(*app, g, o);
+    if (o.history) return history(o.sources, o.package, o.compare, o.json, o.timeout_seconds, out, err);
     return o.calibrate ? calibrate(o.sources, o.package, o.calibration, o.json, o.timeout_seconds, out, err)
                        : compare(o, out, err);
   } catch (const UsageError& e) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
@@ -129,6 +130,31 @@ nlohmann::json side_json(const CompareSide& s) {
 }
 
 }  // namespace
+
+std::string compare_help_footer() {
+  std::string text = "Metrics (default threshold):\n";
+  for (const auto& m : metrics::compared_metrics()) {
+    std::ostringstream line;
+    line << "  " << m.name << " (" << m.unit << ", " << (m.better == metrics::Better::kLower ? "lower" : "higher")
+         << " is better): " << m.threshold.value << (m.threshold.relative ? "%" : "") << "\n";
+    text += line.str();
+  }
+  return text +
+         "\n"
+         "A metric regresses when p < alpha and its median moved the worse way by at least\n"
+         "its threshold. Fewer than 10 samples on a side: a warning; fewer than 3: no verdict.\n"
+         "\n"
+         "Before any metric, the builds' work is compared: the frames the app was asked for\n"
+         "(drawn or skipped) and the duration. A median beyond --work-tolerance of the\n"
+         "baseline's makes the verdict unequal_work: the runs did not do the same thing.\n"
+         "\n"
+         "--history: Pettitt's change-point test per metric over the builds given in order;\n"
+         "exit status 1 when a metric stepped the worse way.\n"
+         "\n"
+         "Exit status: 0 no regression, 1 regression, 3 unequal work, 5 insufficient power\n"
+         "(--calibration), 64 bad usage, 66 a source cannot be read or is not format-1\n"
+         "results, a side has no run, or no metric has 3 samples on each side.";
+}
 
 void write_compare_text(std::ostream& out, const CompareReport& r) {
   const auto& o = r.options;

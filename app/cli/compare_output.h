@@ -22,6 +22,9 @@ struct CompareReport {
   std::vector<std::string> notices;  // runs and devices left out, mixed apps
 };
 
+// compare --help's text after the options: the metrics, the rules, the exit statuses.
+std::string compare_help_footer();
+
 void write_compare_text(std::ostream& out, const CompareReport& report);
 void write_compare_json(std::ostream& out, const CompareReport& report);
 

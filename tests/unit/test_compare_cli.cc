@@ -344,3 +344,30 @@ TEST_CASE("compare --calibrate measures the gate on runs of one build and --cali
   CHECK(compare({"--calibrate", "--runs-per-side", "1", runs}).status == jank::app::kExitUsage);
   CHECK(compare({"--calibrate", "--calibration", calibration, runs}).status == jank::app::kExitUsage);
 }
+
+TEST_CASE("compare --history names the build where a metric stepped and exits 1 for a step the worse way",
+          "[compare_cli][history]") {
+  jank::test::TempDir dir;
+  std::vector<std::string> builds;
+  for (int b = 0; b < 6; ++b) {
+    // Builds 0-3 at about 2 %, builds 4 and 5 at about 4 %: each build a directory of its own.
+    builds.push_back(write(dir, "build" + std::to_string(b) + ".json",
+                           list_json(ten("b" + std::to_string(b) + "-", b < 4 ? 2.0 : 4.0))));
+  }
+  std::vector<std::string> args = {"--history"};
+  args.insert(args.end(), builds.begin(), builds.end());
+  const auto r = compare(args);
+  CHECK(r.status == jank::app::kExitRegression);
+  CHECK_THAT(r.out, Catch::Contains("janky_percent              build 4         2.45      4.45         2  5.091e-08  REGRESSION"));
+  CHECK_THAT(r.out, Catch::Contains("verdict: REGRESSION: janky_percent at " + builds[4]));
+  args.insert(args.begin() + 1, "--json");
+  const auto j = compare(args);
+  CHECK(j.status == 1);
+  CHECK_THAT(j.out, Catch::Contains(R"("kind": "history")"));
+  CHECK_THAT(j.out, Catch::Contains(R"("step_index": 4)"));
+  // Builds of one level: no step; one build is not a series.
+  const auto flat = compare({"--history", builds[0], builds[1], builds[2]});
+  CHECK(flat.status == 0);
+  CHECK_THAT(flat.out, Catch::Contains("verdict: no step the worse way"));
+  CHECK(compare({"--history", builds[0]}).status == jank::app::kExitUsage);
+}
