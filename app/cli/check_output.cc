@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "exporters/json_text.h"
+#include "exporters/junit.h"
 
 namespace jank::app {
 namespace {
@@ -70,37 +71,6 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// XML 1.0 text and attribute values: the five specials escaped; control
-// characters, which XML cannot carry at all, become '?'.
-std::string xml(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
 
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -179,55 +149,35 @@ void write_check_json(std::ostream& out, const CheckReport& r) {
 }
 
 std::string check_junit(const CheckReport& r) {
-  const auto& c = r.check;
-  std::ostringstream suites;
-  std::size_t all_tests = 0;
-  for (const auto& run : c.runs) {
-    std::ostringstream cases;
-    std::size_t tests = 0, failures = 0, skipped = 0;
+  using Outcome = exporters::JunitCase::Outcome;
+  std::vector<exporters::JunitSuite> suites;
+  for (const auto& run : r.check.runs) {
+    exporters::JunitSuite suite{"run " + run.id, {{"package", run.package}, {"budgets", r.budgets_file}}, {}};
     for (const auto& d : run.devices) {
-      const std::string classname = xml(d.serial);
       if (!d.tier) {
-        ++tests;
-        ++skipped;
-        cases << "    <testcase classname=\"" << classname << "\" name=\"tier\">\n"
-              << "      <skipped message=\"" << xml("no tier matches " + kind_text(d)) << "\"/>\n"
-              << "    </testcase>\n";
+        suite.cases.push_back({d.serial, "tier", Outcome::kSkipped, "", "no tier matches " + kind_text(d), ""});
         continue;
       }
       const std::string& tier = r.budgets.tiers[*d.tier].name;
       for (const auto& l : d.limits) {
-        ++tests;
-        cases << "    <testcase classname=\"" << classname << "\" name=\""
-              << xml(l.limit.metric + " " + limit_text(l.limit) + " (tier " + tier + ")") << "\">\n";
+        exporters::JunitCase k{d.serial, l.limit.metric + " " + limit_text(l.limit) + " (tier " + tier + ")",
+                               Outcome::kPassed, "", "", ""};
         if (l.outcome == LimitOutcome::kBreach) {
-          ++failures;
-          cases << "      <failure type=\"budget_breach\" message=\"" << xml(breach_text(l)) << "\">"
-                << xml("run " + run.id + ", device " + d.serial + " (" + kind_text(d) + "), tier " + tier + ": " +
-                       breach_text(l))
-                << "</failure>\n";
+          k.outcome = Outcome::kFailed;
+          k.type = "budget_breach";
+          k.message = breach_text(l);
+          k.text = "run " + run.id + ", device " + d.serial + " (" + kind_text(d) + "), tier " + tier + ": " +
+                   breach_text(l);
         } else if (l.outcome == LimitOutcome::kNoValue) {
-          ++skipped;
-          cases << "      <skipped message=\"" << xml("no value: the results have no " + l.limit.metric) << "\"/>\n";
+          k.outcome = Outcome::kSkipped;
+          k.message = "no value: the results have no " + l.limit.metric;
         }
-        cases << "    </testcase>\n";
+        suite.cases.push_back(std::move(k));
       }
     }
-    all_tests += tests;
-    suites << "  <testsuite name=\"" << xml("run " + run.id) << "\" tests=\"" << tests << "\" failures=\"" << failures
-           << "\" errors=\"0\" skipped=\"" << skipped << "\">\n"
-           << "    <properties>\n"
-           << "      <property name=\"package\" value=\"" << xml(run.package) << "\"/>\n"
-           << "      <property name=\"budgets\" value=\"" << xml(r.budgets_file) << "\"/>\n"
-           << "    </properties>\n"
-           << cases.str() << "  </testsuite>\n";
+    suites.push_back(std::move(suite));
   }
-  std::ostringstream doc;
-  doc << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<testsuites name=\"jank_exporter check\" tests=\"" << all_tests << "\" failures=\"" << c.breaches
-      << "\" errors=\"0\" skipped=\"" << c.no_values + c.untiered << "\">\n"
-      << suites.str() << "</testsuites>\n";
-  return doc.str();
+  return exporters::junit_xml("jank_exporter check", suites);
 }
 
 }  // namespace jank::app

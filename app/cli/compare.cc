@@ -14,6 +14,7 @@
 #include "app/cli/compare_input.h"
 #include "app/cli/cli_parse.h"
 #include "app/cli/compare_output.h"
+#include "app/core/atomic_file.h"
 #include "app/core/exit_codes.h"
 #include "parsers/text_scan.h"
 #include "parsers/utf8.h"
@@ -32,6 +33,7 @@ struct Options {
   bool calibrate = false;           // --calibrate: the sources are one build's runs
   bool history = false;             // --history: the sources are builds in order
   std::string calibration_file;     // --calibration: judge the power of the comparison
+  std::string junit;                // --junit: also JUnit XML to this file
   metrics::CalibrationOptions calibration;
 };
 
@@ -121,6 +123,8 @@ void add_options(CLI::App& app, Given& g, Options& o) {
   app.add_option("--timeout", g.timeout, "the longest an http:// source may take to answer in\nfull (default 30)")
       ->option_text("SECONDS");
   app.add_flag("--json", o.json, "print JSON instead of a table");
+  app.add_option("--junit", o.junit, "also write JUnit XML to FILE: a testcase per work\nmeasure and per metric")
+      ->option_text("FILE");
   app.add_flag("--history", o.history,
                "the SOURCEs are builds, oldest first: the build where each\n"
                "metric stepped (docs/runs.md, A series of builds)");
@@ -179,12 +183,14 @@ void check(const CLI::App& app, const Given& g, Options& o) {
   if (!o.calibrate && (given("--resamples") || given("--seed") || given("--runs-per-side")))
     throw UsageError{"--resamples, --seed and --runs-per-side go with --calibrate"};
   if (o.history) {
-    if (o.calibrate || !o.calibration_file.empty() || !o.by.empty()) throw UsageError{"--history takes no --by nor calibration"};
+    if (o.calibrate || !o.calibration_file.empty() || !o.by.empty() || !o.junit.empty())
+      throw UsageError{"--history takes no --by, calibration or --junit"};
     if (o.sources.size() < 2) throw UsageError{"--history needs two or more builds, oldest first"};
     return;
   }
   if (o.calibrate) {
-    if (!o.calibration_file.empty() || !o.by.empty()) throw UsageError{"--calibrate takes neither --calibration nor --by"};
+    if (!o.calibration_file.empty() || !o.by.empty() || !o.junit.empty())
+      throw UsageError{"--calibrate takes no --calibration, --by or --junit"};
     if (o.sources.empty()) throw UsageError{"--calibrate needs the runs of one build"};
     parse_calibration_options(given("--resamples") ? &g.resamples : nullptr, given("--seed") ? &g.seed : nullptr,
                               given("--runs-per-side") ? &g.runs_per_side : nullptr, o.calibration);
@@ -348,6 +354,10 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
     write_compare_json(out, report);
   else
     write_compare_text(out, report);
+  if (std::string error; !o.junit.empty() && !write_atomically(o.junit, compare_junit(report), error)) {
+    err << "jank_exporter compare: " << parsers::terminal_text(o.junit + ": " + error) << "\n";
+    return kExitCantCreate;
+  }
   switch (report.comparison.overall) {
     case metrics::Verdict::kRegression:
       return kExitRegression;

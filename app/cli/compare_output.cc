@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_text.h"
+#include "exporters/junit.h"
 #include <ostream>
 
 namespace jank::app {
@@ -217,6 +218,48 @@ void write_compare_text(std::ostream& out, const CompareReport& r) {
           << underpowered_names(r.comparison) << " (by the calibration: more runs a side)\n";
       break;
   }
+}
+
+std::string compare_junit(const CompareReport& r) {
+  using Outcome = exporters::JunitCase::Outcome;
+  exporters::JunitSuite suite{"compare " + r.baseline.label + " vs " + r.candidate.label,
+                              {{"baseline", r.baseline.label},
+                               {"candidate", r.candidate.label},
+                               {"verdict", std::string(metrics::verdict_name(r.comparison.overall))}},
+                              {}};
+  for (const auto& w : r.comparison.work) {
+    exporters::JunitCase k{"work", std::string(w.def->name), Outcome::kPassed, "", "", ""};
+    if (w.unequal) {
+      k.outcome = Outcome::kFailed;
+      k.type = "unequal_work";
+      k.message = std::string(w.def->name) + " " + difference_text(w) + " (median " + num(w.median_baseline) +
+                  " → " + num(w.median_candidate) + ")";
+      k.text = "the sides did not do the same work: no verdict on the metrics";
+    }
+    suite.cases.push_back(std::move(k));
+  }
+  for (const auto& m : r.comparison.metrics) {
+    exporters::JunitCase k{"metric", std::string(m.def->name), Outcome::kPassed, "", "", ""};
+    const std::string figures = "median " + num(m.median_baseline) + " → " + num(m.median_candidate) + ", change " +
+                                change_text(m) + ", p " + p_text(m.test.p_value) + ", threshold " +
+                                threshold_text(m.threshold);
+    if (m.verdict == Verdict::kRegression) {
+      k.outcome = Outcome::kFailed;
+      k.type = "regression";
+      k.message = figures;
+      k.text = std::string(m.def->name) + " regressed: " + figures;
+    } else if (m.powered == false) {
+      k.outcome = Outcome::kFailed;
+      k.type = "insufficient_power";
+      k.message = "these runs could not have seen a change of " + threshold_text(m.threshold);
+      k.text = k.message + " (by the calibration): more runs a side";
+    } else if (m.verdict == Verdict::kInsufficientData) {
+      k.outcome = Outcome::kSkipped;
+      k.message = "fewer than " + std::to_string(metrics::kMinSamples) + " samples on a side";
+    }
+    suite.cases.push_back(std::move(k));
+  }
+  return exporters::junit_xml("jank_exporter compare", {suite});
 }
 
 void write_compare_json(std::ostream& out, const CompareReport& r) {

@@ -27,5 +27,8 @@ std::string compare_help_footer();
 
 void write_compare_text(std::ostream& out, const CompareReport& report);
 void write_compare_json(std::ostream& out, const CompareReport& report);
+// JUnit XML (compare --junit): a testcase per work measure and per metric; a
+// regression, unequal work or an underpowered metric fails its case.
+std::string compare_junit(const CompareReport& report);
 
 }  // namespace jank::app

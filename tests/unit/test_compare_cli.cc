@@ -2,6 +2,7 @@
 // exit statuses.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -370,4 +371,25 @@ TEST_CASE("compare --history names the build where a metric stepped and exits 1 
   CHECK(flat.status == 0);
   CHECK_THAT(flat.out, Catch::Contains("verdict: no step the worse way"));
   CHECK(compare({"--history", builds[0]}).status == jank::app::kExitUsage);
+}
+
+TEST_CASE("compare --junit writes a testcase per work measure and metric, failing the regressed ones",
+          "[compare_cli]") {
+  jank::test::TempDir dir;
+  const auto a = write(dir, "a.json", list_json(ten("a", 2.0)));
+  const auto b = write(dir, "b.json", list_json(ten("b", 4.0)));
+  const auto junit = dir.path() + "/compare.xml";
+  const auto r = compare({"--junit", junit, a, b});
+  CHECK(r.status == 1);
+  const std::string x = jank::test::read_file(junit);
+  CHECK(std::system((std::string(JANK_XMLLINT_PROGRAM) + " --noout '" + junit + "'").c_str()) == 0);
+  // duration_seconds and frame_slots, janky_percent and skipped_frames_per_minute.
+  CHECK_THAT(x, Catch::Contains("<testsuites name=\"jank_exporter compare\" tests=\"4\" failures=\"1\" errors=\"0\" "
+                                "skipped=\"0\">"));
+  CHECK_THAT(x, Catch::Contains("<property name=\"verdict\" value=\"regression\"/>"));
+  CHECK_THAT(x, Catch::Contains("<testcase classname=\"metric\" name=\"janky_percent\">\n      <failure "
+                                "type=\"regression\" message=\"median 2.45 → 4.45, change +2 (+81.6%)"));
+  CHECK_THAT(x, Catch::Contains("<testcase classname=\"work\" name=\"frame_slots\">\n    </testcase>"));
+  CHECK(compare({"--junit", dir.path() + "/no/such/dir/x.xml", a, b}).status == jank::app::kExitCantCreate);
+  CHECK(compare({"--history", "--junit", junit, a, b}).status == jank::app::kExitUsage);
 }
