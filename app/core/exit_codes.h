@@ -17,7 +17,7 @@ inline constexpr int kExitBudgetBreached = 4;  // `check`: a device's results br
 inline constexpr int kExitInsufficientPower = 5;  // `compare --calibration`: the runs could not have seen the change
 inline constexpr int kExitUsage = 64;        // EX_USAGE: a command line error, whichever the command
 inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: `replay`, `compare`, `check`: an input cannot be read or used
-inline constexpr int kExitCantCreate = 73;   // EX_CANTCREAT: `check --junit`: the file cannot be written
+inline constexpr int kExitCantCreate = 73;   // EX_CANTCREAT: `check` or `compare --junit`: the file cannot be written
 inline constexpr int kExitConfig = 78;       // EX_CONFIG: the configuration file (or `check`'s budgets file) is not valid
 
 }  // namespace jank::app
