@@ -237,6 +237,7 @@ struct Row {
   std::optional<double> baseline, candidate, change;
   std::string verdict;
   std::vector<double> baseline_values, candidate_values;
+  std::optional<bool> powered = std::nullopt;  // compare --calibration's word on the metric
 };
 
 std::vector<Row> comparison_rows(const std::vector<Run>& runs, const results::Verdict* verdict) {
@@ -247,7 +248,7 @@ std::vector<Row> comparison_rows(const std::vector<Run>& runs, const results::Ve
   };
   if (verdict) {  // compare's numbers are the authority: shown as given
     for (const auto& m : verdict->metrics) {
-      Row row{m.metric, m.baseline_median, m.candidate_median, m.change, m.verdict, {}, {}};
+      Row row{m.metric, m.baseline_median, m.candidate_median, m.change, m.verdict, {}, {}, m.powered};
       fill_samples(row);
       rows.push_back(std::move(row));
     }
@@ -287,6 +288,29 @@ std::string verdict_label(std::string v) {
   return v;
 }
 
+// compare's check that both builds did the same work (docs/runs.md, "Same work").
+void work_table(std::string& out, const results::Verdict& verdict) {
+  out += "<h3>Same work</h3><p class=\"note\">Medians of each side, as <code>jank_exporter compare</code> "
+         "checked them " +
+         (verdict.work_tolerance_percent ? "against a tolerance of " + format_fixed(*verdict.work_tolerance_percent, 0) + " %"
+                                         : std::string("(not checked: --work-tolerance off)")) +
+         ".</p><div class=\"table-wrap\"><table class=\"comparison work\"><thead><tr><th>Measure</th>"
+         "<th class=\"num baseline\">Baseline</th><th class=\"num candidate\">Candidate</th>"
+         "<th class=\"num\">Difference</th><th>Work</th></tr></thead><tbody>\n";
+  for (const auto& w : verdict.work) {
+    const std::string sc = attr("data-work", w.measure);
+    out += "<tr" + sc + "><th scope=\"row\">" + html_escape(w.measure) + "</th>";
+    number(out, "td", "num", sc, "baseline_median", w.baseline_median, w.baseline_median ? format_fixed(*w.baseline_median, 1) : "");
+    number(out, "td", "num", sc, "candidate_median", w.candidate_median,
+           w.candidate_median ? format_fixed(*w.candidate_median, 1) : "");
+    number(out, "td", "num", sc, "difference", w.difference, w.difference ? change_text(*w.difference) : "");
+    out += "<td><span" + attr("class", std::string("badge ") + (w.unequal ? "v-unequal-work" : "v-no-change")) + sc +
+           attr("data-metric", "unequal") + attr("data-value", w.unequal ? "true" : "false") + ">" +
+           (w.unequal ? "unequal" : "same") + "</span></td></tr>\n";
+  }
+  out += "</tbody></table></div>";
+}
+
 void comparison(std::string& out, const std::vector<Run>& runs, const std::vector<Row>& rows,
                 const results::Verdict* verdict) {
   std::size_t counts[2] = {0, 0};
@@ -322,11 +346,18 @@ void comparison(std::string& out, const std::vector<Run>& runs, const std::vecto
     number(out, "td", "num", sc + attr("data-group", "candidate"), "candidate_median", row.candidate);
     number(out, "td", "num", sc, "change", row.change, row.change ? change_text(*row.change) : "");
     if (verdict) {
-      out += "<td><span" + attr("class", "badge " + verdict_class(row.verdict)) + ">" + html_escape(verdict_label(row.verdict)) + "</span></td>";
+      out += "<td><span" + attr("class", "badge " + verdict_class(row.verdict)) + ">" + html_escape(verdict_label(row.verdict)) + "</span>";
+      if (row.powered == false) {
+        out += " <span class=\"badge v-insufficient-power\"" + attr("data-row", row.metric) +
+               attr("data-metric", "powered") + attr("data-value", "false") + ">underpowered</span>";
+      }
+      out += "</td>";
     }
     out += "<td class=\"spread\"><div class=\"strip\"" + attr("id", "strip-" + std::to_string(i)) + "></div></td></tr>\n";
   }
-  out += "</tbody></table></div></section>\n";
+  out += "</tbody></table></div>";
+  if (verdict && !verdict->work.empty()) work_table(out, *verdict);
+  out += "</section>\n";
 }
 
 void details(std::string& out, const std::vector<Run>& runs) {

@@ -382,7 +382,24 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
         vm.candidate_median = optional_number(m, "median_candidate", here);
         vm.change = optional_number(m, "relative_change_percent", here);
         if (member(m, "verdict")) vm.verdict = verdict_value(required_string(m, "verdict", here), join(here, "verdict"));
+        vm.powered = optional_bool(m, "powered", here);
         out.metrics.push_back(std::move(vm));
+      }
+    }
+    out.work_tolerance_percent = optional_number(doc, "work_tolerance_percent", "");
+    if (const json* work = member(doc, "work")) {
+      expect_array(*work, "work");
+      for (std::size_t i = 0; i < work->size(); ++i) {
+        const json& w = (*work)[i];
+        const std::string here = at("work", i);
+        expect_object(w, here);
+        VerdictWork vw;
+        vw.measure = required_string(w, "name", here);
+        vw.baseline_median = optional_number(w, "median_baseline", here);
+        vw.candidate_median = optional_number(w, "median_candidate", here);
+        vw.difference = optional_number(w, "relative_difference_percent", here);
+        vw.unequal = optional_bool(w, "unequal", here).value_or(false);
+        out.work.push_back(std::move(vw));
       }
     }
     verdict = std::move(out);

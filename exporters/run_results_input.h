@@ -81,11 +81,22 @@ struct VerdictMetric {
   std::optional<double> candidate_median;
   std::optional<double> change;  // percent
   std::string verdict;  // as below, or "" when not given
+  std::optional<bool> powered;  // with a calibration: whether the runs could see its change
+};
+// A work measure of compare's check that both builds did the same work.
+struct VerdictWork {
+  std::string measure;
+  std::optional<double> baseline_median;
+  std::optional<double> candidate_median;
+  std::optional<double> difference;  // percent
+  bool unequal = false;
 };
 struct Verdict {
   std::string file;
-  std::string verdict;  // "regression", "no change", "improvement" or "insufficient data"
+  std::string verdict;  // compare's verdict_name, spaced: "regression", "no change", "unequal work", …
   std::vector<VerdictMetric> metrics;
+  std::vector<VerdictWork> work;
+  std::optional<double> work_tolerance_percent;  // absent: not checked
 };
 
 // What a results text may be, checked before it is parsed: the largest legit

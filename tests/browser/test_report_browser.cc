@@ -143,6 +143,10 @@ Fixture write_fixture(const fs::path& dir) {
   }
   std::ofstream(dir / "verdict.json")
       << json{{"verdict", "regression"},
+              {"work_tolerance_percent", 20},
+              {"work",
+               {{{"name", "duration_seconds"}, {"median_baseline", 60}, {"median_candidate", 60}, {"relative_difference_percent", 0}, {"unequal", false}},
+                {{"name", "frame_slots"}, {"median_baseline", 3600}, {"median_candidate", 3550}, {"relative_difference_percent", -1.39}, {"unequal", false}}}},
               {"metrics",
                {{{"name", "sm"}, {"median_baseline", 57.2}, {"median_candidate", 55.1}, {"relative_change_percent", -3.67}, {"verdict", "regression"}},
                 {{"name", "janky_percent"}, {"median_baseline", 3.1}, {"median_candidate", 4.9}, {"relative_change_percent", 58.06}, {"verdict", "regression"}},
@@ -303,10 +307,16 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
       }
     }
   }
-  // The verdict, as compare gave it.
+  // The verdict, as compare gave it, and its check that both builds did the same work.
   const auto verdict = find_tags(dom.tags, {{"data-metric", "verdict"}});
   REQUIRE(verdict.size() == 1);
   CHECK(verdict[0].get("data-value") == "regression");
+  const auto work = find_tags(dom.tags, {{"data-metric", "unequal"}});
+  REQUIRE(work.size() == 2);
+  CHECK(work[0].get("data-work") == "duration_seconds");
+  CHECK(work[1].get("data-work") == "frame_slots");
+  CHECK(work[1].text == "same");
+  CHECK(find_tags(dom.tags, {{"data-work", "frame_slots"}, {"data-metric", "difference"}})[0].text == "\u22121.4 %");
   // The hostile serial stayed text.
   CHECK(dom.text.find("<script>alert(1)") == std::string::npos);
 }
@@ -317,7 +327,7 @@ TEST_CASE("report screenshot in Chromium is a page and not a blank", "[browser]"
   const Fixture f = write_fixture(scratch.dir);
   const fs::path png = scratch.dir / "report.png";
   auto argv = chromium_args(scratch.dir);
-  argv.insert(argv.end(), {"--screenshot=" + png.string(), "--window-size=1280,2000", "file://" + f.html.string()});
+  argv.insert(argv.end(), {"--screenshot=" + png.string(), "--window-size=1280,2600", "file://" + f.html.string()});
   const Result r = run(argv, scratch.dir);
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -326,7 +336,7 @@ TEST_CASE("report screenshot in Chromium is a page and not a blank", "[browser]"
   INFO(error);
   REQUIRE(error.empty());
   CHECK(image.width == 1280);
-  CHECK(image.height == 2000);
+  CHECK(image.height == 2600);  // tall enough for the charts below the comparison and work tables
   // A blank page is one colour; this one has text, tables and charts drawn in
   // the palette's colours (sky blue: janky-frame bars only).
   std::set<std::uint32_t> colours;

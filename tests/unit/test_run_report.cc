@@ -413,3 +413,38 @@ TEST_CASE("run report shows a run without devices as one row", "[report]") {
   CHECK(body[0].name == "tbody");
   CHECK(html.find("no device in this run") != std::string::npos);
 }
+
+TEST_CASE("run report shows compare's work check and its underpowered metrics", "[report]") {
+  RunReportRequest r;
+  r.baseline.push_back({"b.json", run("b1", {device("s1", 50)}).dump()});
+  r.candidate.push_back({"c.json", run("c1", {device("s1", 40)}).dump()});
+  json verdict = {
+      {"verdict", "unequal_work"},
+      {"work_tolerance_percent", 20},
+      {"work",
+       {{{"name", "duration_seconds"}, {"median_baseline", 60}, {"median_candidate", 61}, {"relative_difference_percent", 1.667}, {"unequal", false}},
+        {{"name", "frame_slots"}, {"median_baseline", 3600}, {"median_candidate", 1800}, {"relative_difference_percent", -50}, {"unequal", true}}}},
+      {"metrics",
+       {{{"name", "sm"}, {"median_baseline", 50}, {"median_candidate", 49}, {"relative_change_percent", -2}, {"verdict", "no_change"}, {"powered", false}},
+        {{"name", "fps"}, {"median_baseline", 58}, {"median_candidate", 58}, {"relative_change_percent", 0}, {"verdict", "no_change"}, {"powered", true}}}}};
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  const std::string html = render(r);
+  const auto tags = scan_tags(html);
+  CHECK(find_tags(tags, {{"data-metric", "verdict"}})[0].get("class") == "verdict v-unequal-work");
+  CHECK(html.find("against a tolerance of 20 %") != std::string::npos);
+  const auto unequal = find_tags(tags, {{"data-work", "frame_slots"}, {"data-metric", "unequal"}});
+  REQUIRE(unequal.size() == 1);
+  CHECK(unequal[0].get("data-value") == "true");
+  CHECK(unequal[0].text == "unequal");
+  CHECK(find_tags(tags, {{"data-work", "frame_slots"}, {"data-metric", "difference"}})[0].text == "\u221250.0 %");
+  CHECK(find_tags(tags, {{"data-work", "frame_slots"}, {"data-metric", "candidate_median"}})[0].get("data-value") == "1800");
+  CHECK(find_tags(tags, {{"data-work", "duration_seconds"}, {"data-metric", "unequal"}})[0].text == "same");
+  // Only the metric the calibration found underpowered says so.
+  const auto underpowered = find_tags(tags, {{"data-metric", "powered"}});
+  REQUIRE(underpowered.size() == 1);
+  CHECK(underpowered[0].get("data-row") == "sm");
+  // A work entry of the wrong type is refused, naming it.
+  verdict["work"][1]["unequal"] = "yes";
+  r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
+  CHECK(render_run_report(r).error == "v.json: work[1].unequal: expected a boolean, found a string");
+}
