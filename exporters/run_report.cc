@@ -360,6 +360,59 @@ void comparison(std::string& out, const std::vector<Run>& runs, const std::vecto
   out += "</section>\n";
 }
 
+// Each finished run's settled devices against the budgets: tier, then each
+// limit with its value and outcome; breaches first in the summary.
+void budgets_section(std::string& out, const std::vector<Run>& runs, const metrics::Budgets& budgets,
+                     const std::string& file) {
+  std::vector<metrics::BudgetRun> checked;
+  for (const auto& r : runs) {
+    if (r.state != "finished") continue;
+    metrics::BudgetRun br{r.id, r.package, {}};
+    for (const auto& d : r.devices) {
+      if (d.settled == false) continue;
+      br.devices.push_back({d.serial, d.model, d.sdk, d.refresh_hz, {d.metrics.begin(), d.metrics.end()}});
+    }
+    checked.push_back(std::move(br));
+  }
+  const auto check = metrics::check_budgets(budgets, checked);
+  std::size_t breaches = 0;
+  for (const auto& run : check.runs) {
+    for (const auto& d : run.devices) {
+      for (const auto& l : d.limits) breaches += l.outcome == metrics::LimitOutcome::kBreach;
+    }
+  }
+  out += "<section id=\"budgets\"><h2>Budgets</h2><p class=\"note\"><span data-metric=\"breaches\"" +
+         attr("data-value", std::to_string(breaches)) + ">" + std::to_string(breaches) + "</span> breach" +
+         (breaches == 1 ? "" : "es") + " of the limits in <code>" + html_escape(file) +
+         "</code> (finished runs, settled devices; the first tier a device matches applies).</p>"
+         "<div class=\"table-wrap\"><table class=\"budgets\"><thead><tr><th>Run</th><th>Device</th><th>Tier</th>"
+         "<th>Limit</th><th class=\"num\">Value</th><th>Outcome</th></tr></thead><tbody>\n";
+  for (const auto& run : check.runs) {
+    for (const auto& d : run.devices) {
+      const std::string who = "<td>" + html_escape(run.id) + "</td><td>" + html_escape(d.serial) +
+                              (d.model.empty() ? std::string() : " <small>" + html_escape(d.model) + "</small>") + "</td>";
+      if (!d.tier) {
+        out += "<tr" + attr("data-run", run.id) + attr("data-serial", d.serial) + ">" + who +
+               "<td colspan=\"4\" class=\"missing\">no tier matches</td></tr>\n";
+        continue;
+      }
+      const std::string& tier = budgets.tiers[*d.tier].name;
+      for (const auto& l : d.limits) {
+        const std::string outcome(metrics::outcome_name(l.outcome));
+        const std::string sc = attr("data-run", run.id) + attr("data-serial", d.serial) + attr("data-limit", l.limit.metric);
+        out += "<tr" + sc + ">" + who + "<td>" + html_escape(tier) + "</td><td>" + html_escape(l.limit.metric) + " " +
+               std::string(metrics::limit_kind_name(l.limit.kind)) + " " + format_fixed(l.limit.value, 2) + "</td>";
+        number(out, "td", "num", sc, "value", l.value, l.value ? format_fixed(*l.value, 2) : "");
+        out += "<td><span" + attr("class", std::string("badge ") + (l.outcome == metrics::LimitOutcome::kBreach ? "v-regression" : "v-no-change")) +
+               sc + attr("data-metric", "outcome") + attr("data-value", outcome) + ">" +
+               (l.outcome == metrics::LimitOutcome::kBreach ? "breach" : l.outcome == metrics::LimitOutcome::kPass ? "held" : "no value") +
+               "</span></td></tr>\n";
+      }
+    }
+  }
+  out += "</tbody></table></div></section>\n";
+}
+
 void details(std::string& out, const std::vector<Run>& runs) {
   out += "<section id=\"devices\"><h2>Devices over time</h2>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -576,6 +629,7 @@ RunReportResult render_run_report(const RunReportRequest& request) {
   out += "</p><div id=\"js-errors\" class=\"js-errors\" role=\"alert\" hidden></div>"
          "<noscript><p class=\"note\">The charts need JavaScript; the tables below are complete without it.</p></noscript></header>\n<main>\n";
   if (compared) comparison(out, runs, rows, v);
+  if (request.budgets) budgets_section(out, runs, *request.budgets, request.budgets_file);
   run_table(out, runs);
   details(out, runs);
   out += "</main>\n<footer>Written by <code>jank_exporter report</code> from run results format 1 (docs/runs.md). "

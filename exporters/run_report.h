@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exporters/run_results_input.h"
+#include "metrics/run_budgets.h"
 
 namespace jank::exporters {
 
@@ -20,6 +21,10 @@ struct RunReportRequest {
   std::vector<results::InputFile> candidate;
   std::optional<results::InputFile> verdict;  // a `jank_exporter compare` result
   std::string title;                          // "" = "Jank report"
+  // Absolute limits per device tier (docs/runs.md "Budgets"), read by the
+  // caller: every finished run's settled devices are checked and shown.
+  std::optional<metrics::Budgets> budgets;
+  std::string budgets_file;
 };
 
 struct RunReportResult {

@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_parse.h"
 #include "app/cli/results_file.h"
+#include "config/budgets.h"
 #include "exporters/run_report.h"
 #include "parsers/utf8.h"
 
@@ -22,11 +23,13 @@ struct Options {
   std::string title;
   std::vector<std::string> runs, baseline, candidate;
   std::string verdict;
+  std::string budgets;  // --budgets: the limits per device tier, shown with their breaches
 };
 
 constexpr const char* kUsage =
     "Usage: jank_exporter report [-o FILE] [--title TEXT] [INPUT...]\n"
     "                            [--baseline FILE... --candidate FILE... [--verdict FILE]]\n"
+    "                            [--budgets FILE]\n"
     "\n"
     "Writes one self-contained HTML page (no network: CSS, JS, data and charts\n"
     "inline) from run results files (docs/runs.md, format 1): each holds one run\n"
@@ -59,6 +62,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--verdict", o.verdict,
                  "the JSON result of `jank_exporter compare`: its verdict\n"
                  "is shown, and its medians instead of the page's own")
+      ->option_text("FILE");
+  app.add_option("--budgets", o.budgets,
+                 "a budgets file (as `jank_exporter check` reads): each\n"
+                 "device's limits and breaches are shown")
       ->option_text("FILE");
 }
 
@@ -163,6 +170,12 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     std::vector<exporters::results::InputFile> verdict;
     e = read_all({o.verdict}, stdin_file, verdict);
     if (e.empty()) request.verdict = std::move(verdict.front());
+  }
+  if (e.empty() && !o.budgets.empty()) {
+    auto loaded = config::load_budgets_file(o.budgets);
+    if (!loaded.ok()) e = loaded.errors.front().to_string();
+    request.budgets = std::move(loaded.budgets);
+    request.budgets_file = o.budgets;
   }
   if (!e.empty()) {
     err << "jank_exporter report: " << parsers::terminal_text(e) << "\n";

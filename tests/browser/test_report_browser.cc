@@ -152,9 +152,12 @@ Fixture write_fixture(const fs::path& dir) {
                 {{"name", "janky_percent"}, {"median_baseline", 3.1}, {"median_candidate", 4.9}, {"relative_change_percent", 58.06}, {"verdict", "regression"}},
                 {{"name", "fps"}, {"median_baseline", 59.1}, {"median_candidate", 58.8}, {"relative_change_percent", -0.51}, {"verdict", "no_change"}}}}}
              .dump();
+  std::ofstream(dir / "budgets.yaml") << "tiers:\n  - name: any phone\n    model: \"*\"\n    limits:\n"
+                                          "      janky_percent: {max: 4}\n      sm: {min: 55}\n";
   f.html = dir / "report.html";
   std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "report", "--title", "Feed 1.4.2 vs 1.5.0-rc1", "-o", f.html.string(),
-                                   "--verdict", (dir / "verdict.json").string(), "--baseline"};
+                                   "--verdict", (dir / "verdict.json").string(), "--budgets", (dir / "budgets.yaml").string(),
+                                   "--baseline"};
   argv.insert(argv.end(), f.baseline.begin(), f.baseline.end());
   argv.push_back("--candidate");
   argv.insert(argv.end(), f.candidate.begin(), f.candidate.end());
@@ -317,6 +320,14 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
   CHECK(work[1].get("data-work") == "frame_slots");
   CHECK(work[1].text == "same");
   CHECK(find_tags(dom.tags, {{"data-work", "frame_slots"}, {"data-metric", "difference"}})[0].text == "\u22121.4 %");
+  // The budgets: a row per device and limit, and the summary counts the breach badges.
+  const auto outcomes = find_tags(dom.tags, {{"data-metric", "outcome"}});
+  CHECK(outcomes.size() >= 4);
+  std::size_t breach_badges = 0;
+  for (const auto& o : outcomes) breach_badges += o.get("data-value") == "breach";
+  const auto breaches = find_tags(dom.tags, {{"data-metric", "breaches"}});
+  REQUIRE(breaches.size() == 1);
+  CHECK(breaches[0].get("data-value") == std::to_string(breach_badges));
   // The hostile serial stayed text.
   CHECK(dom.text.find("<script>alert(1)") == std::string::npos);
 }
@@ -327,7 +338,7 @@ TEST_CASE("report screenshot in Chromium is a page and not a blank", "[browser]"
   const Fixture f = write_fixture(scratch.dir);
   const fs::path png = scratch.dir / "report.png";
   auto argv = chromium_args(scratch.dir);
-  argv.insert(argv.end(), {"--screenshot=" + png.string(), "--window-size=1280,2600", "file://" + f.html.string()});
+  argv.insert(argv.end(), {"--screenshot=" + png.string(), "--window-size=1280,3400", "file://" + f.html.string()});
   const Result r = run(argv, scratch.dir);
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -336,7 +347,7 @@ TEST_CASE("report screenshot in Chromium is a page and not a blank", "[browser]"
   INFO(error);
   REQUIRE(error.empty());
   CHECK(image.width == 1280);
-  CHECK(image.height == 2600);  // tall enough for the charts below the comparison and work tables
+  CHECK(image.height == 3400);  // tall enough for the charts below the comparison, work and budget tables
   // A blank page is one colour; this one has text, tables and charts drawn in
   // the palette's colours (sky blue: janky-frame bars only).
   std::set<std::uint32_t> colours;

@@ -448,3 +448,41 @@ TEST_CASE("run report shows compare's work check and its underpowered metrics", 
   r.verdict = jank::exporters::results::InputFile{"v.json", verdict.dump()};
   CHECK(render_run_report(r).error == "v.json: work[1].unequal: expected a boolean, found a string");
 }
+
+TEST_CASE("run report shows each device's budget limits and breaches", "[report][budgets]") {
+  auto slow = device("s2", 40);
+  slow["model"] = "SM-A546B";
+  auto odd = device("s3", 55);
+  odd["model"] = "Nokia 3310";
+  RunReportRequest r = one(run("r1", {device("s1", 58), slow, odd}));
+  jank::metrics::Budgets budgets;
+  jank::metrics::BudgetTier mid{"mid-tier 60 Hz", "SM-*", 60.0, std::nullopt, std::nullopt,
+                               {{"janky_percent", jank::metrics::LimitKind::kMax, 2},
+                                {"sm", jank::metrics::LimitKind::kMin, 50}}};
+  jank::metrics::BudgetTier pixel{"pixels", "Pixel*", std::nullopt, std::nullopt, std::nullopt,
+                                  {{"janky_percent", jank::metrics::LimitKind::kMax, 5},
+                                   {"cpu_percent", jank::metrics::LimitKind::kMax, 80}}};
+  budgets.tiers = {mid, pixel};
+  r.budgets = budgets;
+  r.budgets_file = "budgets.yaml";
+  const std::string html = render(r);
+  const auto tags = scan_tags(html);
+  // SM-A546B: janky 3.333 % over 2, SM 40 under 50; the Pixel holds; the Nokia has no tier.
+  CHECK(find_tags(tags, {{"data-metric", "breaches"}})[0].get("data-value") == "2");
+  auto outcome = [&](const std::string& serial, const std::string& limit) {
+    const auto t = find_tags(tags, {{"data-serial", serial}, {"data-limit", limit}, {"data-metric", "outcome"}});
+    REQUIRE(t.size() == 1);
+    return t[0].get("data-value");
+  };
+  CHECK(outcome("s2", "janky_percent") == "breach");
+  CHECK(outcome("s2", "sm") == "breach");
+  CHECK(outcome("s1", "janky_percent") == "pass");
+  CHECK(outcome("s1", "cpu_percent") == "no_value");
+  CHECK(find_tags(tags, {{"data-serial", "s2"}, {"data-limit", "sm"}, {"data-metric", "value"}})[0].get("data-value") ==
+        "40");
+  CHECK(html.find("no tier matches") != std::string::npos);
+  CHECK(html.find("<code>budgets.yaml</code>") != std::string::npos);
+  // Without budgets, no section.
+  r.budgets.reset();
+  CHECK(render(r).find("id=\"budgets\"") == std::string::npos);
+}
