@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "app/cli/daemon_cli.h"
 #include "app/cli/replay.h"
 #include "app/cli/report.h"
+#include "tests/unit/test_support.h"
 #include "app/cli/run_cli.h"
 #include "app/core/exit_codes.h"
 #include "loopback_servers.h"
@@ -222,4 +224,16 @@ TEST_CASE("the daemon's --version and --check-config answer without starting it"
   CHECK(c.status == jank::app::kExitConfig);
   CHECK(c.out.empty());
   CHECK_FALSE(c.err.empty());
+}
+
+TEST_CASE("report --budgets with a file that is not budgets stops with exit 2 and the place", "[cli][budgets]") {
+  jank::test::TempDir dir;
+  const std::string results = dir.path() + "/r.json";
+  std::ofstream(results) << R"({"format":1,"id":"r1","state":"finished","duration_seconds":60,"devices":[]})";
+  const std::string budgets = dir.path() + "/b.yaml";
+  std::ofstream(budgets) << "tiers:\n  - name: x\n    limits:\n      sm: {max: 3}\n";
+  const auto r = jank_exporter({"report", "--budgets", budgets, results});
+  CHECK(r.status == jank::app::kExitReportFailed);
+  CHECK_THAT(r.err, Catch::StartsWith("jank_exporter report: " + budgets + ":4:"));
+  CHECK(r.out.empty());
 }
