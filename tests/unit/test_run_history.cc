@@ -42,7 +42,7 @@ TEST_CASE("a step at the seventh of ten builds is found there and judged a regre
   std::mt19937_64 rng(1);
   std::vector<std::vector<CompareRun>> builds;
   for (int b = 0; b < 10; ++b) builds.push_back(build(b < 6 ? 2.0 : 4.0, 5, rng));
-  const auto& s = only(find_steps(builds, janky_only()));
+  const auto s = only(find_steps(builds, janky_only()));  // a copy: the vector is a temporary
   CHECK(s.step_at == 6);
   CHECK(s.samples_per_build == std::vector<std::size_t>(10, 5));
   CHECK(s.k == Approx(30 * 20));  // every later value above every earlier one
@@ -60,7 +60,7 @@ TEST_CASE("a slow drift no pair of builds shows is seen over ten builds", "[hist
   for (std::size_t b = 1; b < builds.size(); ++b) {
     CHECK(compare_runs(builds[b - 1], builds[b], janky_only()).overall != Verdict::kRegression);
   }
-  const auto& s = only(find_steps(builds, janky_only()));
+  const auto s = only(find_steps(builds, janky_only()));  // a copy: the vector is a temporary
   CHECK(s.step_at >= 3);
   CHECK(s.step_at <= 7);
   CHECK(s.change >= 1);
@@ -71,7 +71,7 @@ TEST_CASE("builds of one level have no step", "[history]") {
   std::mt19937_64 rng(3);
   std::vector<std::vector<CompareRun>> builds;
   for (int b = 0; b < 8; ++b) builds.push_back(build(2.0, 5, rng));
-  const auto& s = only(find_steps(builds, janky_only()));
+  const auto s = only(find_steps(builds, janky_only()));  // a copy: the vector is a temporary
   CHECK(s.verdict == Verdict::kNoChange);
   CHECK(std::abs(s.change) < 1);
 }
@@ -83,7 +83,7 @@ TEST_CASE("Pettitt's statistic and p-value on a hand-counted series", "[history]
     return runs;
   };
   const std::vector<std::vector<CompareRun>> builds = {one({1, 2, 3}), one({4, 5, 6})};
-  const auto& s = only(find_steps(builds, janky_only()));
+  const auto s = only(find_steps(builds, janky_only()));  // a copy: the vector is a temporary
   // U_t = 9 pairs later-above-earlier − 0 below: K = 9; T = 6:
   // p = 2·exp(−6·81 / (216 + 36)) = 0.2907.
   CHECK(s.k == 9);
