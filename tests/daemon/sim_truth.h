@@ -2,7 +2,9 @@
 // reader exports: shared by the daemon tests and the fleet tier.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "tests/rig/json.h"
@@ -26,6 +28,18 @@ inline PerPackage exact_frames(const jank::rig::Json& dev) {
                             static_cast<double>(a["held_back_skipped_frames"].u64());
   }
   return out;
+}
+
+// The sum over packages, and the packages as "name=count " for messages.
+inline double sum(const PerPackage& p) {
+  double s = 0;
+  for (const auto& [k, v] : p) s += v;
+  return s;
+}
+inline std::string show(const PerPackage& p) {
+  std::ostringstream o;
+  for (const auto& [k, v] : p) o << k << "=" << static_cast<std::int64_t>(v) << " ";
+  return o.str();
 }
 
 }  // namespace jank::daemon_test

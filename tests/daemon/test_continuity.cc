@@ -109,18 +109,6 @@ PerPackage minus(PerPackage a, const PerPackage& b) {
   return a;
 }
 
-double sum(const PerPackage& p) {
-  double s = 0;
-  for (const auto& [k, v] : p) s += v;
-  return s;
-}
-
-std::string show(const PerPackage& p) {
-  std::ostringstream o;
-  for (const auto& [k, v] : p) o << k << "=" << static_cast<std::int64_t>(v) << " ";
-  return o.str();
-}
-
 // Waits until the exporter shows `expected` for the device, then returns what it shows.
 PerPackage settle(const Exporter& ex, const std::string& serial, const PerPackage& expected, ms timeout = 20000ms) {
   PerPackage got;

@@ -40,18 +40,6 @@ namespace {
 const std::vector<std::string> kRuleFiles = {jank::ops_test::kShippedRules, jank::ops_test::kShippedFarmRules};
 const std::string& kFarmDashboard = jank::ops_test::kShippedFarmDashboard;
 
-double total(const PerPackage& p) {
-  double s = 0;
-  for (const auto& [k, v] : p) s += v;
-  return s;
-}
-
-std::string show(const PerPackage& p) {
-  std::ostringstream o;
-  for (const auto& [k, v] : p) o << k << "=" << static_cast<std::int64_t>(v) << " ";
-  return o.str();
-}
-
 // One farm host: its adb server, its simulated phones (models JankSim 0 and
 // JankSim 1, as on every host) and its exporter with default series. Half
 // the stalls reach Choreographer's 30-frame limit, so skips are logged within
@@ -167,13 +155,13 @@ TEST_CASE("two hosts remote_write through a Prometheus agent into VictoriaMetric
       const Json* dev = DevSim::device(truth, d.name);
       REQUIRE(dev != nullptr);
       const PerPackage expected = exact_frames(*dev);
-      REQUIRE(total(expected) > 0);
+      REQUIRE(sum(expected) > 0);
       const std::string serial = emulator_serial(d);
       PerPackage got;
       wait_until([&] { return (got = h->exported(serial, expected)) == expected; }, 20000ms, 250ms);
       INFO(h->instance() << " " << serial << " truth: " << show(expected) << "\nexported: " << show(got));
       REQUIRE(got == expected);
-      per_model[d.model] += total(expected);
+      per_model[d.model] += sum(expected);
     }
   }
   REQUIRE(per_model.size() == 2);  // JankSim 0 and JankSim 1, one phone of each on each host

@@ -48,15 +48,10 @@ std::string run_json(const std::string& id, const std::vector<Dev>& devices, con
 }
 
 std::string write(const jank::test::TempDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir.path() + "/" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
+  return dir.write(name, text);
 }
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = jank::test::CommandResult;
 
 Result check(const std::vector<std::string>& args) {
   std::ostringstream out, err;

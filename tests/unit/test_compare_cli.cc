@@ -53,15 +53,10 @@ std::vector<RunSpec> ten(const std::string& prefix, double start, RunSpec base =
 }
 
 std::string write(const jank::test::TempDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir.path() + "/" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
+  return dir.write(name, text);
 }
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = jank::test::CommandResult;
 
 Result compare(const std::vector<std::string>& args) {
   std::ostringstream out, err;

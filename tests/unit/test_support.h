@@ -73,9 +73,21 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
+  // Writes `text` (bytes as they are) to the file `name` in the directory; its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string file = path_ + "/" + name;
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
 
  private:
   std::string path_;
+};
+
+// What an in-process command gave: its exit status and both streams.
+struct CommandResult {
+  int status;
+  std::string out, err;
 };
 
 }  // namespace jank::test
