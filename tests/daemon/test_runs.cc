@@ -274,3 +274,45 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   INFO(same.out << same.err);
   CHECK(same.exit == 0);
 }
+
+TEST_CASE("compare calls a candidate whose app drew for half its run unequal work, not an improvement") {
+  AdbServer adb;
+  DevSim sim({"--devices", "6", "--sdk", "34", "--packages", kApp, "--stall-prob", "0.02", "--skip-bands",
+              "3-20:1,30-90:1", "--log-rate", "2"});
+  for (const auto& d : sim.devices()) adb.emulator(d.port);
+  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+  TempDir state, conf_dir, out;
+  const std::string conf = conf_dir.path() + "/c.yaml";
+  write_config(conf);
+  Exporter ex({adb.port()}, state.path(), {"--config", conf});
+  for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
+  // Two runs of 10 s of one build; in the second the screen shows nothing
+  // for the last 5 s (the simulation paused: no frames drawn, none skipped),
+  // as when a test's screen fails to load.
+  auto measure = [&](bool half) {
+    const RunResult start = cli(ex, {"start", "--package", kApp});
+    INFO(start.err);
+    REQUIRE(start.exit == 0);
+    std::this_thread::sleep_for(5s);
+    if (half) REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
+    std::this_thread::sleep_for(5s);
+    const std::string id = trimmed(start.out);
+    REQUIRE(cli(ex, {"stop", id}).exit == 0);
+    if (half) REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
+    return id;
+  };
+  const std::string full = measure(false);
+  const std::string half = measure(true);
+  const RunResult list = cli(ex, {"list", "--json"});
+  REQUIRE(list.exit == 0);
+  const std::string runs = out.path() + "/runs.json";
+  std::ofstream(runs) << list.out;
+  const RunResult verdict = run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", full, "--candidate",
+                                 half, runs},
+                                {}, 30000ms);
+  INFO(verdict.out << verdict.err);
+  CHECK(verdict.exit == 3);
+  CHECK(verdict.out.find("verdict: UNEQUAL WORK, no verdict on the metrics: frame_slots -") != std::string::npos);
+  // The duration was the same: only the frames asked of the app differ.
+  CHECK(verdict.out.find("duration_seconds                 6/6") != std::string::npos);
+}
