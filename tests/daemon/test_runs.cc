@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <memory>
 #include <map>
 #include <string>
@@ -109,6 +110,33 @@ void write_config(const std::string& path) {
                          "gfxinfo:\n  poll_interval_seconds: 1\n  fast_poll_interval_seconds: 1\n"
                          "runs:\n  step_seconds: 1\n";
 }
+
+// Phones of one app at a steady jank, each followed by an exporter with 1 s
+// polls and steps: the rig of the compare tests.
+struct CompareRig {
+  explicit CompareRig(int devices)
+      : sim({"--devices", std::to_string(devices), "--sdk", "34", "--packages", kApp, "--stall-prob", "0.02",
+             "--skip-bands", "3-20:1,30-90:1", "--log-rate", "2"}) {
+    for (const auto& d : sim.devices()) adb.emulator(d.port);
+    for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
+    const std::string conf = conf_dir.path() + "/c.yaml";
+    write_config(conf);
+    ex.emplace(std::vector<std::uint16_t>{adb.port()}, state.path(), std::vector<std::string>{"--config", conf});
+    for (const auto& d : sim.devices()) wait_following(*ex, emulator_serial(d));
+  }
+  // `run list --json` as a results file for compare.
+  std::string runs_file(const RunResult& list) const {
+    REQUIRE(list.exit == 0);
+    const std::string path = out.path() + "/runs.json";
+    std::ofstream(path) << list.out;
+    return path;
+  }
+
+  AdbServer adb;
+  DevSim sim;
+  TempDir state, conf_dir, out;
+  std::optional<Exporter> ex;
+};
 
 }  // namespace
 
@@ -219,16 +247,9 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
 }
 
 TEST_CASE("compare finds the regression of a build that janks more and none between two runs of one build") {
-  AdbServer adb;
-  DevSim sim({"--devices", "10", "--sdk", "34", "--packages", kApp, "--stall-prob", "0.02", "--skip-bands",
-              "3-20:1,30-90:1", "--log-rate", "2"});
-  for (const auto& d : sim.devices()) adb.emulator(d.port);
-  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
-  TempDir state, conf_dir, out;
-  const std::string conf = conf_dir.path() + "/c.yaml";
-  write_config(conf);
-  Exporter ex({adb.port()}, state.path(), {"--config", conf});
-  for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
+  CompareRig rig(10);
+  auto& sim = rig.sim;
+  const Exporter& ex = *rig.ex;
   // One run on all ten devices: ten samples per build. Each build is installed
   // just before its run, as a CI job would, so that every run starts alike: a
   // stall in progress at a run's start is counted by the run that sees it end.
@@ -248,9 +269,7 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   const std::string again = measure("2.0", "2", "2");
 
   const RunResult list = cli(ex, {"list", "--json"});
-  REQUIRE(list.exit == 0);
-  const std::string runs = out.path() + "/runs.json";
-  std::ofstream(runs) << list.out;
+  const std::string runs = rig.runs_file(list);
   auto compare = [&](const std::string& a, const std::string& b) {
     return run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", a, "--candidate", b, "--metrics",
                 "janky_percent,sm", "--alpha", "0.01", runs},
@@ -276,16 +295,9 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
 }
 
 TEST_CASE("compare calls a candidate whose app drew for half its run unequal work, not an improvement") {
-  AdbServer adb;
-  DevSim sim({"--devices", "6", "--sdk", "34", "--packages", kApp, "--stall-prob", "0.02", "--skip-bands",
-              "3-20:1,30-90:1", "--log-rate", "2"});
-  for (const auto& d : sim.devices()) adb.emulator(d.port);
-  for (const auto& d : sim.devices()) REQUIRE(adb.wait_state(emulator_serial(d), "device", 10000ms));
-  TempDir state, conf_dir, out;
-  const std::string conf = conf_dir.path() + "/c.yaml";
-  write_config(conf);
-  Exporter ex({adb.port()}, state.path(), {"--config", conf});
-  for (const auto& d : sim.devices()) wait_following(ex, emulator_serial(d));
+  CompareRig rig(6);
+  auto& sim = rig.sim;
+  const Exporter& ex = *rig.ex;
   // Two runs of 10 s of one build; in the second the screen shows nothing
   // for the last 5 s (the simulation paused: no frames drawn, none skipped),
   // as when a test's screen fails to load.
@@ -304,9 +316,7 @@ TEST_CASE("compare calls a candidate whose app drew for half its run unequal wor
   const std::string full = measure(false);
   const std::string half = measure(true);
   const RunResult list = cli(ex, {"list", "--json"});
-  REQUIRE(list.exit == 0);
-  const std::string runs = out.path() + "/runs.json";
-  std::ofstream(runs) << list.out;
+  const std::string runs = rig.runs_file(list);
   const RunResult verdict = run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", full, "--candidate",
                                  half, runs},
                                 {}, 30000ms);
