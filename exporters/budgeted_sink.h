@@ -33,7 +33,7 @@ class BudgetedSink final : public SeriesSink {
   void rollback(const Mark& m) override { out_.rollback(m); }
   void begin_part(std::size_t part) override {
     part_ = part;
-    if (core_.size() <= part) core_.resize(part + 1, 0);
+    if (core_.size() <= part) core_.resize(part + 1, 0);  // parts come in order: one more each time
   }
 
   // Series written, and of them the default profile's per part.
@@ -51,10 +51,7 @@ class BudgetedSink final : public SeriesSink {
     if (!budget_.exports(spec.group)) return false;
     if (part_ < keep_.size() && !keep_[part_]) return false;
     written_ += series;
-    if (spec.group == metrics::SeriesGroup::core) {
-      if (core_.size() <= part_) core_.resize(part_ + 1, 0);
-      core_[part_] += series;
-    }
+    if (spec.group == metrics::SeriesGroup::core) core_[part_] += series;
     return true;
   }
 
@@ -63,7 +60,7 @@ class BudgetedSink final : public SeriesSink {
   std::vector<bool> keep_;
   std::size_t part_ = 0;
   std::size_t written_ = 0;
-  std::vector<std::size_t> core_;
+  std::vector<std::size_t> core_ = std::vector<std::size_t>(1, 0);  // part 0, the device's own, is never begun
 };
 
 }  // namespace jank::exporters

@@ -424,8 +424,8 @@ void collect_surface(SeriesSink& f, const metrics::DeviceMetrics& d, const Label
   if (metrics::surfaceflinger_read(d)) collect_sources(f, d, dev, now, metrics::CollectAt::surface_input);
 }
 
-void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, std::int64_t now) {
-  const LabelSet dev = label_set({{"serial", d.serial}});
+// `dev`: the device's own labels, rendered once for all its series.
+void collect_device(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet& dev, std::int64_t now) {
   if (d.live.live) {
     collect_live(f, d, dev);
     collect_sources(f, d, dev, now, metrics::CollectAt::live);
@@ -546,9 +546,10 @@ void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics&
     w.span_exported = true;
   }
   const std::int64_t now = now_(device);
+  const LabelSet dev = label_set({{"serial", device.serial}});
   if (!budget_) {
     sink.set_sm_window(w);
-    collect_device(sink, device, now);
+    collect_device(sink, device, dev, now);
     return;
   }
   const std::size_t cap = budget_->max_per_device;
@@ -556,7 +557,7 @@ void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics&
   if (cap > 0) sink.mark(before);
   BudgetedSink within(sink, *budget_);
   within.set_sm_window(w);
-  collect_device(within, device, now);
+  collect_device(within, device, dev, now);
   std::size_t written = within.written(), dropped = 0;
   if (cap > 0 && written > cap) {
     // Over the cap: the device's series again, the default profile's only
@@ -565,11 +566,10 @@ void StoreCollector::collect_one(SeriesSink& sink, const metrics::DeviceMetrics&
     SeriesBudget core;
     BudgetedSink capped(sink, core, parts_within(within.core_per_part(), cap));
     capped.set_sm_window(w);
-    collect_device(capped, device, now);
+    collect_device(capped, device, dev, now);
     dropped = written - capped.written();
     written = capped.written();
   }
-  const LabelSet dev = label_set({{"serial", device.serial}});
   sink.sample(F::jank_exporter_device_series, dev, count(written));
   sink.sample(F::jank_exporter_device_series_dropped, dev, count(dropped));
 }

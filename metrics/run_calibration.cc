@@ -161,16 +161,10 @@ std::vector<MetricCalibration> calibrate(std::span<const CompareRun> runs, const
   }
   for (const auto& [model, group] : groups) {
     for (const auto& def : compared_metrics()) {
-      if (!options.compare.metrics.empty() &&
-          std::find(options.compare.metrics.begin(), options.compare.metrics.end(), def.name) ==
-              options.compare.metrics.end()) {
-        continue;
-      }
+      if (!options.compare.compares(def)) continue;
       const auto samples = samples_per_run(def, group, options.compare.per_run);
       if (samples.size() < kMinCalibrationRuns) continue;
-      const auto it = options.compare.thresholds.find(def.name);
-      const Threshold threshold = it != options.compare.thresholds.end() ? it->second : def.threshold;
-      out.push_back(calibrate_metric(def, threshold, samples, model, options));
+      out.push_back(calibrate_metric(def, options.compare.threshold_of(def), samples, model, options));
     }
   }
   return out;

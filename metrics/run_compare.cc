@@ -82,6 +82,15 @@ bool threshold_met(double change, std::optional<double> relative_change, Thresho
 
 }  // namespace
 
+bool CompareOptions::compares(const MetricDef& def) const {
+  return metrics.empty() || std::find(metrics.begin(), metrics.end(), def.name) != metrics.end();
+}
+
+Threshold CompareOptions::threshold_of(const MetricDef& def) const {
+  const auto it = thresholds.find(def.name);
+  return it != thresholds.end() ? it->second : def.threshold;
+}
+
 std::span<const MetricDef> compared_metrics() { return kMetrics; }
 std::span<const WorkDef> work_measures() { return kWork; }
 
@@ -182,16 +191,13 @@ Comparison compare_runs(std::span<const CompareRun> baseline, std::span<const Co
   result.work = compare_work(baseline, candidate, options);
   bool any_judged = false, any_improved = false, any_regressed = false;
   for (const auto& def : kMetrics) {
-    if (!options.metrics.empty() &&
-        std::find(options.metrics.begin(), options.metrics.end(), def.name) == options.metrics.end())
-      continue;
+    if (!options.compares(def)) continue;
     const auto a = metric_samples(def, baseline, options.per_run);
     const auto b = metric_samples(def, candidate, options.per_run);
     if (a.empty() && b.empty()) continue;
     MetricComparison mc;
     mc.def = &def;
-    const auto override_it = options.thresholds.find(def.name);
-    mc.threshold = override_it != options.thresholds.end() ? override_it->second : def.threshold;
+    mc.threshold = options.threshold_of(def);
     mc.n_baseline = a.size();
     mc.n_candidate = b.size();
     mc.median_baseline = median(a);

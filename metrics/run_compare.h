@@ -104,6 +104,11 @@ struct CompareOptions {
   bool per_run = false;
   std::map<std::string, Threshold, std::less<>> thresholds;  // overrides of the defaults
   std::vector<std::string> metrics;                          // empty: every metric
+
+  // Whether `def` is compared (metrics names it, or names none).
+  bool compares(const MetricDef& def) const;
+  // The threshold of `def`: the override given, else its default.
+  Threshold threshold_of(const MetricDef& def) const;
 };
 
 struct MetricComparison {

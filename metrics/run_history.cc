@@ -10,10 +10,7 @@ namespace jank::metrics {
 std::vector<MetricStep> find_steps(std::span<const std::vector<CompareRun>> builds, const CompareOptions& options) {
   std::vector<MetricStep> out;
   for (const auto& def : compared_metrics()) {
-    if (!options.metrics.empty() &&
-        std::find(options.metrics.begin(), options.metrics.end(), def.name) == options.metrics.end()) {
-      continue;
-    }
+    if (!options.compares(def)) continue;
     std::vector<std::vector<double>> per_build;
     std::size_t with_samples = 0;
     for (const auto& runs : builds) {
@@ -23,8 +20,7 @@ std::vector<MetricStep> find_steps(std::span<const std::vector<CompareRun>> buil
     if (with_samples < 2) continue;
     MetricStep step;
     step.def = &def;
-    const auto it = options.thresholds.find(def.name);
-    step.threshold = it != options.thresholds.end() ? it->second : def.threshold;
+    step.threshold = options.threshold_of(def);
     for (const auto& s : per_build) step.samples_per_build.push_back(s.size());
 
     // Pettitt's U_t at each boundary between builds: Σ sgn(x_j − x_i) over

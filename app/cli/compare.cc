@@ -208,20 +208,6 @@ void check(const CLI::App& app, const Given& g, Options& o) {
   }
 }
 
-std::vector<LoadedRun> load_all(const std::vector<std::string>& sources, const Options& o,
-                                std::vector<std::string>& notices) {
-  const std::string& package = o.package;
-  std::vector<LoadedRun> runs;
-  for (const auto& s : sources) {
-    auto some = load_source(s, notices, o.timeout_seconds);
-    for (auto& r : some) {
-      if (!package.empty() && r.run.package != package) continue;
-      runs.push_back(std::move(r));
-    }
-  }
-  return runs;
-}
-
 // The value --by reads from a run, if it has one.
 std::optional<std::string> key_of(const LoadedRun& r, const std::string& by) {
   if (by == "id") return r.run.id;
@@ -302,12 +288,12 @@ int compare(Options& o, std::ostream& out, std::ostream& err) {
   std::vector<LoadedRun> a, b;
   std::string label_a, label_b;
   if (o.by.empty()) {
-    a = load_all({o.sources[0]}, o, report.notices);
-    b = load_all({o.sources[1]}, o, report.notices);
+    a = load_runs({o.sources[0]}, o.package, report.notices, o.timeout_seconds);
+    b = load_runs({o.sources[1]}, o.package, report.notices, o.timeout_seconds);
     label_a = o.sources[0];
     label_b = o.sources[1];
   } else {
-    auto pool = load_all(o.sources, o, report.notices);
+    auto pool = load_runs(o.sources, o.package, report.notices, o.timeout_seconds);
     if (o.by == "version") {
       for (const auto& r : pool)
         if (!r.version) report.notices.push_back(r.origin + ": run " + r.run.id + " has no single app version: " + r.version_problem);

@@ -9,6 +9,7 @@
 
 #include "app/cli/cli_parse.h"
 #include "app/cli/compare_input.h"
+#include "app/cli/compare_output.h"
 #include "app/cli/results_file.h"
 #include "app/core/exit_codes.h"
 #include "exporters/json_text.h"
@@ -20,11 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string num(double v) { return compare_number(v); }
 
 std::string percent(double rate) {
   char buf[32];
@@ -33,8 +30,7 @@ std::string percent(double rate) {
 }
 
 std::string threshold_of(const metrics::MetricCalibration& m, const metrics::CalibrationOptions& o) {
-  const auto it = o.compare.thresholds.find(m.def->name);
-  const auto t = it != o.compare.thresholds.end() ? it->second : m.def->threshold;
+  const auto t = o.compare.threshold_of(*m.def);
   return num(t.value) + (t.relative ? "%" : "");
 }
 
@@ -143,16 +139,13 @@ int calibrate(const std::vector<std::string>& sources, const std::string& packag
   report.options = options;
   std::vector<metrics::CompareRun> runs;
   std::set<std::string> ids;
-  for (const auto& source : sources) {
-    report.label += (report.label.empty() ? "" : " ") + source;
-    for (auto& r : load_source(source, report.notices, timeout_seconds)) {
-      if (!package.empty() && r.run.package != package) continue;
-      if (!ids.insert(r.run.id).second) {
-        report.notices.push_back(r.origin + ": run " + r.run.id + " given twice: counted once");
-        continue;
-      }
-      runs.push_back(std::move(r.run));
+  for (const auto& source : sources) report.label += (report.label.empty() ? "" : " ") + source;
+  for (auto& r : load_runs(sources, package, report.notices, timeout_seconds)) {
+    if (!ids.insert(r.run.id).second) {
+      report.notices.push_back(r.origin + ": run " + r.run.id + " given twice: counted once");
+      continue;
     }
+    runs.push_back(std::move(r.run));
   }
   if (runs.empty()) throw InputError("no finished run to calibrate on");
   report.runs = runs.size();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/compare_input.h"
+#include "app/cli/compare_output.h"
 #include "app/core/exit_codes.h"
 #include "exporters/json_text.h"
 #include "metrics/run_history.h"
@@ -15,12 +16,7 @@
 namespace jank::app {
 namespace {
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string num(double v) { return compare_number(v); }
 
 std::string verdict_text(metrics::Verdict v) {
   switch (v) {
@@ -44,9 +40,7 @@ int history(const std::vector<std::string>& sources, const std::string& package,
   std::vector<std::vector<metrics::CompareRun>> builds;
   for (const auto& source : sources) {
     auto& runs = builds.emplace_back();
-    for (auto& r : load_source(source, notices, timeout_seconds)) {
-      if (package.empty() || r.run.package == package) runs.push_back(std::move(r.run));
-    }
+    for (auto& r : load_runs({source}, package, notices, timeout_seconds)) runs.push_back(std::move(r.run));
     if (runs.empty()) throw InputError(source + ": no finished run of this build");
   }
   for (const auto& n : notices) err << "jank_exporter compare: " << parsers::terminal_text(n) << "\n";

@@ -121,4 +121,15 @@ std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::s
   return runs;
 }
 
+std::vector<LoadedRun> load_runs(const std::vector<std::string>& sources, const std::string& package,
+                                 std::vector<std::string>& notices, double fetch_timeout_seconds) {
+  std::vector<LoadedRun> runs;
+  for (const auto& source : sources) {
+    for (auto& r : load_source(source, notices, fetch_timeout_seconds)) {
+      if (package.empty() || r.run.package == package) runs.push_back(std::move(r));
+    }
+  }
+  return runs;
+}
+
 }  // namespace jank::app

@@ -60,4 +60,9 @@ inline constexpr double kDefaultFetchTimeoutSeconds = 30;
 std::vector<LoadedRun> load_source(const std::string& source, std::vector<std::string>& notices,
                                    double fetch_timeout_seconds = kDefaultFetchTimeoutSeconds);
 
+// The runs of every source in turn, of `package` only when it is not "".
+std::vector<LoadedRun> load_runs(const std::vector<std::string>& sources, const std::string& package,
+                                 std::vector<std::string>& notices,
+                                 double fetch_timeout_seconds = kDefaultFetchTimeoutSeconds);
+
 }  // namespace jank::app

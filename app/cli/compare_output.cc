@@ -14,9 +14,11 @@ namespace {
 
 using metrics::Verdict;
 
-// Four significant digits by default: 3.333 %, 59.97 fps, 248.7 /min, 0.41 %;
-// whole numbers from where %g would switch to an exponent.
-std::string num(double v, bool sign = false, int digits = 4) {
+std::string num(double v, bool sign = false, int digits = 4) { return compare_number(v, sign, digits); }
+
+}  // namespace
+
+std::string compare_number(double v, bool sign, int digits) {
   if (std::isnan(v)) return "-";
   char buf[48];
   if (std::abs(v) >= std::pow(10.0, digits))
@@ -25,6 +27,8 @@ std::string num(double v, bool sign = false, int digits = 4) {
     std::snprintf(buf, sizeof buf, sign ? "%+.*g" : "%.*g", digits, v);
   return buf;
 }
+
+namespace {
 
 std::string p_text(double p) {
   if (p < 1e-4) return "<0.0001";

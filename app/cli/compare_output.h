@@ -22,6 +22,11 @@ struct CompareReport {
   std::vector<std::string> notices;  // runs and devices left out, mixed apps
 };
 
+// A figure as compare's outputs print it: four significant digits by default
+// (3.333 %, 59.97 fps, 248.7 /min, 0.41 %), whole numbers from where %g
+// would switch to an exponent, "-" for NaN; `sign`: always a sign.
+std::string compare_number(double v, bool sign = false, int digits = 4);
+
 // compare --help's text after the options: the metrics, the rules, the exit statuses.
 std::string compare_help_footer();
 

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,7 +25,6 @@
 #include "tests/ops/shipped_queries.h"
 
 using namespace jank::daemon_test;
-using jank::ops_test::collect_panels;
 using jank::ops_test::dashboard_queries;
 using jank::ops_test::grafana_variable_expr;
 using jank::ops_test::PanelQuery;
@@ -296,14 +296,9 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   }
 
   {  // every dashboard panel query and template variable returns data
-    const auto dash = jank::rig::parse_json(read_file(kDashboard));
-    REQUIRE(dash);
-    std::vector<PanelQuery> queries;
-    collect_panels((*dash)["panels"], queries);
-    REQUIRE(queries.size() >= 30);
-    for (const Json& v : (*dash)["templating"]["list"].arr) {
-      if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
-    }
+    const std::vector<PanelQuery> queries = dashboard_queries(kDashboard);
+    REQUIRE(std::count_if(queries.begin(), queries.end(),
+                          [](const PanelQuery& q) { return !q.panel.starts_with("variable "); }) >= 30);
     // The exporter runs the default series profile: a query of a detailed
     // group's series is empty, and its panel says which group to turn on.
     std::set<std::string> panels;
@@ -343,13 +338,7 @@ TEST_CASE("a real Prometheus evaluates every dashboard query and recording rule 
   }
 
   {  // no query or rule reads a metric the exporter does not serve
-    const auto dash = jank::rig::parse_json(read_file(kDashboard));
-    REQUIRE(dash);
-    std::vector<PanelQuery> queries;
-    collect_panels((*dash)["panels"], queries);
-    for (const Json& v : (*dash)["templating"]["list"].arr) {
-      if (v["type"].str == "query") queries.push_back({"variable " + v["name"].str, grafana_variable_expr(v["query"].str)});
-    }
+    std::vector<PanelQuery> queries = dashboard_queries(kDashboard);
     for (const auto& r : rules) queries.push_back({"rule " + r.name, r.expr});
     std::size_t checked = 0;
     for (const auto& q : queries) {
