@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "metrics/stall_reports.h"
 #include "metrics/state_io.h"
 #include "parsers/time_units.h"
 
@@ -30,6 +31,7 @@ PresentTracker::PresentTracker(PresentOptions options)
 
 std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vector<ActiveSpan>* active,
                                       const FreezeCheck& frozen, std::int64_t host_ns) {
+  decide_overdue(host_ns);
   std::vector<std::int64_t> presents;
   bool anchor_held = false;
   bool slot_unused = false;
@@ -48,6 +50,7 @@ std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vect
   if (last_present_ && !anchor_held && any_presented && presents.empty()) {
     // Every frame is older than the newest counted one, which is gone: the
     // device's clock started again (a reboot). All of them are new.
+    decide_as_rest();
     last_present_.reset();
     recent_.clear();
     rests_.clear();
@@ -60,6 +63,7 @@ std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vect
     // it (overflow), or this is a new instance of the layer. Either way the
     // gap to the first new present is no frame time.
     if (!slot_unused) ++overflows_;
+    decide_as_rest();
     last_present_.reset();
     recent_.clear();
   }
@@ -76,12 +80,21 @@ void PresentTracker::present(std::int64_t at_ns, std::optional<std::int64_t> per
     const bool is_frame = frame_ns <= options_.idle_gap_ns || (frozen && frozen(frame_ns, period, host_ns));
     if (is_frame) {
       if (frame_ns > options_.idle_gap_ns) ++freezes_;
-      judge(frame_ns, period_ns, recent_);
+      if (Rest* rest = undecided_rest(); rest != nullptr && rest->host_ns != 0 && rest->after.size() < kHistory) {
+        // Timed now; judged against its history once the rest is decided (a
+        // fourth frame's history is the three before it either way).
+        time(frame_ns, period_ns);
+        rest->after.push_back({frame_ns, period_ns});
+        recent_.push_back(frame_ns);
+      } else {
+        judge(frame_ns, period_ns, recent_);
+      }
       if (active != nullptr) active->push_back({*last_present_, at_ns});
     } else {
       // The layer rested: a new stretch starts here. Kept a while in case
       // the app's report of a stall that long comes after this poll.
-      rests_.push_back({at_ns, frame_ns, period, host_ns, std::move(recent_)});
+      decide_as_rest();
+      rests_.push_back({at_ns, frame_ns, period, host_ns, std::move(recent_), {}, true});
       if (rests_.size() > kMaxRests) rests_.erase(rests_.begin());
       recent_.clear();
     }
@@ -89,19 +102,49 @@ void PresentTracker::present(std::int64_t at_ns, std::optional<std::int64_t> per
   last_present_ = at_ns;
 }
 
+PresentTracker::Rest* PresentTracker::undecided_rest() {
+  return !rests_.empty() && rests_.back().undecided ? &rests_.back() : nullptr;
+}
+
+void PresentTracker::decide_as_rest() {
+  Rest* rest = undecided_rest();
+  if (rest == nullptr) return;
+  std::deque<std::int64_t> history;
+  for (const Frame& f : rest->after) judge_against(f.frame_ns, f.period_ns, history);
+  rest->after.clear();
+  rest->undecided = false;
+}
+
+void PresentTracker::decide_overdue(std::int64_t host_ns) {
+  const Rest* rest = undecided_rest();
+  if (host_ns != 0 && rest != nullptr && rest->host_ns != 0 && host_ns - rest->host_ns > undecided_ns(rest->gap_ns)) {
+    decide_as_rest();
+  }
+}
+
+std::int64_t PresentTracker::undecided_ns(std::int64_t gap_ns) {
+  return std::min(kRestKeepNs, StallReports::latest_report_ns(gap_ns));
+}
+
 bool PresentTracker::confirm_freeze(const FreezeCheck& frozen, std::int64_t host_ns, std::vector<ActiveSpan>* active) {
+  decide_overdue(host_ns);
   if (host_ns != 0) {
     std::erase_if(rests_, [&](const Rest& r) { return r.host_ns != 0 && host_ns - r.host_ns > kRestKeepNs; });
   }
   for (auto it = rests_.rbegin(); it != rests_.rend(); ++it) {
     if (!frozen(it->gap_ns, it->period_ns, it->host_ns)) continue;
     ++freezes_;
-    // Judged as it would have been then. With no present since, the stretch
-    // goes on from it; frames since were judged as a new stretch and stay so.
+    // Judged as it would have been then, and the frames since (still
+    // undecided) in the stretch it goes on; decided ones stay as judged.
     std::optional<std::int64_t> period;
     if (it->period_ns > 0) period = it->period_ns;
     judge(it->gap_ns, period, it->recent);
-    if (last_present_ && *last_present_ == it->end_ns) recent_ = it->recent;
+    const bool stretch_goes_on =
+        it->undecided ? it->after.size() < kHistory : last_present_ && *last_present_ == it->end_ns;
+    if (it->undecided) {
+      for (const Frame& f : it->after) judge_against(f.frame_ns, f.period_ns, it->recent);
+    }
+    if (stretch_goes_on) recent_ = it->recent;
     if (active != nullptr) active->push_back({it->end_ns - it->gap_ns, it->end_ns});
     rests_.erase(std::next(it).base());
     return true;
@@ -111,31 +154,48 @@ bool PresentTracker::confirm_freeze(const FreezeCheck& frozen, std::int64_t host
 
 void PresentTracker::judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns,
                            std::deque<std::int64_t>& recent) {
+  time(frame_ns, period_ns);
+  judge_against(frame_ns, period_ns, recent);
+}
+
+void PresentTracker::time(std::int64_t frame_ns, std::optional<std::int64_t> period_ns) {
   frame_time_.observe(parsers::units::seconds_of_ns(frame_ns));
   active_ns_ += frame_ns;
+  if (frame_ns > kVitalsFrozenNs) ++frozen_;
+  if (period_ns && *period_ns > 0 && frame_ns - *period_ns > kVitalsSlowNs) ++slow_;
+}
+
+void PresentTracker::judge_against(std::int64_t frame_ns, std::optional<std::int64_t> period_ns,
+                                   std::deque<std::int64_t>& recent) {
   const double ft = static_cast<double>(frame_ns);
   const double mean = recent.empty() ? 0
                                      : static_cast<double>(std::accumulate(recent.begin(), recent.end(),
                                                                            std::int64_t{0})) /
                                            static_cast<double>(recent.size());
-  if (recent.size() == 3 && ft > 2 * mean && ft > kJankFloorNs) {
+  if (recent.size() == kHistory && ft > 2 * mean && ft > kJankFloorNs) {
     ++jank_;
     jank_ns_ += frame_ns;
     if (ft > kBigJankFloorNs) ++big_jank_;
   }
-  if (frame_ns > kVitalsFrozenNs) ++frozen_;
   if (period_ns && *period_ns > 0) {
     const double period = static_cast<double>(*period_ns);
     const double expected = recent.empty() ? 1 : std::max(1.0, std::round(mean / period));
     if (std::round(ft / period) >= expected + 2) ++refresh_jank_;
     if (std::round(ft / period) >= expected + 1) ++slow_refresh_;
-    if (frame_ns - *period_ns > kVitalsSlowNs) ++slow_;
   }
   recent.push_back(frame_ns);
-  if (recent.size() > 3) recent.pop_front();
+  if (recent.size() > kHistory) recent.pop_front();
 }
 
 void PresentTracker::save(StateWriter& w) const {
+  if (!rests_.empty() && rests_.back().undecided && !rests_.back().after.empty()) {
+    // Rests are not kept across a restart: frames still undecided are saved
+    // judged as the new stretch they then are.
+    PresentTracker decided = *this;
+    decided.decide_as_rest();
+    decided.save(w);
+    return;
+  }
   w.u64(frames_).u64(overflows_).u64(jank_).u64(big_jank_).u64(refresh_jank_).i64(jank_ns_).i64(active_ns_);
   frame_time_.save(w);
   w.boolean(last_present_.has_value()).i64(last_present_.value_or(0)).u64(recent_.size());
@@ -157,7 +217,7 @@ bool PresentTracker::load(StateReader& r) {
   bool sane = t.frame_time_.load(r);
   const bool has_last = r.boolean();
   const std::int64_t last = r.i64();
-  const std::uint64_t recent = r.count(3);
+  const std::uint64_t recent = r.count(kHistory);
   for (std::uint64_t k = 0; k < recent && !r.fail(); ++k) {
     const std::int64_t ft = r.i64();
     sane = sane && ft > 0 && ft <= kLongestFrameNs;

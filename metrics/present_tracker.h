@@ -19,6 +19,12 @@
 //   - a rest otherwise: it ends the active stretch and is not judged. A
 //     report arriving later (framestats polls come seconds after the freeze)
 //     still turns a recent rest into the freeze it was (confirm_freeze).
+//     Until it is decided, the up to three frames after the newest rest are
+//     timed but not judged, since their history is the freeze's stretch or
+//     none: a report while one still can explain the gap (undecided_ns)
+//     judges them in the stretch; after that, or at a reboot, an overflow or
+//     a newer rest, they are judged as a new stretch's. Replay (no host
+//     time) judges them at once.
 // A layer that draws without the app's evidence (a game's SurfaceView) has
 // the caller's check decide by its own rule.
 // Within a stretch each frame time is judged:
@@ -77,6 +83,9 @@ class PresentTracker {
   // Rests kept for confirm_freeze: the newest few, for a minute of host time.
   static constexpr std::size_t kMaxRests = 4;
   static constexpr std::int64_t kRestKeepNs = 60'000'000'000;
+  // How long after a gap of `gap_ns` was seen the frames after it wait for
+  // a report: as long as one can still explain it (metrics/stall_reports.h).
+  static std::int64_t undecided_ns(std::int64_t gap_ns);
 
   explicit PresentTracker(PresentOptions options = {});
 
@@ -112,14 +121,30 @@ class PresentTracker {
   bool load(StateReader& r);
 
  private:
+  static constexpr std::size_t kHistory = 3;  // frame times a frame is judged against
+  struct Frame {
+    std::int64_t frame_ns = 0;
+    std::optional<std::int64_t> period_ns;
+  };
   struct Rest {
     std::int64_t end_ns = 0, gap_ns = 0, period_ns = 0, host_ns = 0;
     std::deque<std::int64_t> recent;  // the stretch's history when it ended
+    std::vector<Frame> after;         // frames since, timed but not judged while it is undecided
+    bool undecided = true;
   };
 
   void present(std::int64_t at_ns, std::optional<std::int64_t> period_ns, std::vector<ActiveSpan>* active,
                const FreezeCheck& frozen, std::int64_t host_ns);
   void judge(std::int64_t frame_ns, std::optional<std::int64_t> period_ns, std::deque<std::int64_t>& recent);
+  // The parts of a frame's judgment that need no history, and those that do.
+  void time(std::int64_t frame_ns, std::optional<std::int64_t> period_ns);
+  void judge_against(std::int64_t frame_ns, std::optional<std::int64_t> period_ns, std::deque<std::int64_t>& recent);
+  // The newest rest, when the frames after it are not judged yet.
+  Rest* undecided_rest();
+  // Judges the frames after the newest rest as a new stretch's.
+  void decide_as_rest();
+  // Decides the newest rest as a rest once no report can explain it.
+  void decide_overdue(std::int64_t host_ns);
 
   PresentOptions options_;
   std::optional<std::int64_t> last_present_;

@@ -5,9 +5,9 @@
 namespace jank::metrics {
 
 std::int64_t StallReports::slack_ns(std::int64_t period_ns) {
-  constexpr std::int64_t kFloor = 100'000'000, kCeiling = 300'000'000;
+  constexpr std::int64_t kFloor = 100'000'000;
   const std::int64_t period = period_ns > 0 ? period_ns : 16'666'667;
-  return std::clamp<std::int64_t>(5 * period, kFloor, kCeiling);
+  return std::clamp<std::int64_t>(5 * period, kFloor, kLongestSlackNs);
 }
 
 void StallReports::age(std::int64_t host_now_ns) {

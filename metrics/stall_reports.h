@@ -60,8 +60,12 @@ class StallReports {
   std::size_t size() const { return reports_.size(); }
 
   // The slack a report may fall short of the gap by: the frames between a
-  // stalled frame's completion and its present, at most 300 ms.
+  // stalled frame's completion and its present, at most kLongestSlackNs.
+  static constexpr std::int64_t kLongestSlackNs = 300'000'000;
   static std::int64_t slack_ns(std::int64_t period_ns);
+  // A report arriving later than this after a gap of `gap_ns` was seen
+  // cannot explain it: that stall began after the gap was seen.
+  static std::int64_t latest_report_ns(std::int64_t gap_ns) { return gap_ns + kLongestSlackNs + kReportLagNs; }
 
  private:
   struct Report {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "metrics/present_tracker.h"
+#include "metrics/state_io.h"
 #include "metrics/stall_reports.h"
 
 using jank::metrics::PresentTracker;
@@ -84,16 +85,23 @@ Expected reference(const std::vector<Step>& steps, std::int64_t period_ns) {
   return e;
 }
 
+// When the app's report of a freeze arrives: before the poll that shows the
+// freeze's end, after a poll ending with it, or after a poll that also shows
+// up to two frames after it.
+enum class Report { before, after_end, after_frames };
+
 // Presents of the steps from `start`, fed to the tracker in overlapping polls
 // of at most 127 rows, as SurfaceFlinger's ring shows them. A freeze is
 // reported by the app (a stall of its gap less two periods, as Choreographer
-// counts it) before the poll that shows its end, or after it when `late`.
+// counts it) at `when`. A last poll a minute after everything decides what
+// is still undecided.
 struct Feed {
   PresentTracker tracker;
   StallReports reports;
   std::int64_t host_ns = 1'000'000'000;
 
-  void run(const std::vector<Step>& steps, std::int64_t period_ns, bool late) {
+  void run(const std::vector<Step>& steps, std::int64_t period_ns, Report when) {
+    const bool late = when != Report::before;
     std::vector<std::int64_t> presents{5'000 * kMs};
     for (const Step& s : steps) presents.push_back(presents.back() + s.gap_ns);
     const jank::metrics::FreezeCheck check = [&](std::int64_t gap, std::int64_t period, std::int64_t seen) {
@@ -108,6 +116,12 @@ struct Feed {
       for (std::size_t k = next; k < upto; ++k) {
         if (steps[k - 1].kind == Gap::freeze) {
           upto = k + 1;
+          // Two more frames, unless another gap comes first.
+          for (int more = 0; when == Report::after_frames && more < 2 && upto < presents.size() &&
+                             steps[upto - 1].kind == Gap::frame;
+               ++more) {
+            ++upto;
+          }
           break;
         }
       }
@@ -128,6 +142,8 @@ struct Feed {
       next = upto;
       host_ns += 1'000'000'000;
     }
+    host_ns += PresentTracker::kRestKeepNs + 1;
+    feed(presents, presents.size() > 127 ? presents.size() - 127 : 0, presents.size(), period_ns, check);
   }
 
   void feed(const std::vector<std::int64_t>& presents, std::size_t from, std::size_t to, std::int64_t period_ns,
@@ -158,8 +174,8 @@ std::vector<Step> steady(int n, std::int64_t period_ns) { return std::vector<Ste
 TEST_CASE("freezes of 1.5, 3 and 6 s are three BigJank and three frozen frames and a 10 s rest is none",
           "[metrics][present][freeze]") {
   for (const std::int64_t period : {16'666'667LL, 8'333'333LL}) {
-    for (const bool late : {false, true}) {
-      INFO("period " << period << " report " << (late ? "after" : "before") << " the poll");
+    for (const Report when : {Report::before, Report::after_end, Report::after_frames}) {
+      INFO("period " << period << " report " << static_cast<int>(when));
       std::vector<Step> steps = steady(30, period);
       for (const std::int64_t freeze_ms : {1500, 3000, 6000}) {
         steps.push_back({freeze_ms * kMs, Gap::freeze});
@@ -170,7 +186,7 @@ TEST_CASE("freezes of 1.5, 3 and 6 s are three BigJank and three frozen frames a
       const auto more = steady(30, period);
       steps.insert(steps.end(), more.begin(), more.end());
       Feed f;
-      f.run(steps, period, late);
+      f.run(steps, period, when);
       CHECK(f.tracker.big_jank() == 3);
       CHECK(f.tracker.jank() == 3);
       CHECK(f.tracker.frozen_frames() == 3);
@@ -190,7 +206,7 @@ TEST_CASE("a gap the app reported no stall for is a rest, however it ends", "[me
   steps.push_back({5000 * kMs, Gap::rest});
   steps.insert(steps.end(), more.begin(), more.end());
   Feed f;
-  f.run(steps, period, false);
+  f.run(steps, period, Report::before);
   CHECK(f.tracker.jank() == 0);
   CHECK(f.tracker.frozen_frames() == 0);
   CHECK(f.tracker.freezes() == 0);
@@ -240,7 +256,7 @@ TEST_CASE("freezes and rests at random, at 60, 90 and 120 Hz, match the referenc
         }
       }
       Feed f;
-      f.run(steps, period, round % 2 == 1);
+      f.run(steps, period, static_cast<Report>(round % 3));
       INFO("period " << period << " round " << round);
       check_equal(f.tracker, reference(steps, period));
     }
@@ -298,4 +314,74 @@ TEST_CASE("a rest a late report explains becomes a freeze once, and old rests ar
   CHECK(u.freezes() == 1);
   CHECK(u.big_jank() == 1);  // judged with the four frames before the gap
   CHECK(u.frozen_frames() == 1);
+}
+
+TEST_CASE("the frames after a gap wait for the report that decides it: in time in the freeze's stretch, later as a new one",
+          "[metrics][present][freeze]") {
+  // A 60 fps game on a 120 Hz panel: two periods a frame. The first frame of
+  // a new stretch is judged against one period (slow at the panel's rate);
+  // in the freeze's stretch, against the freeze's cadence (not slow).
+  const std::int64_t period = 8'333'333;
+  SfLatency a;
+  a.refresh_period_ns = period;
+  for (int k = 0; k < 5; ++k) a.rows.push_back({0, 1000 * kMs + 2 * k * period, 0});
+  a.rows.push_back({0, a.rows.back()[1] + 1500 * kMs, 0});  // the gap
+  for (int k = 0; k < 2; ++k) a.rows.push_back({0, a.rows.back()[1] + 2 * period, 0});
+  const jank::metrics::FreezeCheck yes = [](std::int64_t gap, std::int64_t, std::int64_t) { return gap == 1500 * kMs; };
+  for (const bool in_time : {true, false}) {
+    INFO((in_time ? "in time" : "too late"));
+    PresentTracker t;
+    t.observe(a, nullptr, {}, 10);
+    CHECK(t.frame_time().count() == 6);  // the two frames after the gap are timed at once
+    CHECK(t.slow_frames_refresh() == 1);  // and judged once the gap is decided
+    // A report can explain a 1.5 s gap up to 1.5 s (its length) + 0.3 s
+    // (the slack) + 1 s (the log's latency) after the gap was seen.
+    REQUIRE(PresentTracker::undecided_ns(1500 * kMs) == 2800 * kMs);
+    const std::int64_t delay = PresentTracker::undecided_ns(1500 * kMs) + (in_time ? 0 : 1);
+    REQUIRE(t.confirm_freeze(yes, 10 + delay));
+    CHECK(t.freezes() == 1);
+    CHECK(t.big_jank() == 1);
+    CHECK(t.frozen_frames() == 1);
+    CHECK(t.frame_time().count() == 7);
+    // Slow at the panel's rate: the first frame of the five before the gap
+    // (against one period), the freeze, and the first frame after it only
+    // in a new stretch.
+    CHECK(t.slow_frames_refresh() == (in_time ? 2 : 3));
+  }
+  // Replay has no host time to wait on: the frames after a gap are judged at
+  // once, as a new stretch's.
+  PresentTracker replay;
+  replay.observe(a, nullptr, {}, 0);
+  CHECK(replay.frame_time().count() == 6);
+  CHECK(replay.slow_frames_refresh() == 2);
+}
+
+TEST_CASE("a checkpoint taken while frames after a rest are undecided saves them judged as a new stretch",
+          "[metrics][present][freeze]") {
+  const std::int64_t period = 8'333'333;
+  PresentTracker t;
+  SfLatency a;
+  a.refresh_period_ns = period;
+  for (int k = 0; k < 5; ++k) a.rows.push_back({0, 1000 * kMs + 2 * k * period, 0});
+  a.rows.push_back({0, a.rows.back()[1] + 3000 * kMs, 0});   // a rest
+  a.rows.push_back({0, a.rows.back()[1] + 2 * period, 0});   // a frame after it, undecided
+  t.observe(a, nullptr, {}, 10);
+  CHECK(t.frame_time().count() == 5);   // the frame after the rest is timed
+  CHECK(t.slow_frames_refresh() == 1);  // but not judged: the first of the five, against one period
+
+  jank::metrics::StateWriter w;
+  t.save(w);
+  PresentTracker loaded;
+  jank::metrics::StateReader r(w.text());
+  REQUIRE(loaded.load(r));
+  CHECK(loaded.frames() == 7);
+  CHECK(loaded.frame_time().count() == 5);
+  CHECK(loaded.slow_frames_refresh() == 2);  // the frame after the rest, in a new stretch
+
+  // Without a report, the first poll after one could come decides the same.
+  t.observe(a, nullptr, {}, 10 + PresentTracker::undecided_ns(3000 * kMs));
+  CHECK(t.slow_frames_refresh() == 1);
+  t.observe(a, nullptr, {}, 10 + PresentTracker::undecided_ns(3000 * kMs) + 1);
+  CHECK(t.frame_time().count() == 5);
+  CHECK(t.slow_frames_refresh() == 2);
 }
