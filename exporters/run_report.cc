@@ -413,6 +413,54 @@ void budgets_section(std::string& out, const std::vector<Run>& runs, const metri
   out += "</tbody></table></div></section>\n";
 }
 
+// compare --calibrate's figures for the gate (docs/runs.md, "Calibrating
+// the gate"): how often it cries wolf, and the smallest regression each
+// number of runs a side sees.
+void calibration_section(std::string& out, const results::Calibration& c) {
+  std::set<std::size_t> sizes;
+  for (const auto& m : c.metrics) {
+    for (const auto& e : m.effects) sizes.insert(e.runs_per_side);
+  }
+  out += "<section id=\"calibration\"><h2>Calibration</h2><p class=\"note\">From <span data-metric=\"calibration_runs\"" +
+         attr("data-value", std::to_string(c.runs)) + ">" + std::to_string(c.runs) + "</span> runs of one build (<code>" +
+         html_escape(c.file) + "</code>), one sample per " + (c.per_run ? "run" : "run and device") + ", alpha " +
+         format_exact(c.alpha) + ". <em>False</em>: splits of these runs the gate judged a regression; <em>flagged</em>: "
+         "splits the test alone found different. <em>Smallest regression seen</em>, in the metric's unit: the shift "
+         "the test finds in " + format_fixed(c.power * 100, 0) + " % of draws of that many runs a side.</p>"
+         "<div class=\"table-wrap\"><table class=\"calibration\"><thead><tr><th>Metric</th><th>Model</th>"
+         "<th class=\"num\">Runs</th><th class=\"num\">Median</th><th class=\"num\">False</th>"
+         "<th class=\"num\">Flagged</th>";
+  for (const std::size_t n : sizes) out += "<th class=\"num\">Seen with " + std::to_string(n) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& m : c.metrics) {
+    const std::string name(m.def->name);
+    const std::string sc = attr("data-calibration", name) + attr("data-model", m.model);
+    const std::optional<double> median = std::isfinite(m.median) ? std::optional<double>(m.median) : std::nullopt;
+    out += "<tr" + sc + "><td>" + html_escape(name) + "</td><td>" +
+           (m.model.empty() ? std::string("all devices") : html_escape(m.model)) + "</td><td class=\"num\">" +
+           std::to_string(m.runs) + "</td>";
+    number(out, "td", "num", sc, "median", median, median ? format_fixed(*median, 2) : "");
+    number(out, "td", "num", sc, "false_regression_rate", m.false_regression_rate,
+           format_fixed(m.false_regression_rate * 100, 1) + " %");
+    number(out, "td", "num", sc, "flagged_rate", m.flagged_rate, format_fixed(m.flagged_rate * 100, 1) + " %");
+    for (const std::size_t n : sizes) {
+      const auto e = std::find_if(m.effects.begin(), m.effects.end(),
+                                  [&](const metrics::DetectableEffect& d) { return d.runs_per_side == n; });
+      const std::string cell = sc + attr("data-runs-per-side", std::to_string(n));
+      if (e == m.effects.end()) {
+        number(out, "td", "num", cell, "smallest_shift", std::nullopt);
+      } else if (!e->shift) {
+        out += "<td class=\"num unseen\"" + cell + attr("data-metric", "smallest_shift") + attr("data-value", "not seen") +
+               ">not seen</td>";
+      } else {
+        number(out, "td", "num", cell, "smallest_shift", e->shift, format_fixed(*e->shift, 2));
+      }
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table></div></section>\n";
+}
+
 void details(std::string& out, const std::vector<Run>& runs) {
   out += "<section id=\"devices\"><h2>Devices over time</h2>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -598,6 +646,11 @@ RunReportResult render_run_report(const RunReportRequest& request) {
     if (!result.ok()) return result;
   }
   const results::Verdict* v = request.verdict ? &verdict : nullptr;
+  results::Calibration calibration;
+  if (request.calibration) {
+    result.error = results::read_calibration(*request.calibration, calibration);
+    if (!result.ok()) return result;
+  }
   const bool compared = v || !request.baseline.empty();
   const std::vector<Row> rows = compared ? comparison_rows(runs, v) : std::vector<Row>{};
 
@@ -629,6 +682,7 @@ RunReportResult render_run_report(const RunReportRequest& request) {
   out += "</p><div id=\"js-errors\" class=\"js-errors\" role=\"alert\" hidden></div>"
          "<noscript><p class=\"note\">The charts need JavaScript; the tables below are complete without it.</p></noscript></header>\n<main>\n";
   if (compared) comparison(out, runs, rows, v);
+  if (request.calibration) calibration_section(out, calibration);
   if (request.budgets) budgets_section(out, runs, *request.budgets, request.budgets_file);
   run_table(out, runs);
   details(out, runs);

@@ -20,6 +20,9 @@ struct RunReportRequest {
   std::vector<results::InputFile> baseline;
   std::vector<results::InputFile> candidate;
   std::optional<results::InputFile> verdict;  // a `jank_exporter compare` result
+  // A `jank_exporter compare --calibrate --json` result: the gate's false
+  // alarms and the smallest regression it sees, per run count.
+  std::optional<results::InputFile> calibration;
   std::string title;                          // "" = "Jank report"
   // Absolute limits per device tier (docs/runs.md "Budgets"), read by the
   // caller: every finished run's settled devices are checked and shown.

@@ -409,4 +409,67 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
   }
 }
 
+std::string read_calibration(const InputFile& file, Calibration& calibration) {
+  // A rate or a shift: a finite number, never below 0.
+  auto non_negative = [](const json& obj, const std::string& key, const std::string& path) {
+    const json* v = member(obj, key);
+    if (!v) fail(join(path, key), "missing");
+    const double d = number_value(*v, join(path, key));
+    if (d < 0) fail(join(path, key), "expected a number >= 0");
+    return d;
+  };
+  try {
+    const json doc = parse(file);
+    expect_object(doc, "");
+    if (doc.value("kind", json()) != "calibration" || doc.value("format", json()) != 1) {
+      fail("kind", "not a calibration of compare --calibrate --json (format 1)");
+    }
+    Calibration out;
+    out.file = file.name;
+    const std::string per = required_string(doc, "per", "");
+    if (per != "run" && per != "device") fail("per", "expected \"run\" or \"device\"");
+    out.per_run = per == "run";
+    out.runs = static_cast<std::size_t>(non_negative(doc, "runs", ""));
+    out.alpha = non_negative(doc, "alpha", "");
+    out.power = non_negative(doc, "power", "");
+    const json* list = member(doc, "metrics");
+    if (!list) fail("metrics", "missing");
+    expect_array(*list, "metrics");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const json& m = (*list)[i];
+      const std::string here = at("metrics", i);
+      expect_object(m, here);
+      metrics::MetricCalibration c;
+      c.def = metrics::find_compared_metric(required_string(m, "name", here));
+      if (c.def == nullptr) fail(join(here, "name"), "not a compared metric");
+      c.model = optional_string(m, "model", here);
+      c.runs = static_cast<std::size_t>(non_negative(m, "runs", here));
+      c.samples = static_cast<std::size_t>(non_negative(m, "samples", here));
+      c.median = optional_number(m, "median", here).value_or(std::nan(""));
+      c.split_runs = static_cast<std::size_t>(optional_number(m, "split_runs_per_side", here).value_or(0));
+      c.false_regression_rate = non_negative(m, "false_regression_rate", here);
+      c.flagged_rate = non_negative(m, "flagged_rate", here);
+      const json* effects = member(m, "detectable");
+      if (!effects) fail(join(here, "detectable"), "missing");
+      expect_array(*effects, join(here, "detectable"));
+      for (std::size_t k = 0; k < effects->size(); ++k) {
+        const json& e = (*effects)[k];
+        const std::string where = at(join(here, "detectable"), k);
+        expect_object(e, where);
+        metrics::DetectableEffect d;
+        const double n = non_negative(e, "runs_per_side", where);
+        if (n != std::floor(n) || n < 1 || n > 1e6) fail(join(where, "runs_per_side"), "expected a whole number >= 1");
+        d.runs_per_side = static_cast<std::size_t>(n);
+        if (member(e, "shift")) d.shift = non_negative(e, "shift", where);
+        c.effects.push_back(d);
+      }
+      out.metrics.push_back(std::move(c));
+    }
+    calibration = std::move(out);
+    return "";
+  } catch (const std::exception& e) {
+    return file.name + ": " + e.what();
+  }
+}
+
 }  // namespace jank::exporters::results

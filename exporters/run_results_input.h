@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/run_calibration.h"
+
 namespace jank::exporters::results {
 
 struct InputFile {
@@ -99,6 +101,17 @@ struct Verdict {
   std::optional<double> work_tolerance_percent;  // absent: not checked
 };
 
+// A `jank_exporter compare --calibrate --json` result (docs/runs.md,
+// "Calibrating the gate"): read by `compare --calibration` and the report.
+struct Calibration {
+  std::string file;
+  bool per_run = false;  // its sample rule: one per run (true) or per run and device
+  std::size_t runs = 0;
+  double alpha = 0;
+  double power = 0;
+  std::vector<metrics::MetricCalibration> metrics;
+};
+
 // What a results text may be, checked before it is parsed: the largest legit
 // file (1 024 devices × 720 steps) is about 28 MB, and nlohmann's DOM costs
 // over 10× the text, so 64 MiB keeps a reader under 1 GiB (docs/runs.md has
@@ -118,5 +131,9 @@ std::string read_runs(const InputFile& file, Group group, std::vector<Run>& runs
 
 // Returns "" or an error as above.
 std::string read_verdict(const InputFile& file, Verdict& verdict);
+
+// Returns "" or an error as above; a metric name this build does not
+// compare is an error.
+std::string read_calibration(const InputFile& file, Calibration& calibration);
 
 }  // namespace jank::exporters::results

@@ -13,6 +13,7 @@
 #include "app/cli/results_file.h"
 #include "app/core/exit_codes.h"
 #include "exporters/json_text.h"
+#include "exporters/run_results_input.h"
 #include "parsers/text_scan.h"
 #include "parsers/utf8.h"
 
@@ -32,18 +33,6 @@ std::string percent(double rate) {
 std::string threshold_of(const metrics::MetricCalibration& m, const metrics::CalibrationOptions& o) {
   const auto t = o.compare.threshold_of(*m.def);
   return num(t.value) + (t.relative ? "%" : "");
-}
-
-[[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& what) {
-  throw InputError(path + ": " + field + ": " + what);
-}
-
-double number_at(const json& obj, const char* key, const std::string& path, const std::string& where) {
-  const auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number()) bad(path, where + "." + key, "expected a number");
-  const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0) bad(path, where + "." + key, "expected a finite number >= 0");
-  return v;
 }
 
 }  // namespace
@@ -164,55 +153,14 @@ int calibrate(const std::vector<std::string>& sources, const std::string& packag
 }
 
 std::vector<metrics::MetricCalibration> read_calibration(const std::string& path, bool& per_run) {
-  std::string text;
-  if (std::string error = read_results_file(path, path, text); !error.empty()) throw InputError(error);
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": not JSON: " + e.what());
+  exporters::results::InputFile file{path, {}};
+  if (std::string error = read_results_file(path, path, file.text); !error.empty()) throw InputError(error);
+  exporters::results::Calibration calibration;
+  if (std::string error = exporters::results::read_calibration(file, calibration); !error.empty()) {
+    throw InputError(error);
   }
-  if (!doc.is_object() || doc.value("kind", json()) != "calibration" || doc.value("format", json()) != 1) {
-    bad(path, "kind", "not a calibration of compare --calibrate --json (format 1)");
-  }
-  const auto per = doc.value("per", json());
-  if (per != "run" && per != "device") bad(path, "per", "expected \"run\" or \"device\"");
-  per_run = per == "run";
-  const auto list = doc.find("metrics");
-  if (list == doc.end() || !list->is_array()) bad(path, "metrics", "expected an array");
-  std::vector<metrics::MetricCalibration> out;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const json& m = (*list)[i];
-    const std::string where = "metrics[" + std::to_string(i) + "]";
-    if (!m.is_object()) bad(path, where, "expected an object");
-    metrics::MetricCalibration c;
-    const auto name = m.value("name", json());
-    if (!name.is_string() || !(c.def = metrics::find_compared_metric(name.get<std::string>()))) {
-      bad(path, where + ".name", "not a compared metric");
-    }
-    const auto model = m.value("model", json());
-    if (!model.is_null() && !model.is_string()) bad(path, where + ".model", "expected a string or null");
-    if (model.is_string()) c.model = model.get<std::string>();
-    c.median = m.value("median", json()).is_number() ? m["median"].get<double>() : std::nan("");
-    c.false_regression_rate = number_at(m, "false_regression_rate", path, where);
-    c.flagged_rate = number_at(m, "flagged_rate", path, where);
-    const auto effects = m.find("detectable");
-    if (effects == m.end() || !effects->is_array()) bad(path, where + ".detectable", "expected an array");
-    for (std::size_t k = 0; k < effects->size(); ++k) {
-      const json& e = (*effects)[k];
-      const std::string at = where + ".detectable[" + std::to_string(k) + "]";
-      if (!e.is_object()) bad(path, at, "expected an object");
-      metrics::DetectableEffect d;
-      const double n = number_at(e, "runs_per_side", path, at);
-      if (n != std::floor(n) || n < 1 || n > 1e6) bad(path, at + ".runs_per_side", "expected a whole number >= 1");
-      d.runs_per_side = static_cast<std::size_t>(n);
-      const auto shift = e.value("shift", json());
-      if (!shift.is_null()) d.shift = number_at(e, "shift", path, at);
-      c.effects.push_back(d);
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
+  per_run = calibration.per_run;
+  return std::move(calibration.metrics);
 }
 
 }  // namespace jank::app

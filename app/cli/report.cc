@@ -23,13 +23,14 @@ struct Options {
   std::string title;
   std::vector<std::string> runs, baseline, candidate;
   std::string verdict;
+  std::string calibration;  // --calibration: compare --calibrate --json, shown as a table
   std::string budgets;  // --budgets: the limits per device tier, shown with their breaches
 };
 
 constexpr const char* kUsage =
     "Usage: jank_exporter report [-o FILE] [--title TEXT] [INPUT...]\n"
     "                            [--baseline FILE... --candidate FILE... [--verdict FILE]]\n"
-    "                            [--budgets FILE]\n"
+    "                            [--calibration FILE] [--budgets FILE]\n"
     "\n"
     "Writes one self-contained HTML page (no network: CSS, JS, data and charts\n"
     "inline) from run results files (docs/runs.md, format 1): each holds one run\n"
@@ -63,6 +64,10 @@ void add_options(CLI::App& app, Options& o) {
                  "the JSON result of `jank_exporter compare`: its verdict\n"
                  "is shown, and its medians instead of the page's own")
       ->option_text("FILE");
+  app.add_option("--calibration", o.calibration,
+                 "the JSON result of `jank_exporter compare --calibrate`:\n"
+                 "the gate's false alarms and the smallest regression it sees")
+      ->option_text("FILE");
   app.add_option("--budgets", o.budgets,
                  "a budgets file (as `jank_exporter check` reads): each\n"
                  "device's limits and breaches are shown")
@@ -78,6 +83,7 @@ std::string check(const CLI::App& app, const Options& o) {
   if (empty("--output")) return "-o needs a file name";
   if (empty("--title")) return "--title needs a text";
   if (empty("--verdict")) return "--verdict needs the JSON result of `jank_exporter compare`";
+  if (empty("--calibration")) return "--calibration needs the JSON result of `jank_exporter compare --calibrate`";
   if (o.runs.empty() && o.baseline.empty() && o.candidate.empty()) return "no input: give one or more results files";
   if (o.baseline.empty() != o.candidate.empty()) return "--baseline and --candidate go together, each with files";
   return "";
@@ -170,6 +176,11 @@ int run_report(const std::vector<std::string>& args, std::FILE* stdin_file, std:
     std::vector<exporters::results::InputFile> verdict;
     e = read_all({o.verdict}, stdin_file, verdict);
     if (e.empty()) request.verdict = std::move(verdict.front());
+  }
+  if (e.empty() && !o.calibration.empty()) {
+    std::vector<exporters::results::InputFile> calibration;
+    e = read_all({o.calibration}, stdin_file, calibration);
+    if (e.empty()) request.calibration = std::move(calibration.front());
   }
   if (e.empty() && !o.budgets.empty()) {
     auto loaded = config::load_budgets_file(o.budgets);

@@ -152,11 +152,24 @@ Fixture write_fixture(const fs::path& dir) {
                 {{"name", "janky_percent"}, {"median_baseline", 3.1}, {"median_candidate", 4.9}, {"relative_change_percent", 58.06}, {"verdict", "regression"}},
                 {{"name", "fps"}, {"median_baseline", 59.1}, {"median_candidate", 58.8}, {"relative_change_percent", -0.51}, {"verdict", "no_change"}}}}}
              .dump();
+  // A calibration as compare --calibrate --json writes it (format 1).
+  std::ofstream(dir / "calibration.json")
+      << json{{"format", 1}, {"kind", "calibration"}, {"source", "runs/1.4.2"}, {"runs", 20}, {"per", "device"},
+              {"alpha", 0.05}, {"resamples", 400}, {"seed", 1}, {"power", 0.8}, {"notices", json::array()},
+              {"metrics",
+               {{{"name", "janky_percent"}, {"model", nullptr}, {"runs", 20}, {"samples", 60}, {"median", 3.1},
+                 {"split_runs_per_side", 10}, {"false_regression_rate", 0.015}, {"flagged_rate", 0.045},
+                 {"detectable", {{{"runs_per_side", 3}, {"shift", nullptr}}, {{"runs_per_side", 10}, {"shift", 0.84}}}}},
+                {{"name", "sm"}, {"model", "Pixel 7"}, {"runs", 20}, {"samples", 20}, {"median", 57.2},
+                 {"split_runs_per_side", 10}, {"false_regression_rate", 0}, {"flagged_rate", 0.06},
+                 {"detectable", {{{"runs_per_side", 3}, {"shift", 2.5}}, {{"runs_per_side", 10}, {"shift", 1.25}}}}}}}}
+             .dump();
   std::ofstream(dir / "budgets.yaml") << "tiers:\n  - name: any phone\n    model: \"*\"\n    limits:\n"
                                           "      janky_percent: {max: 4}\n      sm: {min: 55}\n";
   f.html = dir / "report.html";
   std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "report", "--title", "Feed 1.4.2 vs 1.5.0-rc1", "-o", f.html.string(),
-                                   "--verdict", (dir / "verdict.json").string(), "--budgets", (dir / "budgets.yaml").string(),
+                                   "--verdict", (dir / "verdict.json").string(), "--calibration", (dir / "calibration.json").string(),
+                                   "--budgets", (dir / "budgets.yaml").string(),
                                    "--baseline"};
   argv.insert(argv.end(), f.baseline.begin(), f.baseline.end());
   argv.push_back("--candidate");
@@ -320,6 +333,22 @@ TEST_CASE("report in Chromium draws every chart without a console error", "[brow
   CHECK(work[1].get("data-work") == "frame_slots");
   CHECK(work[1].text == "same");
   CHECK(find_tags(dom.tags, {{"data-work", "frame_slots"}, {"data-metric", "difference"}})[0].text == "\u22121.4 %");
+  // The calibration: a row per metric and model, its false alarms and the
+  // smallest shift each run count sees, as compare wrote them.
+  auto calibrated = [&](const std::string& metric, const std::string& model, const std::string& name) {
+    const auto cells = find_tags(dom.tags, {{"data-calibration", metric}, {"data-model", model}, {"data-metric", name}});
+    std::vector<std::string> texts;
+    for (const auto& c : cells) texts.push_back(c.text);
+    return texts;
+  };
+  CHECK(calibrated("janky_percent", "", "false_regression_rate") == std::vector<std::string>{"1.5 %"});
+  CHECK(calibrated("janky_percent", "", "flagged_rate") == std::vector<std::string>{"4.5 %"});
+  CHECK(calibrated("janky_percent", "", "smallest_shift") == std::vector<std::string>{"not seen", "0.84"});
+  CHECK(calibrated("sm", "Pixel 7", "smallest_shift") == std::vector<std::string>{"2.50", "1.25"});
+  CHECK(calibrated("sm", "Pixel 7", "median") == std::vector<std::string>{"57.20"});
+  const auto cal_runs = find_tags(dom.tags, {{"data-metric", "calibration_runs"}});
+  REQUIRE(cal_runs.size() == 1);
+  CHECK(cal_runs[0].get("data-value") == "20");
   // The budgets: a row per device and limit, and the summary counts the breach badges.
   const auto outcomes = find_tags(dom.tags, {{"data-metric", "outcome"}});
   CHECK(outcomes.size() >= 4);

@@ -486,3 +486,44 @@ TEST_CASE("run report shows each device's budget limits and breaches", "[report]
   r.budgets.reset();
   CHECK(render(r).find("id=\"budgets\"") == std::string::npos);
 }
+
+TEST_CASE("run report shows compare's calibration and refuses a damaged one naming the field", "[report][calibration]") {
+  RunReportRequest r = one(run("r1", {device("s1", 55)}));
+  json cal = {{"format", 1}, {"kind", "calibration"}, {"runs", 12}, {"per", "run"}, {"alpha", 0.05}, {"power", 0.8},
+              {"metrics",
+               {{{"name", "janky_percent"}, {"model", nullptr}, {"runs", 12}, {"samples", 12}, {"median", 2.5},
+                 {"false_regression_rate", 0.02}, {"flagged_rate", 0.05},
+                 {"detectable", {{{"runs_per_side", 3}, {"shift", nullptr}}, {{"runs_per_side", 6}, {"shift", 1.5}}}}}}}};
+  r.calibration = jank::exporters::results::InputFile{"cal.json", cal.dump()};
+  const std::string html = render(r);
+  const auto tags = scan_tags(html);
+  const auto shifts = find_tags(tags, {{"data-calibration", "janky_percent"}, {"data-metric", "smallest_shift"}});
+  REQUIRE(shifts.size() == 2);
+  CHECK(shifts[0].get("data-runs-per-side") == "3");
+  CHECK(shifts[0].text == "not seen");
+  CHECK(shifts[1].get("data-runs-per-side") == "6");
+  CHECK(shifts[1].get("data-value") == "1.5");
+  CHECK(find_tags(tags, {{"data-calibration", "janky_percent"}, {"data-metric", "false_regression_rate"}})[0].text == "2.0 %");
+  CHECK(html.find("one sample per run, alpha 0.05") != std::string::npos);
+  // Damaged: each refused with its file and field, and no page.
+  auto refused = [&](json bad) {
+    r.calibration = jank::exporters::results::InputFile{"cal.json", bad.dump()};
+    const auto result = render_run_report(r);
+    CHECK(result.html.empty());
+    return result.error;
+  };
+  json wrong_kind = cal;
+  wrong_kind["kind"] = "comparison";
+  CHECK(refused(wrong_kind) == "cal.json: kind: not a calibration of compare --calibrate --json (format 1)");
+  json negative = cal;
+  negative["metrics"][0]["flagged_rate"] = -0.1;
+  CHECK(refused(negative) == "cal.json: metrics[0].flagged_rate: expected a number >= 0");
+  json unknown = cal;
+  unknown["metrics"][0]["name"] = "happiness";
+  CHECK(refused(unknown) == "cal.json: metrics[0].name: not a compared metric");
+  json fractional = cal;
+  fractional["metrics"][0]["detectable"][1]["runs_per_side"] = 2.5;
+  CHECK(refused(fractional) == "cal.json: metrics[0].detectable[1].runs_per_side: expected a whole number >= 1");
+  r.calibration = jank::exporters::results::InputFile{"cal.json", "{\"kind\": "};
+  CHECK(render_run_report(r).error.rfind("cal.json: not JSON", 0) == 0);
+}
