@@ -51,7 +51,11 @@ std::optional<double> step_cpu_percent(const RunStep& s) {
 
 double run_duration_seconds(const Run& run, std::int64_t now_ns) {
   if (run.state == RunState::starting) return 0;
-  const std::int64_t end = run.stop_requested_ns != 0 ? run.stop_requested_ns : now_ns;
+  // The span the counts cover: from the baseline to the final counts, which
+  // come after the stop (docs/runs.md, "How the results stay exact"). Ending
+  // at the stop request instead overstated every rate by the settle time (a
+  // tenth in a 10 s run).
+  const std::int64_t end = run.state == RunState::finished ? run.finished_ns : now_ns;
   return parsers::units::seconds_of_ns(std::max<std::int64_t>(0, end - run.started_ns));
 }
 

@@ -102,14 +102,14 @@ TEST_CASE("a run takes its baseline only after a gfxinfo round that began after 
   CHECK(!d.pinned_packages.contains("com.a"));
 
   const auto results = metrics::run_results(run, device_of(run, "s1"), 16 * kSecond);
-  CHECK(results.duration_seconds == 2.0);  // baseline at 13 s, stop asked at 15 s
+  CHECK(results.duration_seconds == 3.0);  // baseline at 13 s, final counts at 16 s (the stop asked at 15 s)
   CHECK(*results.metrics.at("frames") == 70);  // 200 − 130
   CHECK(*results.metrics.at("janky_frames") == 5);
   CHECK(*results.metrics.at("janky_percent") == Approx(100.0 * 5 / 70));
   CHECK(*results.metrics.at("skipped_frames") == 47);
   CHECK(*results.metrics.at("skip_events") == 2);
   CHECK(*results.metrics.at("max_skipped_frames") == 40);
-  CHECK(*results.metrics.at("sm") == Approx(60 - 47 / 2.0));
+  CHECK(*results.metrics.at("sm") == Approx(60 - 47 / 3.0));
   // No SurfaceFlinger or FrameTimeline source: absent, not 0.
   CHECK(!results.metrics.at("fps").has_value());
   CHECK(!results.metrics.at("ft_frames").has_value());
