@@ -1,6 +1,7 @@
 #include "metrics/gfxinfo_tracker.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "metrics/state_io.h"
@@ -163,7 +164,9 @@ void load_bins(StateReader& r, std::vector<HistogramBin>& bins) {
     bins.push_back(b);
   }
 }
-void save_stats(StateWriter& w, const GfxStats& s) {
+}  // namespace
+
+void save_gfx_stats(StateWriter& w, const GfxStats& s) {
   for (const auto* v : {&s.stats_since_ns, &s.total_frames, &s.janky_frames, &s.janky_frames_legacy,
                         &s.missed_vsync, &s.high_input_latency, &s.slow_ui_thread, &s.slow_bitmap_uploads,
                         &s.slow_issue_draw_commands, &s.frame_deadline_missed, &s.frame_deadline_missed_legacy}) {
@@ -176,7 +179,7 @@ void save_stats(StateWriter& w, const GfxStats& s) {
   save_bins(w, s.histogram);
   save_bins(w, s.gpu_histogram);
 }
-void load_stats(StateReader& r, GfxStats& s) {
+void load_gfx_stats(StateReader& r, GfxStats& s) {
   for (auto* v : {&s.stats_since_ns, &s.total_frames, &s.janky_frames, &s.janky_frames_legacy, &s.missed_vsync,
                   &s.high_input_latency, &s.slow_ui_thread, &s.slow_bitmap_uploads, &s.slow_issue_draw_commands,
                   &s.frame_deadline_missed, &s.frame_deadline_missed_legacy}) {
@@ -189,6 +192,8 @@ void load_stats(StateReader& r, GfxStats& s) {
   load_bins(r, s.histogram);
   load_bins(r, s.gpu_histogram);
 }
+namespace {
+
 void save_percentiles(StateWriter& w, const std::optional<ReportedPercentiles>& p) {
   w.boolean(p.has_value());
   if (p) w.boolean(p->has_p50).u64(p->p50_ms).u64(p->p90_ms).u64(p->p95_ms).u64(p->p99_ms);
@@ -209,7 +214,7 @@ void load_percentiles(StateReader& r, std::optional<ReportedPercentiles>& p) {
 
 void GfxinfoTracker::save(StateWriter& w) const {
   w.boolean(previous_.has_value());
-  if (previous_) save_stats(w, *previous_);
+  if (previous_) save_gfx_stats(w, *previous_);
   w.u64(frames_rendered_).u64(janky_).u64(janky_legacy_).u64(resets_).u64(dumps_);
   w.boolean(has_legacy_).boolean(has_gpu_histogram_);
   for (std::size_t c = 0; c < kJankCauses; ++c) w.u64(causes_[c]).boolean(causes_seen_[c]);
@@ -225,7 +230,7 @@ bool GfxinfoTracker::load(StateReader& r) {
   previous_.reset();
   if (r.boolean()) {
     GfxStats s;
-    load_stats(r, s);
+    load_gfx_stats(r, s);
     previous_ = std::move(s);
   }
   frames_rendered_ = r.u64();
@@ -308,6 +313,48 @@ void GfxinfoTracker::apply(const GfxStats& s, std::int64_t frame_interval_ns) {
     if (auto r = percentiles_of(s.gpu_p50_ms, s.gpu_p90_ms, s.gpu_p95_ms, s.gpu_p99_ms)) gpu_percentiles_ = r;
   }
   previous_ = s;
+}
+
+namespace {
+
+using CountField = std::optional<std::uint64_t> GfxStats::*;
+constexpr CountField kCountFields[] = {&GfxStats::total_frames,       &GfxStats::janky_frames,
+                                       &GfxStats::janky_frames_legacy, &GfxStats::missed_vsync,
+                                       &GfxStats::high_input_latency,  &GfxStats::slow_ui_thread,
+                                       &GfxStats::slow_bitmap_uploads, &GfxStats::slow_issue_draw_commands,
+                                       &GfxStats::frame_deadline_missed, &GfxStats::frame_deadline_missed_legacy};
+
+template <typename Combine>
+void merge_bins(std::vector<HistogramBin>& into, const std::vector<HistogramBin>& bins, Combine combine) {
+  auto merged = by_label(into);
+  for (const auto& b : bins) {
+    auto [it, fresh] = merged.try_emplace(b.label_ms, b.count);
+    if (!fresh) it->second = combine(it->second, b.count);
+  }
+  into.clear();
+  for (const auto& [label, count] : merged) into.push_back({label, count});
+}
+
+template <typename Combine>
+void merge_counts(GfxStats& into, const GfxStats& s, Combine combine) {
+  for (const CountField f : kCountFields) {
+    if (!(s.*f)) continue;
+    into.*f = (into.*f) ? combine(*(into.*f), *(s.*f)) : *(s.*f);
+  }
+  merge_bins(into.histogram, s.histogram, combine);
+  merge_bins(into.gpu_histogram, s.gpu_histogram, combine);
+}
+
+}  // namespace
+
+void merge_largest(GfxStats& into, const GfxStats& s) {
+  merge_counts(into, s, [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); });
+}
+
+void merge_sum(GfxStats& into, const GfxStats& s) {
+  // Saturating: a damaged dump's 2^64 - 1 must not wrap a total around.
+  merge_counts(into, s, [](std::uint64_t a, std::uint64_t b) { constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+    return b > kMax - a ? kMax : a + b; });
 }
 
 }  // namespace jank::metrics

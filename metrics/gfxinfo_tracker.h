@@ -44,6 +44,16 @@ inline constexpr std::uint32_t kFrozenFrameMinMs = 700;  // vitals: more than 70
 // "5ms" bucket holds 0-5 ms, so nothing below 6 can be told apart).
 std::uint32_t slow_frame_min_ms(std::int64_t frame_interval_ns);
 
+// Stats blocks combined count by count (histogram bins by label;
+// percentiles and "Stats since" left as they are): the largest of each, or
+// the sum (saturating).
+void merge_largest(parsers::GfxStats& into, const parsers::GfxStats& s);
+void merge_sum(parsers::GfxStats& into, const parsers::GfxStats& s);
+
+// A stats block in a checkpoint (metrics/state_io.h).
+void save_gfx_stats(class StateWriter& w, const parsers::GfxStats& s);
+void load_gfx_stats(class StateReader& r, parsers::GfxStats& s);
+
 class GfxinfoTracker {
  public:
   GfxinfoTracker();

@@ -330,32 +330,8 @@ class Parser {
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) return;
     std::string_view key = scan::trim(line.substr(0, colon));
-    std::string_view value = scan::trim(line.substr(colon + 1));
-    for (const auto& k : kU64Keys) {
-      if (key != k.key) continue;
-      GfxStats& s = stats_target();
-      if (auto v = parse_value<std::uint64_t>(value, k.unit)) {
-        s.*k.field = *v;
-      } else {
-        ++dump_.malformed_lines;
-      }
-      return;
-    }
-    for (const auto& k : kU32Keys) {
-      if (key != k.key) continue;
-      GfxStats& s = stats_target();
-      if (auto v = parse_value<std::uint32_t>(value, "ms")) {
-        s.*k.field = *v;
-      } else {
-        ++dump_.malformed_lines;
-      }
-      return;
-    }
-    if (key == "HISTOGRAM" || key == "GPU HISTOGRAM") {
-      GfxStats& s = stats_target();
-      auto& bins = key == "HISTOGRAM" ? s.histogram : s.gpu_histogram;
-      if (!parse_histogram(value, bins)) ++dump_.malformed_lines;
-    }
+    if (!is_gfx_stats_key(key)) return;
+    if (!apply_gfx_stats_line(stats_target(), key, scan::trim(line.substr(colon + 1)))) ++dump_.malformed_lines;
   }
 
   // Called after an opening marker. Finds the closing marker without crossing
@@ -458,6 +434,31 @@ class Parser {
 };
 
 }  // namespace
+
+bool is_gfx_stats_key(std::string_view key) {
+  return key == "HISTOGRAM" || key == "GPU HISTOGRAM" ||
+         std::any_of(kU64Keys.begin(), kU64Keys.end(), [&](const U64Key& k) { return k.key == key; }) ||
+         std::any_of(kU32Keys.begin(), kU32Keys.end(), [&](const U32Key& k) { return k.key == key; });
+}
+
+bool apply_gfx_stats_line(GfxStats& s, std::string_view key, std::string_view value) {
+  for (const auto& k : kU64Keys) {
+    if (key != k.key) continue;
+    const auto v = parse_value<std::uint64_t>(value, k.unit);
+    if (v) s.*k.field = *v;
+    return v.has_value();
+  }
+  for (const auto& k : kU32Keys) {
+    if (key != k.key) continue;
+    const auto v = parse_value<std::uint32_t>(value, "ms");
+    if (v) s.*k.field = *v;
+    return v.has_value();
+  }
+  if (key == "HISTOGRAM" || key == "GPU HISTOGRAM") {
+    return parse_histogram(value, key == "HISTOGRAM" ? s.histogram : s.gpu_histogram);
+  }
+  return false;
+}
 
 GfxinfoDump parse_gfxinfo(std::string_view text) {
   Parser p;

@@ -95,4 +95,11 @@ struct GfxinfoDump {
 
 GfxinfoDump parse_gfxinfo(std::string_view text);
 
+// The "key: value" lines of a stats block, shared with the same lines of
+// `dumpsys graphicsstats` (parsers/graphicsstats.h): whether `key` (trimmed,
+// before the colon) is one, and the line applied to `s` (false when its
+// value does not parse; a histogram keeps its good bins).
+bool is_gfx_stats_key(std::string_view key);
+bool apply_gfx_stats_line(GfxStats& s, std::string_view key, std::string_view value);
+
 }  // namespace jank::parsers
