@@ -717,6 +717,7 @@ void Device::start_app(AppState& a, std::int32_t pid) {
   a.next_crash = a.cfg.crash_per_min > 0 ? t + exp_delay(a.cfg.crash_per_min / 60.0) : -1;
   a.gfx = GfxCounters{};
   a.gfx.since_mono_ns = t;
+  graphicsstats_start(a, t);
   a.recent.clear();
   a.view_root = static_cast<std::uint32_t>(rng_());
   drop_profile_buffers(a);  // a reboot ends processes without kill_app
@@ -740,6 +741,7 @@ void Device::kill_app(AppState& a, std::string_view reason, bool restart_soon) {
          fmt("Process %s (pid %d) has died: %.*s", a.cfg.package.c_str(), a.pid,
              static_cast<int>(reason.size()), reason.data()));
   cpu_app_ended(a);
+  graphicsstats_save(a, sim_time_);
   a.pid = 0;
   drop_profile_buffers(a);
   a.restart_at = restart_soon ? sim_time_ + 800 * kMs : -1;
@@ -1037,7 +1039,14 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   SimWindow& w = a.windows[(tr.frames_rendered - 1) % a.windows.size()];
   ++w.frames;
   if (duration > iv) ++w.janky;
-  for (GfxCounters* gp : {&a.gfx, &w.gfx}) {
+  GfxCounters* const service = graphicsstats_counts(a, t);
+  if (service != nullptr) {
+    auto& [service_frames, service_janky] = a.gs_truth[a.gs_buffer->version_code];
+    ++service_frames;
+    if (duration > iv) ++service_janky;
+  }
+  for (GfxCounters* gp : {&a.gfx, &w.gfx, service}) {
+    if (gp == nullptr) continue;
     GfxCounters& g = *gp;
     ++g.total;
     if (duration > iv) {
@@ -1376,6 +1385,13 @@ Json Device::truth() const {
     app["starts"] = t.starts;
     app["gfx_total_frames"] = a.gfx.total;
     app["gfx_janky_frames"] = a.gfx.janky;
+    {
+      Json service = Json::array();
+      for (const auto& [version, counts] : a.gs_truth) {
+        service.push_back({{"version_code", version}, {"frames", counts.first}, {"janky_frames", counts.second}});
+      }
+      app["graphicsstats"] = std::move(service);
+    }
     app["reader_lost_skip_lines"] = t.reader_lost_skip_lines;
     app["reader_lost_skipped_frames"] = t.reader_lost_skipped_frames;
     app["reader_lost_davey"] = t.reader_lost_davey;

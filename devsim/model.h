@@ -214,6 +214,16 @@ struct GfxCounters {
   std::array<std::uint64_t, kGpuHistBins> gpu_hist{};
 };
 
+// One GraphicsStatsService record (Android 7+): the counts a buffer or a
+// file holds and the wall-clock span (System.currentTimeMillis, ms) of the
+// buffers merged into it (frameworks/base services/core/java/com/android/
+// server/GraphicsStatsService.java, BufferInfo).
+struct GraphicsStatsRecord {
+  std::int64_t start_ms = 0, end_ms = 0;
+  std::int64_t version_code = 0;
+  GfxCounters counts;
+};
+
 struct FrameRecord {
   std::uint64_t vsync_id = 0;
   std::int64_t intended = 0;    // IntendedVsync
@@ -280,6 +290,11 @@ struct AppState {
   LayerTruth window_truth, game_truth;
   std::map<std::int64_t, std::int64_t> active_spans;  // recent ones, begin → end
   std::int64_t active_ns = 0;
+  // GraphicsStatsService: the running process's buffer (none while dead or
+  // below Android 7), and per version code the frames and janky frames the
+  // service was given, less those a reboot lost with a buffer never saved.
+  std::optional<GraphicsStatsRecord> gs_buffer;
+  std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> gs_truth;
   // The `cpu` control: the main thread's and RenderThread's busy share
   // (ppm) whatever the app draws; nullopt: the model's.
   std::optional<std::uint32_t> cpu_main_ppm, cpu_render_ppm;
@@ -502,6 +517,9 @@ class Device {
 
   // Shell outputs.
   std::string dumpsys_gfxinfo(const std::vector<std::string>& args, int* exit_code);
+  // `dumpsys graphicsstats` (devsim/graphicsstats.cc); exit 0 with the
+  // service missing below Android 7, as dumpsys prints it.
+  std::string dumpsys_graphicsstats();
   std::string dumpsys_display() const;
   // Every process the device runs: user, pid, parent pid, name.
   struct Process {
@@ -613,6 +631,15 @@ class Device {
   std::int64_t exp_delay(double per_sec);
   std::uint32_t sample_skip(const AppConfig& c, double jank_factor = 1);
   std::string gfx_block(const GfxCounters& g) const;
+  // GraphicsStatsService's side of an app's frames (devsim/graphicsstats.cc):
+  // the buffer the frame drawn at `t` goes to (rotated at midnight UTC;
+  // nullptr below Android 7), a process's start, its death (the buffer
+  // saved into its day's file) and the three newest days of files kept.
+  GfxCounters* graphicsstats_counts(AppState& a, std::int64_t t);
+  void graphicsstats_start(AppState& a, std::int64_t t);
+  void graphicsstats_save(AppState& a, std::int64_t t);
+  // Files per (day at midnight UTC in ms, package, version code).
+  std::map<std::tuple<std::int64_t, std::string, std::int64_t>, GraphicsStatsRecord> gs_files_;
   std::string profile_table(SimWindow& w);
   // The app's profiled frames still in its buffers are gone (death, reset).
   void drop_profile_buffers(AppState& a);

@@ -712,6 +712,10 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
       r.out += dev.dumpsys_gfxinfo(std::vector<std::string>(w.begin() + 2, w.end()), &code);
       return code;
     }
+    if (w[1] == "graphicsstats") {
+      r.out += dev.dumpsys_graphicsstats();
+      return 0;
+    }
     if (w[1] == "package") {
       // dumpsys package [PKG]: options (-f, --checkin, ...) are not simulated.
       dev.advance();
