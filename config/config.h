@@ -72,6 +72,11 @@ struct Config {
   bool battery_enabled = true;
   Seconds battery_poll_interval_seconds{30};
 
+  // graphicsstats: dumpsys graphicsstats (Android 7+), every app's daily
+  // frame statistics, cumulative: any cadence loses nothing
+  bool graphicsstats_enabled = true;
+  Seconds graphicsstats_poll_interval_seconds{60};
+
   // resources: CPU time, app memory, clocks, GPU and battery current from
   // /proc and sysfs, one shell command per device and poll (a few KiB)
   bool resources_enabled = true;

@@ -337,6 +337,10 @@ std::vector<Setting> build() {
            "read the battery's level, temperature, voltage and charging state (dumpsys battery)"),
       number("battery.poll_interval_seconds", &Config::battery_poll_interval_seconds, 1, kDay, "seconds",
              "how often dumpsys battery is read"),
+      flag("graphicsstats.enabled", &Config::graphicsstats_enabled,
+           "read every app's frame statistics as the system keeps them per day (dumpsys graphicsstats, Android 7+)"),
+      number("graphicsstats.poll_interval_seconds", &Config::graphicsstats_poll_interval_seconds, 1, kDay, "seconds",
+             "how often dumpsys graphicsstats is read"),
       flag("resources.enabled", &Config::resources_enabled,
            "read CPU time (per core, per app and thread), app memory, CPU and GPU clocks and the battery's current "
            "from /proc and sysfs, one shell command per poll"),

@@ -7,7 +7,8 @@
 // dies (binderDied → processDied) or its day ends, merged with what that file
 // held (saveBuffer: counts summed, the earliest start and latest end); only
 // the three newest days of files are kept (deleteOldBuffers). A reboot ends
-// every process with system_server: buffers not saved are lost.
+// every process with system_server: buffers not saved are lost, and the
+// truth keeps of them only what a dump had printed.
 //
 // `dumpsys graphicsstats` prints each running process's buffer merged with
 // its day's file (dumpActiveLocked, the end stamped now), then every other
@@ -65,9 +66,10 @@ void Device::graphicsstats_start(AppState& a, std::int64_t t) {
   if (a.gs_buffer) {
     // The process ended without dying in front of system_server (a reboot):
     // its buffer was never saved.
-    auto& [frames, janky] = a.gs_truth[a.gs_buffer->version_code];
-    frames -= a.gs_buffer->counts.total;
-    janky -= a.gs_buffer->counts.janky;
+    const GraphicsStatsRecord& lost = *a.gs_buffer;
+    auto& [frames, janky] = a.gs_truth[lost.version_code];
+    frames -= lost.counts.total - lost.dumped_frames;
+    janky -= lost.counts.janky - lost.dumped_janky;
     a.gs_buffer.reset();
   }
   if (cfg_.sdk < 24) return;
@@ -149,8 +151,10 @@ std::string Device::dumpsys_graphicsstats() {
     s += "\n";
   };
   std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> shown;
-  for (const AppState& a : apps_) {
+  for (AppState& a : apps_) {
     if (!a.gs_buffer) continue;
+    a.gs_buffer->dumped_frames = a.gs_buffer->counts.total;
+    a.gs_buffer->dumped_janky = a.gs_buffer->counts.janky;
     GraphicsStatsRecord r = *a.gs_buffer;
     r.end_ms = now_ms;
     const auto key = std::make_tuple(day_of(r.start_ms), a.cfg.package, r.version_code);

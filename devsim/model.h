@@ -222,6 +222,9 @@ struct GraphicsStatsRecord {
   std::int64_t start_ms = 0, end_ms = 0;
   std::int64_t version_code = 0;
   GfxCounters counts;
+  // A running buffer's frames and janky frames when a dump last printed it:
+  // what a reboot loses beyond them no reader can have counted.
+  std::uint64_t dumped_frames = 0, dumped_janky = 0;
 };
 
 struct FrameRecord {
@@ -292,7 +295,8 @@ struct AppState {
   std::int64_t active_ns = 0;
   // GraphicsStatsService: the running process's buffer (none while dead or
   // below Android 7), and per version code the frames and janky frames the
-  // service was given, less those a reboot lost with a buffer never saved.
+  // service was given, less those a reboot lost with a buffer never saved
+  // that no dump had printed (what a reader of every dump can count).
   std::optional<GraphicsStatsRecord> gs_buffer;
   std::map<std::int64_t, std::pair<std::uint64_t, std::uint64_t>> gs_truth;
   // The `cpu` control: the main thread's and RenderThread's busy share

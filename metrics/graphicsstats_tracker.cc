@@ -40,7 +40,7 @@ void GraphicsStatsTracker::apply(const parsers::GraphicsStatsDump& dump, bool wh
   }
   // Each app's totals: its forgotten blocks and its blocks now. They never
   // fall, so its tracker counts only their growth (its first dump whole).
-  std::map<AppVersion, parsers::GfxStats> totals = forgotten_totals_;
+  std::map<AppBuild, parsers::GfxStats> totals = forgotten_totals_;
   for (const auto& [key, block] : blocks_) merge_sum(totals[key.app], block.largest);
   for (auto& [app, stats] : totals) {
     stats.stats_since_ns = 0;  // one baseline for ever
@@ -88,12 +88,12 @@ bool GraphicsStatsTracker::load(StateReader& r) {
   }
   const std::uint64_t forgotten = r.count(kMaxBlocks);
   for (std::uint64_t i = 0; i < forgotten && !r.fail(); ++i) {
-    AppVersion app{r.str(), r.i64()};
+    AppBuild app{r.str(), r.i64()};
     load_gfx_stats(r, t.forgotten_totals_[std::move(app)]);
   }
   const std::uint64_t apps = r.count(kMaxBlocks);
   for (std::uint64_t i = 0; i < apps && !r.fail(); ++i) {
-    AppVersion app{r.str(), r.i64()};
+    AppBuild app{r.str(), r.i64()};
     if (!t.apps_[std::move(app)].load(r)) break;
   }
   if (r.fail() || r.rejected() != rejected) {

@@ -39,10 +39,10 @@ namespace jank::metrics {
 class StateReader;
 class StateWriter;
 
-struct AppVersion {
+struct AppBuild {
   std::string package;
   std::int64_t version_code = 0;
-  auto operator<=>(const AppVersion&) const = default;
+  auto operator<=>(const AppBuild&) const = default;
 };
 
 class GraphicsStatsTracker {
@@ -56,7 +56,7 @@ class GraphicsStatsTracker {
   // `frame_interval_ns`: the device's refresh interval, for the vitals classes.
   void apply(const parsers::GraphicsStatsDump& dump, bool whole, std::int64_t frame_interval_ns);
 
-  const std::map<AppVersion, GfxinfoTracker>& apps() const { return apps_; }
+  const std::map<AppBuild, GfxinfoTracker>& apps() const { return apps_; }
   std::size_t blocks() const { return blocks_.size(); }
   std::uint64_t forgotten_blocks() const { return forgotten_; }
 
@@ -67,7 +67,7 @@ class GraphicsStatsTracker {
 
  private:
   struct Key {
-    AppVersion app;
+    AppBuild app;
     std::int64_t start = 0;
     auto operator<=>(const Key&) const = default;
   };
@@ -79,8 +79,8 @@ class GraphicsStatsTracker {
   void forget(std::map<Key, Block>::iterator it);
 
   std::map<Key, Block> blocks_;
-  std::map<AppVersion, parsers::GfxStats> forgotten_totals_;  // values of blocks no longer printed
-  std::map<AppVersion, GfxinfoTracker> apps_;
+  std::map<AppBuild, parsers::GfxStats> forgotten_totals_;  // values of blocks no longer printed
+  std::map<AppBuild, GfxinfoTracker> apps_;
   std::uint64_t polls_ = 0, forgotten_ = 0;
 };
 

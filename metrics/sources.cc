@@ -4,6 +4,7 @@
 
 #include "metrics/source.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/graphicsstats.h"
 #include "metrics/sources/clocks.h"
 #include "metrics/sources/cpu.h"
 #include "metrics/sources/display.h"
@@ -32,7 +33,7 @@ std::span<const DeviceSource* const> device_sources() {
   // record) comes first of the modules' records; their input lines lead
   // power's, their series lead the other new sources' (after_surface) and
   // their app series the log patterns' (PackageAt::last).
-  static const std::array<const DeviceSource*, 15> sources = {
+  static const std::array<const DeviceSource*, 16> sources = {
       &display_source(),
       &skip_source(),
       &gfxinfo_source(),
@@ -48,6 +49,7 @@ std::span<const DeviceSource* const> device_sources() {
       &cpu_source(),
       &clock_source(),
       &memory_source(),
+      &graphicsstats_source(),
   };
   return sources;
 }

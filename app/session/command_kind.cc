@@ -15,7 +15,7 @@ std::string_view command_kind(std::string_view command) {
   }
   const std::string_view w = words;
   // Most specific first: every SurfaceFlinger command starts alike.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kPrefixes = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kPrefixes = {{
       {"grep -s -H ^cpu ", "resources"},
       {"dumpsys gfxinfo ", "gfxinfo"},
       {"dumpsys SurfaceFlinger --latency", "sf_latency"},
@@ -26,6 +26,7 @@ std::string_view command_kind(std::string_view command) {
       {"dumpsys power", "power"},
       {"dumpsys thermalservice", "thermal"},
       {"dumpsys battery", "battery"},
+      {"dumpsys graphicsstats", "graphicsstats"},
       {"dumpsys window", "window"},
       {"dumpsys display", "display"},
       {"dumpsys package ", "package"},

@@ -5,6 +5,7 @@
 
 #include "app/core/log.h"
 #include "app/session/battery_poller.h"
+#include "app/session/graphicsstats_poller.h"
 #include "app/session/resources_poller.h"
 #include "app/session/thermal_poller.h"
 #include "parsers/time_units.h"
@@ -19,9 +20,10 @@ std::chrono::milliseconds millis(double seconds) {
 }  // namespace
 
 std::span<const CommandSource* const> command_sources() {
-  static const std::array<const CommandSource*, 3> sources = {
+  static const std::array<const CommandSource*, 4> sources = {
       &thermal_command_source(),
       &battery_command_source(),
+      &graphicsstats_command_source(),
       &resources_command_source(),
   };
   return sources;

@@ -7,6 +7,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/daemon_status.h"
 #include "metrics/sources/battery.h"
+#include "metrics/sources/graphicsstats.h"
 #include "metrics/sources/clocks.h"
 #include "metrics/sources/cpu.h"
 #include "metrics/sources/memory.h"
@@ -140,6 +141,15 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
                                                  "  USB powered: true\n  Wireless powered: false\n  status: 2\n"
                                                  "  health: 2\n  present: true\n  level: 74\n  scale: 100\n"
                                                  "  voltage: 4098\n  temperature: 285\n  technology: Li-ion\n"));
+  // graphicsstats: one day of app p's version 1, three frames (one janky, one frozen).
+  metrics::count_graphicsstats_poll(d, "ok");
+  metrics::record_graphicsstats(
+      store, d,
+      parsers::parse_graphicsstats("\nPackage: p\nVersion: 1\nStats since: 1732838400000ns\nStats end: "
+                                   "1732838460000ns\nTotal frames rendered: 3\nJanky frames: 1 (33.33%)\n"
+                                   "Number Missed Vsync: 0\nNumber Slow UI thread: 1\nHISTOGRAM: 5ms=1 8ms=1 "
+                                   "750ms=1 800ms=0\nGPU HISTOGRAM: 1ms=2 2ms=1\n"),
+      true);
 
   // A resource poll: one core, app p's process, main thread and RenderThread, a capped policy, an Adreno GPU.
   d.pid_names.started(4242, "p");

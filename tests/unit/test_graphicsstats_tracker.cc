@@ -13,7 +13,7 @@
 #include "metrics/graphicsstats_tracker.h"
 #include "metrics/state_io.h"
 
-using jank::metrics::AppVersion;
+using jank::metrics::AppBuild;
 using jank::metrics::GraphicsStatsTracker;
 
 namespace {
@@ -73,7 +73,7 @@ struct Service {
   std::map<File, Stats> files;
   std::vector<Buffer> active;
   std::vector<Buffer> saving;  // died, not yet in their file
-  std::map<AppVersion, std::uint64_t> truth;
+  std::map<AppBuild, std::uint64_t> truth;
 
   std::int64_t today() const { return now_ms - now_ms % kDayMs; }
   Buffer& buffer(int pid, const std::string& pkg, std::int64_t version) {
