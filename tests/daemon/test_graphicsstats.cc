@@ -2,7 +2,7 @@
 // exporter reads `dumpsys graphicsstats` of simulated phones (Android 8 and
 // 14) through Debian's adb server; every app's frames per version code equal
 // what the simulated service holds (its truth), across a new version (a
-// restart), a reboot (which loses the running buffer on the device too) and a
+// restart), midnight, a reboot (which loses the running buffer on the device too) and a
 // kill -9 of the exporter, with nothing counted twice.
 #include <catch2/catch.hpp>
 
@@ -72,7 +72,7 @@ void check_equal(DevSim& sim, const Exporter& ex) {
 
 }  // namespace
 
-TEST_CASE("graphicsstats frames per app and version equal the simulated service across a new version a reboot and a kill -9") {
+TEST_CASE("graphicsstats frames per app and version equal the simulated service across a new version midnight a reboot and a kill -9") {
   AdbServer adb;
   DevSim sim({"--devices", "2", "--sdk", "26,34", "--packages", kFeed + "," + kChat, "--log-rate", "1"});
   for (const auto& d : sim.devices()) adb.emulator(d.port);
@@ -96,6 +96,15 @@ TEST_CASE("graphicsstats frames per app and version equal the simulated service 
   REQUIRE(sim.control("install " + sim.devices()[0].name + " " + kFeed + " 2.0 2") == "OK");
   std::this_thread::sleep_for(3s);
   check_equal(sim, *ex);
+
+  // Midnight on the first phone (its wall clock set a day on): the day's
+  // buffers go to their files and new ones start blocks of their own.
+  const std::string blocks = "jank_exporter_graphicsstats_blocks{serial=\"" + emulator_serial(sim.devices()[0]) + "\"}";
+  const double blocks_before = ex->value(blocks);
+  REQUIRE(sim.control("clock " + sim.devices()[0].name + " step 86400").rfind("OK", 0) == 0);
+  std::this_thread::sleep_for(3s);
+  check_equal(sim, *ex);
+  CHECK(ex->value(blocks) == blocks_before + 2);  // today's feed 2 and chat 1
 
   // A reboot of the second phone: the files stay, the running buffers are
   // lost on the device, and nothing is counted twice.

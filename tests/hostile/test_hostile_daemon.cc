@@ -54,7 +54,8 @@ bool allowed_service(const std::string& s) {
                                        "shell:dumpsys SurfaceFlinger", "shell:dumpsys window displays",
                                        "shell:dumpsys SurfaceFlinger --list",
                                        "shell:dumpsys power | grep -e mWakefulness= -e 'Display Power: state='",
-                                       "shell:dumpsys thermalservice", "shell:dumpsys battery", "shell:echo alive",
+                                       "shell:dumpsys thermalservice", "shell:dumpsys battery",
+                                       "shell:dumpsys graphicsstats", "shell:echo alive",
                                        "shell:dumpsys SurfaceFlinger --frametimeline -all | grep -e 'Number of display "
                                        "frames' -e 'Display Frame' -e 'Vsync Period' -e 'Layer - ' -e 'Token:' -e "
                                        "'Owner Pid' -e 'Layer ID' -e 'Present State' -e 'Prediction State' -e 'Jank "
