@@ -561,4 +561,10 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
   return true;
 }
 
+std::int64_t judge_interval_ns(const Store& store, const DeviceMetrics& device) {
+  const StoreOptions& options = store.options();
+  const double hz = options.judge_refresh_hz > 0 ? options.judge_refresh_hz : device.refresh_hz;
+  return hz > 0 ? static_cast<std::int64_t>(1e9 / hz) : 16'666'667;
+}
+
 }  // namespace jank::metrics

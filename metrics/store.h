@@ -208,6 +208,10 @@ class Store {
 // of it) is on the device.
 bool has_package_series(const DeviceMetrics& device, std::string_view package);
 
+// The refresh interval frames recorded now are judged by on `device`:
+// StoreOptions::judge_refresh_hz when set (replay), else the device's rate.
+std::int64_t judge_interval_ns(const Store& store, const DeviceMetrics& device);
+
 // A rate a display can have (hertz): what DeviceMetrics::refresh_hz may hold.
 bool plausible_refresh_hz(double hz);
 

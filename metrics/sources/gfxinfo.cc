@@ -330,8 +330,7 @@ void record_gfxinfo(Store& store, DeviceMetrics& device, const parsers::GfxinfoD
   };
   auto has_data = [](const parsers::GfxWindow& w) { return w.framestats.has_value() || w.has_profile_table; };
   const StoreOptions& options = store.options();
-  const double judge_hz = options.judge_refresh_hz > 0 ? options.judge_refresh_hz : device.refresh_hz;
-  const std::int64_t interval_ns = judge_hz > 0 ? static_cast<std::int64_t>(1e9 / judge_hz) : 16'666'667;
+  const std::int64_t interval_ns = judge_interval_ns(store, device);
   std::vector<TimedFrame> timed;
   std::vector<CountedFrame> counted;
   auto apply_framestats = [&](const std::string& name, PackageMetrics& pkg, std::string_view window,

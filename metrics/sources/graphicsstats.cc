@@ -102,11 +102,8 @@ void record_graphicsstats(const Store& store, DeviceMetrics& device, const parse
   g.lines += dump.lines;
   g.malformed_lines += dump.malformed_lines;
   g.discarded_blocks += dump.discarded_blocks;
-  const StoreOptions& options = store.options();
-  const double hz = options.judge_refresh_hz > 0 ? options.judge_refresh_hz : device.refresh_hz;
-  const std::int64_t interval_ns = hz > 0 ? static_cast<std::int64_t>(1e9 / hz) : 16'666'667;
   // A dump with blocks cut away (the output cap) misses none for good.
-  g.tracker.apply(dump, whole && dump.discarded_blocks == 0, interval_ns);
+  g.tracker.apply(dump, whole && dump.discarded_blocks == 0, judge_interval_ns(store, device));
 }
 
 void count_graphicsstats_poll(DeviceMetrics& device, std::string_view result) {
