@@ -55,6 +55,23 @@ void expect_array(const json& v, const std::string& path) {
   if (!v.is_array()) fail(path, std::string("expected an array, found ") + type_name(v));
 }
 
+// Calls `fn(element, its path)` for each object of the array `obj[key]`; an
+// absent (or null) array is missing when `required`, else nothing.
+template <typename Fn>
+void each_object(const json& obj, const std::string& key, const std::string& path, bool required, Fn fn) {
+  const std::string here = join(path, key);
+  const json* list = member(obj, key);
+  if (list == nullptr) {
+    if (required) fail(here, "missing");
+    return;
+  }
+  expect_array(*list, here);
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    expect_object((*list)[i], at(here, i));
+    fn((*list)[i], at(here, i));
+  }
+}
+
 double number_value(const json& v, const std::string& path) {
   if (!v.is_number()) fail(path, std::string("expected a number, found ") + type_name(v));
   const double d = v.get<double>();
@@ -369,39 +386,27 @@ std::string read_verdict(const InputFile& file, Verdict& verdict) {
     Verdict out;
     out.file = file.name;
     out.verdict = verdict_value(required_string(doc, "verdict", ""), "verdict");
-    if (const json* metrics = member(doc, "metrics")) {
-      expect_array(*metrics, "metrics");
-      for (std::size_t i = 0; i < metrics->size(); ++i) {
-        const json& m = (*metrics)[i];
-        const std::string here = at("metrics", i);
-        expect_object(m, here);
-        VerdictMetric vm;
-        // The names `jank_exporter compare --json` writes (app/cli/compare_output.cc).
-        vm.metric = required_string(m, "name", here);
-        vm.baseline_median = optional_number(m, "median_baseline", here);
-        vm.candidate_median = optional_number(m, "median_candidate", here);
-        vm.change = optional_number(m, "relative_change_percent", here);
-        if (member(m, "verdict")) vm.verdict = verdict_value(required_string(m, "verdict", here), join(here, "verdict"));
-        vm.powered = optional_bool(m, "powered", here);
-        out.metrics.push_back(std::move(vm));
-      }
-    }
+    each_object(doc, "metrics", "", false, [&](const json& m, const std::string& here) {
+      VerdictMetric vm;
+      // The names `jank_exporter compare --json` writes (app/cli/compare_output.cc).
+      vm.metric = required_string(m, "name", here);
+      vm.baseline_median = optional_number(m, "median_baseline", here);
+      vm.candidate_median = optional_number(m, "median_candidate", here);
+      vm.change = optional_number(m, "relative_change_percent", here);
+      if (member(m, "verdict")) vm.verdict = verdict_value(required_string(m, "verdict", here), join(here, "verdict"));
+      vm.powered = optional_bool(m, "powered", here);
+      out.metrics.push_back(std::move(vm));
+    });
     out.work_tolerance_percent = optional_number(doc, "work_tolerance_percent", "");
-    if (const json* work = member(doc, "work")) {
-      expect_array(*work, "work");
-      for (std::size_t i = 0; i < work->size(); ++i) {
-        const json& w = (*work)[i];
-        const std::string here = at("work", i);
-        expect_object(w, here);
-        VerdictWork vw;
-        vw.measure = required_string(w, "name", here);
-        vw.baseline_median = optional_number(w, "median_baseline", here);
-        vw.candidate_median = optional_number(w, "median_candidate", here);
-        vw.difference = optional_number(w, "relative_difference_percent", here);
-        vw.unequal = optional_bool(w, "unequal", here).value_or(false);
-        out.work.push_back(std::move(vw));
-      }
-    }
+    each_object(doc, "work", "", false, [&](const json& w, const std::string& here) {
+      VerdictWork vw;
+      vw.measure = required_string(w, "name", here);
+      vw.baseline_median = optional_number(w, "median_baseline", here);
+      vw.candidate_median = optional_number(w, "median_candidate", here);
+      vw.difference = optional_number(w, "relative_difference_percent", here);
+      vw.unequal = optional_bool(w, "unequal", here).value_or(false);
+      out.work.push_back(std::move(vw));
+    });
     verdict = std::move(out);
     return "";
   } catch (const std::exception& e) {
@@ -432,13 +437,7 @@ std::string read_calibration(const InputFile& file, Calibration& calibration) {
     out.runs = static_cast<std::size_t>(non_negative(doc, "runs", ""));
     out.alpha = non_negative(doc, "alpha", "");
     out.power = non_negative(doc, "power", "");
-    const json* list = member(doc, "metrics");
-    if (!list) fail("metrics", "missing");
-    expect_array(*list, "metrics");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const json& m = (*list)[i];
-      const std::string here = at("metrics", i);
-      expect_object(m, here);
+    each_object(doc, "metrics", "", true, [&](const json& m, const std::string& here) {
       metrics::MetricCalibration c;
       c.def = metrics::find_compared_metric(required_string(m, "name", here));
       if (c.def == nullptr) fail(join(here, "name"), "not a compared metric");
@@ -449,22 +448,16 @@ std::string read_calibration(const InputFile& file, Calibration& calibration) {
       c.split_runs = static_cast<std::size_t>(optional_number(m, "split_runs_per_side", here).value_or(0));
       c.false_regression_rate = non_negative(m, "false_regression_rate", here);
       c.flagged_rate = non_negative(m, "flagged_rate", here);
-      const json* effects = member(m, "detectable");
-      if (!effects) fail(join(here, "detectable"), "missing");
-      expect_array(*effects, join(here, "detectable"));
-      for (std::size_t k = 0; k < effects->size(); ++k) {
-        const json& e = (*effects)[k];
-        const std::string where = at(join(here, "detectable"), k);
-        expect_object(e, where);
+      each_object(m, "detectable", here, true, [&](const json& e, const std::string& where) {
         metrics::DetectableEffect d;
         const double n = non_negative(e, "runs_per_side", where);
         if (n != std::floor(n) || n < 1 || n > 1e6) fail(join(where, "runs_per_side"), "expected a whole number >= 1");
         d.runs_per_side = static_cast<std::size_t>(n);
         if (member(e, "shift")) d.shift = non_negative(e, "shift", where);
         c.effects.push_back(d);
-      }
+      });
       out.metrics.push_back(std::move(c));
-    }
+    });
     calibration = std::move(out);
     return "";
   } catch (const std::exception& e) {

@@ -51,6 +51,7 @@ GraphicsStatsDump parse_graphicsstats(std::string_view text) {
     }
     if (!block) {
       stray = true;
+      if (line.starts_with("Permission Denial")) dump.permission_denied = true;
       return;
     }
     if (key == "Version") {

@@ -42,6 +42,7 @@ enum class GraphicsStatsText : std::uint8_t {
 
 struct GraphicsStatsDump {
   GraphicsStatsText text = GraphicsStatsText::empty;
+  bool permission_denied = false;          // dumpsys's "Permission Denial" answer
   std::vector<GraphicsStatsBlock> blocks;  // in print order, complete ones only
   std::uint64_t lines = 0;                 // non-empty lines read
   std::uint64_t malformed_lines = 0;       // recognised keys whose value does not parse, stray lines

@@ -16,8 +16,7 @@ CommandOutcome record(const config::Config&, const ingest::ShellResult& r, metri
   const parsers::GraphicsStatsDump dump =
       r.error ? parsers::GraphicsStatsDump{} : parsers::parse_graphicsstats(r.output);
   const bool recognised = dump.text != parsers::GraphicsStatsText::not_recognised;
-  const bool denied = r.output.find("Permission Denial") != std::string::npos;
-  const CommandOutcome outcome = command_outcome(r, recognised, denied);
+  const CommandOutcome outcome = command_outcome(r, recognised, dump.permission_denied);
   metrics::count_graphicsstats_poll(device, outcome.result);
   if (!r.error && recognised) metrics::record_graphicsstats(store, device, dump, !r.truncated);
   return outcome;

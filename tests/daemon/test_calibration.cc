@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/run_cli.h"
 
 using namespace jank::daemon_test;
 using nlohmann::json;
@@ -26,14 +27,6 @@ constexpr int kPerSide = 12;  // phones per build
 constexpr int kRounds = 20;   // runs per build
 constexpr int kFew = 2, kEnough = 16;
 constexpr double kAlpha = 0.05;
-
-RunResult run_cli(const Exporter& ex, std::vector<std::string> args) {
-  std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "run"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--url");
-  argv.push_back("http://127.0.0.1:" + std::to_string(ex.port()));
-  return run(argv, {}, 90000ms);
-}
 
 RunResult compare(std::vector<std::string> args) {
   std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "compare", "--metrics", kMetric, "--alpha", "0.05"};
@@ -86,12 +79,7 @@ TEST_CASE("calibrated on 20 A/A runs the gate cries wolf within alpha and sees a
   Exporter ex({adb.port()}, state.path(), {"--config", conf});
   std::vector<std::string> serials;
   for (const auto& d : sim.devices()) serials.push_back(emulator_serial(d));
-  for (const auto& serial : serials) {
-    INFO(serial);
-    REQUIRE(wait_until([&] {
-      return ex.value("jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}") == 1;
-    }, 60000ms, 250ms));
-  }
+  for (const auto& serial : serials) wait_following(ex, serial, 60000ms);
   for (int k = 0; k < 2 * kPerSide; ++k) {
     const bool candidate = k >= kPerSide;
     REQUIRE(sim.control("install " + sim.devices()[k].name + " " + kApp + (candidate ? " 1.1 2 1.06" : " 1.0 1 1")) ==
@@ -112,9 +100,7 @@ TEST_CASE("calibrated on 20 A/A runs the gate cries wolf within alpha and sees a
       const RunResult r = run_cli(ex, args);
       INFO(r.err);
       REQUIRE(r.exit == 0);
-      std::string id = r.out;
-      while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
-      return id;
+      return trimmed(r.out);
     };
     runs_a.push_back(start(0, "1.0"));
     runs_b.push_back(start(kPerSide, "1.1"));

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/run_cli.h"
 
 using namespace jank::daemon_test;
 
@@ -109,10 +110,7 @@ TEST_CASE("graphicsstats frames per app and version equal the simulated service 
   // A reboot of the second phone: the files stay, the running buffers are
   // lost on the device, and nothing is counted twice.
   REQUIRE(sim.control("reboot " + sim.devices()[1].name).rfind("OK", 0) == 0);
-  REQUIRE(wait_until([&] {
-    return ex->value("jank_exporter_device_state{serial=\"" + emulator_serial(sim.devices()[1]) +
-                     "\",state=\"following\"}") == 1;
-  }, 40000ms, 250ms));
+  wait_following(*ex, emulator_serial(sim.devices()[1]), 40000ms);
   std::this_thread::sleep_for(3s);
   check_equal(sim, *ex);
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/run_cli.h"
 
 using namespace jank::daemon_test;
 
@@ -18,12 +19,6 @@ namespace {
 
 void write_config(const std::string& path) {
   std::ofstream(path) << "live_view:\n  sample_seconds: 1\n  history_minutes: 5\n";
-}
-
-void wait_following(const Exporter& ex, const std::string& serial) {
-  const std::string following = "jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}";
-  INFO(serial);
-  REQUIRE(wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms));
 }
 
 // The sum of a device's series of `family` (NaN when it has none).

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/daemon/exporter_process.h"
+#include "tests/daemon/run_cli.h"
 
 using namespace jank::daemon_test;
 
@@ -35,19 +36,6 @@ std::map<std::string, AppCounts> app_counts(DevSim& sim) {
                             static_cast<double>((*a)["gfx_janky_frames"].u64())};
   }
   return out;
-}
-
-RunResult cli(const Exporter& ex, std::vector<std::string> args) {
-  std::vector<std::string> argv = {JANK_EXPORTER_PROGRAM, "run"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--url");
-  argv.push_back("http://127.0.0.1:" + std::to_string(ex.port()));
-  return run(argv, {}, 90000ms);
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
 }
 
 const Json& run_device(const Json& run, const std::string& serial) {
@@ -96,13 +84,6 @@ void wait_for_skip_lines(DevSim& sim, const std::map<std::string, AppCounts>& si
     }
     return true;
   }, 60000ms, 250ms));
-}
-
-// Waits until the exporter counts the device's log.
-void wait_following(const Exporter& ex, const std::string& serial) {
-  const std::string following = "jank_exporter_device_state{serial=\"" + serial + "\",state=\"following\"}";
-  INFO(serial);
-  REQUIRE(wait_until([&] { return ex.value(following) == 1; }, 30000ms, 250ms));
 }
 
 void write_config(const std::string& path) {
@@ -155,14 +136,14 @@ TEST_CASE("a run started and stopped with the CLI counts exactly what the simula
   // Quiet at the start: everything drawn so far is the exporter's before the run.
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto before = app_counts(sim);
-  const RunResult start = cli(ex, {"start", "--package", kApp, "--name", "scroll feed", "--tag", "build=1.0"});
+  const RunResult start = run_cli(ex, {"start", "--package", kApp, "--name", "scroll feed", "--tag", "build=1.0"});
   INFO(start.err);
   REQUIRE(start.exit == 0);
   const std::string id = trimmed(start.out);
   REQUIRE(!id.empty());
 
   // Open: listed as running, with its series on /metrics.
-  const RunResult list = cli(ex, {"list", "--json"});
+  const RunResult list = run_cli(ex, {"list", "--json"});
   REQUIRE(list.exit == 0);
   const auto listed = parse_json(list.out);
   REQUIRE(listed);
@@ -179,7 +160,7 @@ TEST_CASE("a run started and stopped with the CLI counts exactly what the simula
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto after = app_counts(sim);
 
-  const RunResult stop = cli(ex, {"stop", id, "--json"});
+  const RunResult stop = run_cli(ex, {"stop", id, "--json"});
   INFO(stop.err);
   REQUIRE(stop.exit == 0);
   const auto run = parse_json(stop.out);
@@ -197,10 +178,10 @@ TEST_CASE("a run started and stopped with the CLI counts exactly what the simula
   CHECK(dev["series"]["t"].size() >= 6);
 
   // Stopped twice: refused. Unknown: refused.
-  CHECK(cli(ex, {"stop", id}).exit == 1);
-  CHECK(cli(ex, {"show", "no-such-run"}).exit == 1);
+  CHECK(run_cli(ex, {"stop", id}).exit == 1);
+  CHECK(run_cli(ex, {"show", "no-such-run"}).exit == 1);
   // CSV: a header and one row per device.
-  const RunResult csv = cli(ex, {"show", id, "--csv"});
+  const RunResult csv = run_cli(ex, {"show", id, "--csv"});
   REQUIRE(csv.exit == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);
 }
@@ -221,7 +202,7 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
 
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto before = app_counts(sim);
-  const RunResult start = cli(*ex, {"start", "--package", kApp, "--serial", serial});
+  const RunResult start = run_cli(*ex, {"start", "--package", kApp, "--serial", serial});
   INFO(start.err);
   REQUIRE(start.exit == 0);
   const std::string id = trimmed(start.out);
@@ -238,7 +219,7 @@ TEST_CASE("a run survives a kill -9 of the exporter and still counts exactly") {
   REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
   const auto after = app_counts(sim);
 
-  const RunResult stop = cli(*ex, {"stop", id, "--json"});
+  const RunResult stop = run_cli(*ex, {"stop", id, "--json"});
   INFO(stop.err);
   REQUIRE(stop.exit == 0);
   const auto run = parse_json(stop.out);
@@ -255,12 +236,12 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   // stall in progress at a run's start is counted by the run that sees it end.
   auto measure = [&](const std::string& build, const std::string& code, const std::string& jank_factor) {
     REQUIRE(sim.control("install * " + kApp + " " + build + " " + code + " " + jank_factor) == "OK");
-    const RunResult start = cli(ex, {"start", "--package", kApp, "--tag", "build=" + build});
+    const RunResult start = run_cli(ex, {"start", "--package", kApp, "--tag", "build=" + build});
     INFO(start.err);
     REQUIRE(start.exit == 0);
     std::this_thread::sleep_for(12s);
     const std::string id = trimmed(start.out);
-    REQUIRE(cli(ex, {"stop", id}).exit == 0);
+    REQUIRE(run_cli(ex, {"stop", id}).exit == 0);
     return id;
   };
   const std::string baseline = measure("1.0", "1", "1");
@@ -268,7 +249,7 @@ TEST_CASE("compare finds the regression of a build that janks more and none betw
   const std::string candidate = measure("2.0", "2", "2");
   const std::string again = measure("2.0", "2", "2");
 
-  const RunResult list = cli(ex, {"list", "--json"});
+  const RunResult list = run_cli(ex, {"list", "--json"});
   const std::string runs = rig.runs_file(list);
   auto compare = [&](const std::string& a, const std::string& b) {
     return run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", a, "--candidate", b, "--metrics",
@@ -302,20 +283,20 @@ TEST_CASE("compare calls a candidate whose app drew for half its run unequal wor
   // for the last 5 s (the simulation paused: no frames drawn, none skipped),
   // as when a test's screen fails to load.
   auto measure = [&](bool half) {
-    const RunResult start = cli(ex, {"start", "--package", kApp});
+    const RunResult start = run_cli(ex, {"start", "--package", kApp});
     INFO(start.err);
     REQUIRE(start.exit == 0);
     std::this_thread::sleep_for(5s);
     if (half) REQUIRE(sim.control("pause").rfind("OK", 0) == 0);
     std::this_thread::sleep_for(5s);
     const std::string id = trimmed(start.out);
-    REQUIRE(cli(ex, {"stop", id}).exit == 0);
+    REQUIRE(run_cli(ex, {"stop", id}).exit == 0);
     if (half) REQUIRE(sim.control("resume").rfind("OK", 0) == 0);
     return id;
   };
   const std::string full = measure(false);
   const std::string half = measure(true);
-  const RunResult list = cli(ex, {"list", "--json"});
+  const RunResult list = run_cli(ex, {"list", "--json"});
   const std::string runs = rig.runs_file(list);
   const RunResult verdict = run({JANK_EXPORTER_PROGRAM, "compare", "--by", "id", "--baseline", full, "--candidate",
                                  half, runs},

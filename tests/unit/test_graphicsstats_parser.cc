@@ -118,6 +118,7 @@ TEST_CASE("graphicsstats: no output is empty and other text is not recognised", 
   const auto denied = parse_graphicsstats(
       "Permission Denial: can't dump graphicsstats from from pid=1234, uid=2000 due to missing android.permission.DUMP permission\n");
   CHECK(denied.text == GraphicsStatsText::not_recognised);
+  CHECK(denied.permission_denied);
   CHECK(denied.blocks.empty());
   CHECK(parse_graphicsstats("Can't find service: graphicsstats\n").text == GraphicsStatsText::not_recognised);
 }
