@@ -43,13 +43,14 @@ class FrameTimelineTracker {
  public:
   // The frames this dump made final (in dump order), then those that left the
   // window, or went with a restart, before SurfaceFlinger judged them.
-  // `since_previous_ns`: the host time since the previous dump was taken,
+  // `since_previous_ns`: an upper bound on the time between the previous
+  // dump and this one (host time from the previous request to this answer),
   // when known. A full window without a frame seen before is an overflow
   // unless that time is shorter than the window can be: SurfaceFlinger
   // composes at most once a refresh period, so 64 display frames span at
   // least 64 of the dump's shortest period, and windows closer than 3/4 of
-  // that (a margin for the commands' own latency, which the host times
-  // include) overlap: the apps drew nothing in between, nothing was missed.
+  // that (a margin for a faster rate between the dumps) overlap: the apps
+  // drew nothing in between, nothing was missed.
   std::vector<FtFrame> observe(const parsers::FrameTimelineDump& dump,
                                std::optional<std::int64_t> since_previous_ns = std::nullopt);
 

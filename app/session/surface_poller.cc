@@ -271,9 +271,13 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
       }
       run_(kFrameTimelineCommand, kFrameTimelineOutput, [this, started](ingest::ShellResult r) {
         const parsers::FrameTimelineDump dump = parsers::parse_frametimeline(r.output);
+        std::optional<std::int64_t> since_previous;
+        if (ft_requested_) since_previous = std::chrono::nanoseconds(clock_.steady_now() - *ft_requested_).count();
+        if (!r.error) ft_requested_ = started;
         metrics::FrameTimelinePoll poll;
-        record("frametimeline", r,
-               [&](metrics::DeviceMetrics& d) { poll = metrics::record_frametimeline(shared_.store, d, dump); });
+        record("frametimeline", r, [&](metrics::DeviceMetrics& d) {
+          poll = metrics::record_frametimeline(shared_.store, d, dump, since_previous);
+        });
         if (poll.overflow) {
           log_debug("device " + serial_ + ": FrameTimeline: app frames went by unseen (no frame of this poll's "
                     "window was in the previous one)");

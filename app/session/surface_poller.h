@@ -143,6 +143,8 @@ class SurfacePoller {
   RunAfter after_;
   HostClock clock_;
   PollSchedule schedule_;
+  // When the previous --frametimeline request of this session was sent.
+  std::optional<PollSchedule::Time> ft_requested_;
 };
 
 PollIntervals poll_intervals(const config::Config& config);

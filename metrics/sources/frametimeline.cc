@@ -163,7 +163,8 @@ void FrameTimelineSource::collect_package(SeriesSink& f, const DeviceMetrics& d,
   if (s != nullptr && s->judged) collect_app(f, d, package, *s);
 }
 
-FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, const parsers::FrameTimelineDump& dump) {
+FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, const parsers::FrameTimelineDump& dump,
+                                       std::optional<std::int64_t> since_previous_request_ns) {
   FrameTimelineState& state = frametimeline_source().state(device);
   state.lines += dump.lines;
   state.malformed_lines += dump.malformed_lines;
@@ -175,13 +176,7 @@ FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, cons
     }
   }
   const std::uint64_t overflows = state.tracker.overflows();
-  // Host time between polls tells a stall (windows that must overlap) from
-  // an overflow; replay has no host time.
-  const std::int64_t now = store.host_time();
-  std::optional<std::int64_t> since_previous;
-  if (now != 0 && state.polled_ns != 0 && now >= state.polled_ns) since_previous = now - state.polled_ns;
-  if (now != 0) state.polled_ns = now;
-  for (const FtFrame& f : state.tracker.observe(dump, since_previous)) {
+  for (const FtFrame& f : state.tracker.observe(dump, since_previous_request_ns)) {
     ++poll.frames;
     // The join key: the window title HWUI prints for the same activity.
     // SurfaceView layers hold frames HWUI never drew: they join nothing.

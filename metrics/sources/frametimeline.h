@@ -26,7 +26,6 @@ struct FrameTimelineState final : SourceState {
   // FrameJoin::kMaxWaiting rows per app, a few hundred bytes each). Replays
   // leave it true; the daemon sets it per session. Not checkpointed.
   bool expected = true;
-  std::int64_t polled_ns = 0;  // host time of the previous poll (0: none yet)
 };
 
 struct AppFrameTimelineState final : SourceState {
@@ -80,7 +79,13 @@ struct FrameTimelinePoll {
 
 // One --frametimeline -all poll: each app frame counted once, under the
 // package of its layer (or of its owner pid), joined with framestats rows.
-FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, const parsers::FrameTimelineDump& dump);
+// `since_previous_request_ns`: host time from the previous poll's request to
+// this answer, which bounds the time between the two dumps from above (the
+// time between two answers does not: a late answer shortens it). Without it
+// (replay, a new session) a full window without a frame seen before is an
+// overflow.
+FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, const parsers::FrameTimelineDump& dump,
+                                       std::optional<std::int64_t> since_previous_request_ns = std::nullopt);
 // Whether `device` will get FrameTimeline dumps (the daemon polls
 // --frametimeline on it). Off, the halves waiting for their match are dropped.
 void expect_frametimeline(DeviceMetrics& device, bool expected);

@@ -1,9 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <memory>
+#include <string>
 
 #include "app/session/surface_poller.h"
+#include "metrics/sources/frametimeline.h"
 
 using namespace jank::app;
 using namespace std::chrono_literals;
@@ -250,4 +254,93 @@ TEST_CASE("poll schedule: FrameTimeline at rest is polled at the list interval",
   const auto job = s.next();
   CHECK(job.kind == Kind::frametimeline);
   CHECK(job.due == t0 + 5s);
+}
+
+namespace {
+
+// A full FrameTimeline window at 120 Hz (64 display frames: at least 533 ms)
+// of one app's frames with tokens from `first`.
+std::string full_window(std::int64_t first) {
+  std::string s = "Number of display frames : 64\n";
+  for (int i = 0; i < 64; ++i) {
+    s += "Display Frame " + std::to_string(i) + "\nVsync Period:   8.333333\n";
+    s += "    Layer - TX - a/a.Main#3\n    Token: " + std::to_string(first + i) +
+         "\n    Layer ID : 3\n    Present State : Presented\n    Prediction State : Valid\n    Jank Type : None\n"
+         "    Present Metadata : On Time Present\n";
+  }
+  return s;
+}
+
+// A SurfacePoller on an Android 13 phone with a fake session and clock: the
+// test says how long each FrameTimeline answer takes; the others answer at once.
+struct FrameTimelineRig {
+  std::shared_ptr<jank::config::Config> config = std::make_shared<jank::config::Config>();
+  SharedState shared{jank::metrics::StoreOptions{}};
+  PollSchedule::Time now{};
+  std::function<void(jank::ingest::ShellResult)> pending;
+  std::string pending_command;
+  std::function<void()> due;
+  std::chrono::milliseconds wait{0};
+  std::unique_ptr<SurfacePoller> poller;
+
+  FrameTimelineRig() {
+    shared.store.device("s").live.info["sdk"] = "33";
+    HostClock clock{[this] { return 1'000'000'000'000 + now.time_since_epoch().count(); }, [this] { return now; }};
+    poller = std::make_unique<SurfacePoller>(
+        config, "s", shared,
+        [this](const std::string& command, std::size_t, std::function<void(jank::ingest::ShellResult)> done) {
+          pending_command = command;
+          pending = std::move(done);
+        },
+        [this](std::chrono::milliseconds delay, std::function<void()> then) {
+          wait = delay;
+          due = std::move(then);
+        },
+        clock);
+    poller->start(0ms);
+  }
+  // Runs the session until the next FrameTimeline request, then answers it
+  // `took` later with `output`.
+  void answer_frametimeline(std::chrono::milliseconds took, const std::string& output) {
+    for (int guard = 0; guard < 100; ++guard) {
+      if (pending) {
+        const bool ft = pending_command.find("--frametimeline") != std::string::npos;
+        jank::ingest::ShellResult r;
+        if (ft) {
+          now += took;
+          r.output = output;
+        }
+        std::exchange(pending, nullptr)(std::move(r));
+        if (ft) return;
+      } else {
+        REQUIRE(due);
+        now += wait;
+        std::exchange(due, nullptr)();
+      }
+    }
+    FAIL("no --frametimeline request");
+  }
+  std::uint64_t overflows() {
+    return jank::metrics::frametimeline_of(shared.store.device("s"))->tracker.overflows();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("surface poller: FrameTimeline windows are judged by the time from the previous request, not answer",
+          "[surface][frametimeline]") {
+  FrameTimelineRig rig;
+  rig.answer_frametimeline(10ms, full_window(1000));
+  // Answered at once and polled again within 400 ms (3/4 of the window's
+  // least span): an app that stalled while other layers filled the window.
+  rig.answer_frametimeline(10ms, full_window(2000));
+  CHECK(rig.overflows() == 0);
+  // Answered 700 ms late: frames may have gone by.
+  rig.answer_frametimeline(700ms, full_window(3000));
+  CHECK(rig.overflows() == 1);
+  // The next one, asked at once, comes back quickly: the two answers are
+  // closer than 400 ms, but the late one's dump may have been taken soon
+  // after its request, over 700 ms before this one: frames may have gone by.
+  rig.answer_frametimeline(10ms, full_window(4000));
+  CHECK(rig.overflows() == 2);
 }
