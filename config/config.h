@@ -87,6 +87,16 @@ struct Config {
   std::vector<std::string> resources_threads{"RenderThread", "UnityMain", "UnityGfxDeviceW", "GameThread",
                                              "RHIThread"};
 
+  // per_frame: when frames are polled one by one (SurfaceFlinger --latency,
+  // --frametimeline, gfxinfo framestats: commands several times a second,
+  // work on SurfaceFlinger's main thread and the app's RenderThread). The
+  // cumulative sources (graphicsstats, gfxinfo's aggregate, TimeStats, logcat)
+  // run always and lose nothing at any cadence (docs/config.md, "Per-frame polling").
+  std::string per_frame_mode = "needed";  // "needed": during runs, after spikes, for the named apps; "always"
+  std::vector<std::string> per_frame_apps;  // polled per frame whenever they run
+  std::uint32_t per_frame_spike_skipped_frames = 30;  // a Choreographer skip this large is a spike
+  Seconds per_frame_after_spike_seconds{60};
+
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll

@@ -60,6 +60,10 @@ std::string check_adb_server(const std::string& v) {
   return "'" + v + "' is not HOST:PORT, [IPv6]:PORT or tcp:PORT with a port of 1-65535";
 }
 
+std::string check_per_frame_mode(const std::string& v) {
+  return v == "needed" || v == "always" ? "" : "'" + v + "' is not one of needed, always";
+}
+
 std::string check_log_level(const std::string& v) {
   for (const char* l : {"debug", "info", "warning", "error"}) {
     if (v == l) return "";
@@ -352,6 +356,16 @@ std::vector<Setting> build() {
              "apps measured per device: the configured, the foreground and the discovered ones, as gfxinfo polls"),
       list("resources.threads", &Config::resources_threads,
            "thread names (comm, as /proc shows them) measured besides each app's main thread", check_thread_name),
+      text("per_frame.mode", &Config::per_frame_mode,
+           "needed: frames are polled one by one (--latency, --frametimeline, framestats) only during runs, after "
+           "a spike and for per_frame.apps; always: on every watched app all the time",
+           check_per_frame_mode),
+      list("per_frame.apps", &Config::per_frame_apps, "packages polled per frame whenever they run (mode needed)",
+           check_package),
+      number("per_frame.spike_skipped_frames", &Config::per_frame_spike_skipped_frames, 1, 1e6, "frames",
+             "a Choreographer skip of this many frames (or a Davey line) turns per-frame polling on for the device"),
+      number("per_frame.after_spike_seconds", &Config::per_frame_after_spike_seconds, 0, kDay, "seconds",
+             "per-frame polling stays on this long after the spike left the SM window"),
       flag("surfaceflinger.enabled", &Config::surfaceflinger_enabled,
            "follow the presented frames of the watched apps' layers (dumpsys SurfaceFlinger --latency)"),
       number("surfaceflinger.fast_poll_interval_seconds", &Config::surfaceflinger_fast_poll_interval_seconds, 0.1, 60,

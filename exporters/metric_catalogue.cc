@@ -84,6 +84,9 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
     {F::jank_exporter_device_command_output_bytes_total, {"jank_exporter_device_command_output_bytes_total",
      counter, "bytes", "Bytes the exporter's commands brought back from the device (stdout and stderr), by kind.",
      "serial,command"}},
+    {F::jank_exporter_device_per_frame_polling, {"jank_exporter_device_per_frame_polling", gauge, "",
+     "1 while every watched app of the device is polled frame by frame (per_frame.mode always, a run, a spike); "
+     "0 while only per_frame.apps are.", "serial"}},
     {F::jank_exporter_ingest_lag_seconds, {"jank_exporter_ingest_lag_seconds", gauge, "seconds",
      "Host time at receipt minus the host-time place of the newest log line read (how far behind the reader is).",
      "serial"}},

@@ -127,6 +127,10 @@ FramestatsTracker::FramestatsTracker()
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds()),
               Histogram(buckets::stage_duration_seconds()), Histogram(buckets::stage_duration_seconds())} {}
 
+void FramestatsTracker::expect_gap() {
+  for (const auto& [window, newest] : newest_) gap_expected_.insert(window);
+}
+
 void FramestatsTracker::note_reset() {
   for (auto& [window, newest] : newest_) newest = kAfterReset;
 }
@@ -167,7 +171,9 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
   // row of this one, frames fell out of the ~120-row window between polls.
   std::int64_t oldest_here = std::numeric_limits<std::int64_t>::max();
   for (const auto& row : table.rows) oldest_here = std::min(oldest_here, row[*c.intended]);
-  if (newest == kAfterReset) {
+  if (gap_expected_.erase(key) != 0) {
+    // Not polled on purpose: what fell out unseen is no overflow.
+  } else if (newest == kAfterReset) {
     if (table.rows.size() >= kRingRows) ++overflows_;
   } else if (!inserted && newest != std::numeric_limits<std::int64_t>::min() && oldest_here > newest) {
     ++overflows_;

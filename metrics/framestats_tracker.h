@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,11 @@ class FramestatsTracker {
   // frames fell out unseen only when that table is full.
   void note_reset();
 
+  // The app was polled without framestats for a while on purpose (per-frame
+  // polling paused): each known window's next table may not overlap its
+  // previous one without that being an overflow.
+  void expect_gap();
+
   std::uint64_t frames() const { return frames_; }            // new Flags=0 rows with valid timings
   std::uint64_t janky_frames() const { return janky_; }       // of those, HWUI's "Janky frames"
   std::uint64_t janky_frames_legacy() const { return janky_legacy_; }  // of those, "Janky frames (legacy)"
@@ -79,6 +85,7 @@ class FramestatsTracker {
 
  private:
   std::map<std::string, std::int64_t, std::less<>> newest_;  // window → newest IntendedVsync counted
+  std::set<std::string, std::less<>> gap_expected_;          // windows whose next table may not overlap
   std::uint64_t interval_fallbacks_ = 0;
   std::uint64_t frames_ = 0, janky_ = 0, janky_legacy_ = 0, flagged_ = 0, invalid_ = 0, overflows_ = 0, unusable_ = 0;
   Histogram frame_duration_;

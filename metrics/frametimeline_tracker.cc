@@ -82,7 +82,7 @@ std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineD
       newest_token_ = -1;
     } else if (std::max(static_cast<std::int64_t>(dump.display_frames.size()), dump.display_frame_count.value_or(0)) >=
                    static_cast<std::int64_t>(kFrameTimelineDisplayFrames) &&
-               !(since_previous_ns && *since_previous_ns < shortest_span_ns(dump) * 3 / 4)) {
+               !(since_previous_ns && *since_previous_ns < shortest_span_ns(dump) * 3 / 4) && !gap_expected_) {
       ++overflows_;  // a full window without any frame seen before
     }
   }
@@ -113,6 +113,7 @@ std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineD
   }
   std::erase_if(counted_, [&](const Key& k) { return k.token < min_token; });
   newest_token_ = std::max(newest_token_, max_token);
+  gap_expected_ = false;
   return out;
 }
 

@@ -54,6 +54,11 @@ class FrameTimelineTracker {
   std::vector<FtFrame> observe(const parsers::FrameTimelineDump& dump,
                                std::optional<std::int64_t> since_previous_ns = std::nullopt);
 
+  // FrameTimeline was not polled for a while on purpose (per-frame polling
+  // paused): the next window may hold no frame seen before without that
+  // being an overflow.
+  void expect_gap() { gap_expected_ = true; }
+
   std::uint64_t overflows() const { return overflows_; }
   std::uint64_t restarts() const { return restarts_; }
   std::size_t pending() const { return pending_.size(); }
@@ -78,6 +83,7 @@ class FrameTimelineTracker {
   std::unordered_set<Key, KeyHash> counted_;  // final frames still inside the window
   std::unordered_map<Key, FtFrame, KeyHash> pending_;
   std::int64_t newest_token_ = -1;  // newest token seen (any state)
+  bool gap_expected_ = false;       // not checkpointed: the session sets it again
   std::uint64_t overflows_ = 0;
   std::uint64_t restarts_ = 0;
 };

@@ -62,11 +62,12 @@ std::uint64_t PresentTracker::observe(const parsers::SfLatency& table, std::vect
     // The frame counted last is gone from the table: the ring wrapped past
     // it (overflow), or this is a new instance of the layer. Either way the
     // gap to the first new present is no frame time.
-    if (!slot_unused) ++overflows_;
+    if (!slot_unused && !gap_expected_) ++overflows_;
     decide_as_rest();
     last_present_.reset();
     recent_.clear();
   }
+  if (!presents.empty()) gap_expected_ = false;  // the gap, if any, is behind
   for (const std::int64_t at : presents) present(at, table.refresh_period_ns, active, frozen, host_ns);
   return presents.size();
 }

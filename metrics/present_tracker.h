@@ -101,6 +101,10 @@ class PresentTracker {
   // Returns whether one did (its span then appended to `active`).
   bool confirm_freeze(const FreezeCheck& frozen, std::int64_t host_ns, std::vector<ActiveSpan>* active = nullptr);
 
+  // The layer was not polled for a while on purpose (per-frame polling
+  // paused): frames gone from the table before the next poll are no overflow.
+  void expect_gap() { gap_expected_ = true; }
+
   std::uint64_t frames() const { return frames_; }
   std::uint64_t overflows() const { return overflows_; }
   std::uint64_t jank() const { return jank_; }
@@ -150,6 +154,7 @@ class PresentTracker {
   std::optional<std::int64_t> last_present_;
   std::deque<std::int64_t> recent_;  // the stretch's last three frame times
   std::vector<Rest> rests_;          // recent rests a late report may still explain (empty: no allocation)
+  bool gap_expected_ = false;  // not checkpointed: the session sets it again
   std::uint64_t frames_ = 0, overflows_ = 0, jank_ = 0, big_jank_ = 0, refresh_jank_ = 0;
   std::uint64_t freezes_ = 0, slow_ = 0, slow_refresh_ = 0, frozen_ = 0;
   std::int64_t jank_ns_ = 0, active_ns_ = 0;

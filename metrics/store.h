@@ -141,6 +141,9 @@ struct DeviceMetrics {
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)
     std::int64_t down_since_ns = 0;               // host time the device went away (0 while up)
     std::optional<std::string> foreground;        // the focused app, as dumpsys window last told
+    // Every watched app polled frame by frame now (app/session/per_frame_policy.h);
+    // unset until a session decided.
+    std::optional<bool> per_frame_polling;
   } live;
 
   // The live view's recent samples (docs/live-view.md), filled by the

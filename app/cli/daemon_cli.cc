@@ -91,6 +91,9 @@ int run_daemon_cli(const std::vector<std::string>& args, std::ostream& out, std:
       ->option_text("DIR");
   app->add_option("--log-level", options.log_level_override, "debug, info, warning or error (default info)")
       ->option_text("LEVEL");
+  app->add_option("--per-frame", options.per_frame_override,
+                  "per-frame polling: needed (runs, spikes, per_frame.apps) or always\n(default: per_frame.mode, needed)")
+      ->option_text("MODE");
   app->add_option("--check-config", check, "validate FILE and exit: 0 valid, 78 invalid")->option_text("FILE");
   app->add_flag("--version", version, "print the version");
   if (auto status = parse_command(*app, args, out, err)) return *status;
@@ -112,7 +115,7 @@ int run_daemon_cli(const std::vector<std::string>& args, std::ostream& out, std:
   for (std::size_t k = 0; k < options.config.adb_servers.size(); ++k) {
     flags_yaml += (k ? ", \"" : "\"") + options.config.adb_servers[k] + "\"";
   }
-  flags_yaml += "]\n";
+  flags_yaml += "]\nper_frame:\n  mode: \"" + options.config.per_frame_mode + "\"\n";
   auto flags_check = config::parse_config(flags_yaml, "command line");
   if (!flags_check.ok()) {
     const auto& errors = flags_check.errors;

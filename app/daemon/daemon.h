@@ -14,7 +14,7 @@ struct DaemonOptions {
   std::string config_path;  // for SIGHUP reloads; empty when running on defaults and flags
   // Command-line overrides re-applied after every reload.
   std::vector<std::string> adb_override;
-  std::string listen_override, state_dir_override, log_level_override;
+  std::string listen_override, state_dir_override, log_level_override, per_frame_override;
 };
 
 // Applies the command-line overrides to a loaded configuration.

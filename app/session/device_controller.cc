@@ -214,8 +214,10 @@ AndroidRelease DeviceController::release() const { return probes_ ? probes_->rel
 void DeviceController::follow() {
   open_logcat();
   // Soon after the start: by then the first skips name the apps worth polling.
+  // One decision per session on what is polled frame by frame, shared by the pollers that do.
+  const auto per_frame = std::make_shared<PerFramePolicy>(config_);
   gfxinfo_ = std::make_unique<GfxinfoPoller>(
-      PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns, release()});
+      PollerContext{config_, serial_, shared_, runner(), timer(gfxinfo_timer_), clock_.wall_ns, release()}, per_frame);
   gfxinfo_->start(std::chrono::milliseconds(2000));
   // Framestats rows wait for FrameTimeline's verdicts only where they come.
   shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
@@ -223,7 +225,8 @@ void DeviceController::follow() {
   });
   if (config_->surfaceflinger_enabled) {
     // After the first gfxinfo round has named the foreground app.
-    surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_);
+    surface_ = std::make_unique<SurfacePoller>(config_, serial_, shared_, runner(), timer(surface_timer_), clock_,
+                                               per_frame);
     surface_->start(std::chrono::milliseconds(2500));
   }
   const auto sources = command_sources();

@@ -41,12 +41,15 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
   return out;
 }
 
-std::string gfxinfo_command(const config::Config& config, const std::string& package) {
-  return config.gfxinfo_reset_after_poll ? ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats", "reset"})
-                                         : ingest::quote_args({"dumpsys", "gfxinfo", package, "framestats"});
+std::string gfxinfo_command(const config::Config& config, const std::string& package, bool framestats) {
+  std::vector<std::string> args = {"dumpsys", "gfxinfo", package};
+  if (framestats) args.emplace_back("framestats");
+  if (config.gfxinfo_reset_after_poll) args.emplace_back("reset");
+  return ingest::quote_args(args);
 }
 
-GfxinfoPoller::GfxinfoPoller(PollerContext context) : ctx_(std::move(context)) {}
+GfxinfoPoller::GfxinfoPoller(PollerContext context, std::shared_ptr<PerFramePolicy> per_frame)
+    : ctx_(std::move(context)), per_frame_(std::move(per_frame)) {}
 
 void GfxinfoPoller::start(std::chrono::milliseconds first_round) {
   ctx_.after(first_round, [this] { round(); });
@@ -65,8 +68,9 @@ void GfxinfoPoller::round() {
   again_ = false;
   round_began_ns_ = ctx_.host_now();
   auto start_polls = [this] {
-    ctx_.shared.with_device(ctx_.serial, [this](const metrics::DeviceMetrics& d) {
+    ctx_.shared.with_device(ctx_.serial, [this](metrics::DeviceMetrics& d) {
       queue_ = packages_to_poll(*ctx_.config, d, d.live.foreground);
+      per_frame_->update(d, ctx_.host_now());
     });
     overflow_seen_ = false;
     poll_next();
@@ -99,8 +103,10 @@ void GfxinfoPoller::poll_next() {
   }
   const std::string package = queue_.back();
   queue_.pop_back();
-  ctx_.run(gfxinfo_command(*ctx_.config, package), kGfxinfoOutput,
-       [this, package](ingest::ShellResult r) {
+  // Without framestats HWUI prints only its aggregate, cheaply: no rows.
+  const bool framestats = per_frame_->polls(package);
+  ctx_.run(gfxinfo_command(*ctx_.config, package, framestats), kGfxinfoOutput,
+       [this, package, framestats](ingest::ShellResult r) {
          std::string result(ingest::shell_result_name(r));
          const parsers::GfxinfoDump dump = r.error ? parsers::GfxinfoDump{} : parsers::parse_gfxinfo(r.output);
          {
@@ -116,6 +122,7 @@ void GfxinfoPoller::poll_next() {
              };
              const std::uint64_t before = overflows();
              ctx_.shared.store.set_host_time(ctx_.host_now());
+             if (!framestats) metrics::pause_framestats(d, package);
              metrics::record_gfxinfo(ctx_.shared.store, d, dump, ctx_.config->gfxinfo_reset_after_poll);
              if (overflows() > before) overflow_seen_ = true;
            }

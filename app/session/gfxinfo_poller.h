@@ -14,6 +14,7 @@
 
 #include "app/session/session_io.h"
 #include "app/core/shared_state.h"
+#include "app/session/per_frame_policy.h"
 #include "app/session/version_poller.h"
 #include "config/config.h"
 
@@ -25,13 +26,14 @@ namespace jank::app {
 // unknown labels.
 std::vector<std::string> packages_to_poll(const config::Config& config, const metrics::DeviceMetrics& device,
                                           const std::optional<std::string>& foreground);
-// The poll's command: with gfxinfo.reset_after_poll, HWUI dumps and then
-// resets the stats in the one command (`reset` after `framestats`).
-std::string gfxinfo_command(const config::Config& config, const std::string& package);
+// The poll's command: the aggregate, with its frames one by one when
+// `framestats`; with gfxinfo.reset_after_poll, HWUI dumps and then resets
+// the stats in the one command (`reset` last).
+std::string gfxinfo_command(const config::Config& config, const std::string& package, bool framestats = true);
 
 class GfxinfoPoller {
  public:
-  explicit GfxinfoPoller(PollerContext context);
+  GfxinfoPoller(PollerContext context, std::shared_ptr<PerFramePolicy> per_frame);
   void start(std::chrono::milliseconds first_round);
   // A round now (after the one in progress, if any): a run waits for one.
   void poll_soon();
@@ -41,6 +43,7 @@ class GfxinfoPoller {
   void poll_next();
 
   PollerContext ctx_;
+  std::shared_ptr<PerFramePolicy> per_frame_;
   VersionPoller versions_{ctx_};  // after ctx_, which it refers to
   std::vector<std::string> queue_;
   bool overflow_seen_ = false;

@@ -6,6 +6,7 @@
 #include "app/session/gfxinfo_poller.h"
 #include "app/core/log.h"
 #include "ingest/protocol.h"
+#include "metrics/app_version.h"
 #include "metrics/frametimeline_tracker.h"
 #include "metrics/sources/frametimeline.h"
 #include "metrics/sources/layers.h"
@@ -157,13 +158,14 @@ std::optional<PollSchedule::Time> PollSchedule::last_ran(const std::string& stab
 }
 
 SurfacePoller::SurfacePoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared,
-                             RunCommand run, RunAfter after, HostClock clock)
+                             RunCommand run, RunAfter after, HostClock clock, std::shared_ptr<PerFramePolicy> per_frame)
     : config_(std::move(config)),
       serial_(std::move(serial)),
       shared_(shared),
       run_(std::move(run)),
       after_(std::move(after)),
       clock_(std::move(clock)),
+      per_frame_(std::move(per_frame)),
       schedule_(poll_intervals(*config_), clock_.steady_now()) {}
 
 void SurfacePoller::start(std::chrono::milliseconds first) {
@@ -214,6 +216,22 @@ void expect_frametimeline(const config::Config& c, metrics::DeviceMetrics& devic
   metrics::expect_frametimeline(device, polls_frametimeline(c, device));
 }
 
+bool SurfacePoller::polls_per_frame(const PollSchedule::Job& job) {
+  bool polls = true;
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    const std::int64_t now = clock_.wall_ns();
+    per_frame_->update(d, now);
+    if (job.kind == PollSchedule::Job::Kind::frametimeline) {
+      polls = per_frame_->polls_any();
+      if (!polls) metrics::pause_frametimeline(d);
+    } else {
+      polls = per_frame_->polls(metrics::base_package(job.layer.package));
+      if (!polls) metrics::pause_layer(d, job.layer.stable_name, now);
+    }
+  });
+  return polls;
+}
+
 int SurfacePoller::device_sdk() {
   std::lock_guard<std::mutex> lock(shared_.mutex);
   return sdk_of(shared_.store.device(serial_));
@@ -258,6 +276,11 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         step();
         return;
       }
+      if (job.kind == PollSchedule::Job::Kind::frametimeline && !polls_per_frame(job)) {
+        schedule_.defer(job, started);
+        step();
+        return;
+      }
       if (job.kind == PollSchedule::Job::Kind::timestats) {
         // -dump runs before -enable whatever the order: this reads, then
         // turns TimeStats on if it was off (a first answer may be empty).
@@ -292,6 +315,11 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
       });
       return;
     case PollSchedule::Job::Kind::layer:
+      if (!polls_per_frame(job)) {
+        schedule_.ran(job, started);  // asked again at the idle interval
+        step();
+        return;
+      }
       run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", job.layer.name}), kLatencyOutput,
            [this, job, started](ingest::ShellResult r) {
              const parsers::SfLatency table = parsers::parse_sf_latency(r.output);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/core/host_clock.h"
+#include "app/session/per_frame_policy.h"
 #include "app/session/session_io.h"
 #include "app/core/shared_state.h"
 #include "config/config.h"
@@ -124,13 +125,16 @@ class PollSchedule {
 class SurfacePoller {
  public:
   SurfacePoller(std::shared_ptr<const config::Config> config, std::string serial, SharedState& shared, RunCommand run,
-                RunAfter after, HostClock clock);
+                RunAfter after, HostClock clock, std::shared_ptr<PerFramePolicy> per_frame);
   void start(std::chrono::milliseconds first);
 
  private:
   void step();
   void run_job(const PollSchedule::Job& job);
   int device_sdk();  // 0 while not known
+  // Whether the FrameTimeline or layer job runs now (per_frame.*); when not,
+  // its source is told the gap to come is no overflow.
+  bool polls_per_frame(const PollSchedule::Job& job);
   // Counts the command's result and, when it answered, applies `apply` to
   // the device under the store's lock at the host's time.
   template <typename F>
@@ -142,6 +146,7 @@ class SurfacePoller {
   RunCommand run_;
   RunAfter after_;
   HostClock clock_;
+  std::shared_ptr<PerFramePolicy> per_frame_;
   PollSchedule schedule_;
   // When the previous --frametimeline request of this session was sent.
   std::optional<PollSchedule::Time> ft_requested_;

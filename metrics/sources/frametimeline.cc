@@ -208,6 +208,8 @@ FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, cons
   return poll;
 }
 
+void pause_frametimeline(DeviceMetrics& device) { frametimeline_source().state(device).tracker.expect_gap(); }
+
 void expect_frametimeline(DeviceMetrics& device, bool expected) {
   frametimeline_source().state(device).expected = expected;
   if (expected) return;

@@ -90,6 +90,11 @@ FrameTimelinePoll record_frametimeline(Store& store, DeviceMetrics& device, cons
 // --frametimeline on it). Off, the halves waiting for their match are dropped.
 void expect_frametimeline(DeviceMetrics& device, bool expected);
 
+// FrameTimeline is not polled on purpose from now on (per-frame polling
+// paused): the next window may hold no frame seen before without that being
+// an overflow.
+void pause_frametimeline(DeviceMetrics& device);
+
 // Read access: the device's window and input (null before any poll), an
 // app's verdicts (null until one was counted) and its windows.
 const FrameTimelineState* frametimeline_of(const DeviceMetrics& device);

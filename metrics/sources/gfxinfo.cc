@@ -397,4 +397,11 @@ const GfxinfoState* gfxinfo_of(const DeviceMetrics& device) { return gfxinfo_sou
 
 const AppGfxinfoState* gfxinfo_of(const PackageMetrics& package) { return find_app_state(package); }
 
+void pause_framestats(DeviceMetrics& device, std::string_view package) {
+  for (auto& [name, p] : device.packages) {
+    if (base_package(name) != package) continue;
+    if (AppGfxinfoState* s = find_app_state(p)) s->framestats.expect_gap();
+  }
+}
+
 }  // namespace jank::metrics

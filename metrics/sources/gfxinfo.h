@@ -88,6 +88,11 @@ const GfxinfoSource& gfxinfo_source();
 // reset`), so their next dump starts a new baseline whatever it shows.
 void record_gfxinfo(Store& store, DeviceMetrics& device, const parsers::GfxinfoDump& dump, bool reset_after = false);
 
+// The app (every process of it) is polled without framestats on purpose
+// from now on (per-frame polling paused): its windows' next framestats
+// tables may not overlap the previous ones without that being an overflow.
+void pause_framestats(DeviceMetrics& device, std::string_view package);
+
 // Read access: the device's dumps and input (null before any), an app's
 // counts (null until a dump held any of its frames).
 const GfxinfoState* gfxinfo_of(const DeviceMetrics& device);

@@ -207,7 +207,7 @@ bool LayersSource::expire(DeviceMetrics& d, std::int64_t now_ns, std::int64_t gr
   // A layer not polled for as long as a dead app's series are kept, unless an open run measures its app.
   return std::erase_if(state(d).layers, [&](const auto& entry) {
            const LayerMetrics& l = entry.second;
-           return l.last_seen_ns != 0 && now_ns - l.last_seen_ns > grace_ns &&
+           return l.last_seen_ns != 0 && now_ns - std::max(l.last_seen_ns, l.paused_ns) > grace_ns &&
                   !d.pinned_packages.contains(base_package(l.package));
          }) > 0;
 }
@@ -319,6 +319,15 @@ LayerPoll record_layer_latency(Store& store, DeviceMetrics& device, const parser
     add_active(s, app, spans);
   }
   return poll;
+}
+
+void pause_layer(DeviceMetrics& device, std::string_view stable_name, std::int64_t now_ns) {
+  if (layers_source().find(device) == nullptr) return;
+  auto& layers = layers_source().state(device).layers;
+  const auto it = layers.find(stable_name);
+  if (it == layers.end()) return;
+  it->second.presents.expect_gap();
+  it->second.paused_ns = now_ns;
 }
 
 void note_stall(Store& store, DeviceMetrics& device, std::string_view package, std::int64_t duration_ns) {

@@ -40,6 +40,10 @@ struct LayerMetrics {
   bool presenting = false;                        // the newest poll brought frames
   std::int64_t last_presented_ns = 0;             // host time a poll last brought frames (0: never, or replay)
   std::int64_t last_seen_ns = 0;                  // host time of its newest poll (0: replay)
+  // Host time per-frame polling last left it unpolled on purpose (0: never):
+  // listed, so alive, but not followed for SM's idleness.
+  std::int64_t paused_ns = 0;
+  bool paused() const { return paused_ns > last_seen_ns; }
 };
 using Layers = std::map<std::string, LayerMetrics, std::less<>>;
 
@@ -102,6 +106,10 @@ void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list);
 // as not followed, when the device is at its layer cap.
 LayerPoll record_layer_latency(Store& store, DeviceMetrics& device, const parsers::AppLayer& layer,
                                const parsers::SfLatency& table);
+// The layer is not polled on purpose now (per-frame polling paused; it was
+// listed at `now_ns`): kept alive, not taken as followed, and frames gone
+// unseen until its next poll are no overflow. Unknown layers are left alone.
+void pause_layer(DeviceMetrics& device, std::string_view stable_name, std::int64_t now_ns);
 // A stall the app reported (a source's verdict): kept for its layers' gaps,
 // and a recent rest it explains becomes the freeze it was.
 void note_stall(Store& store, DeviceMetrics& device, std::string_view package, std::int64_t duration_ns);

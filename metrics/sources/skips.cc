@@ -76,7 +76,7 @@ bool app_idle(const DeviceMetrics& d, const std::string& package, const PackageM
               std::int64_t now, std::chrono::seconds window) {
   bool followed = false;
   for (const auto& [name, l] : layers_of(d)) {
-    if (l.package != package) continue;
+    if (l.package != package || l.paused()) continue;
     if (l.last_seen_ns == 0) return false;
     followed = true;
   }

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <thread>
@@ -86,6 +87,12 @@ class Exporter {
     for (auto p : adb_ports) {
       argv.push_back("--adb");
       argv.push_back("127.0.0.1:" + std::to_string(p));
+    }
+    // The rigs check the frame-by-frame sources against the simulator's
+    // truth, so they poll them all the time unless they ask otherwise (the
+    // product's default, per_frame.mode needed, has rig tests of its own).
+    if (std::find(extra.begin(), extra.end(), "--per-frame") == extra.end()) {
+      argv.insert(argv.end(), {"--per-frame", "always"});
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
     log_ = dir_.path() + "/exporter.log";

@@ -89,6 +89,8 @@ bool allowed_service(const std::string& s) {
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._$/#[]() -") ||
          between("shell:'dumpsys' 'gfxinfo' '", "' 'framestats'",
                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") ||
+         between("shell:'dumpsys' 'gfxinfo' '", "'",  // the aggregate alone (per_frame.mode needed)
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") ||
          between("shell:'dumpsys' 'package' '",
                  "' | grep -F -e 'Package [' -e 'Hidden system packages:' -e versionCode= -e versionName= -e "
                  "'Unable to find package'",

@@ -141,11 +141,13 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   auto config = std::make_shared<config::Config>();
   config->gfxinfo_discover = false;
   config->gfxinfo_packages = {"com.example.feed"};
+  config->per_frame_mode = "always";
   config->packages_version_poll_interval_seconds = config::Seconds(300);
   app::SharedState shared{metrics::StoreOptions{}};
   FakeSession session;
   app::GfxinfoPoller poller(
-      app::PollerContext{config, "s", shared, session.runner(), session.timer(), [&] { return session.host_ns; }});
+      app::PollerContext{config, "s", shared, session.runner(), session.timer(), [&] { return session.host_ns; }},
+      std::make_shared<app::PerFramePolicy>(config));
   poller.start(2000ms);
   const auto& d = shared.store.device("s");
   const std::string gfx = "'dumpsys' 'gfxinfo' 'com.example.feed' 'framestats'";

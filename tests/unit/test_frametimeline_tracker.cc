@@ -74,6 +74,20 @@ TEST_CASE("frametimeline tracker: a dropped frame is 'dropped' on every version"
   CHECK(out[1].jank == kJankDropped);
 }
 
+TEST_CASE("frametimeline tracker: a window after a pause on purpose is no overflow, once", "[frametimeline]") {
+  std::vector<SurfaceFrame> a, b, c;
+  for (int i = 0; i < 64; ++i) a.push_back(frame(100 + i));
+  for (int i = 0; i < 64; ++i) b.push_back(frame(300 + i));
+  for (int i = 0; i < 64; ++i) c.push_back(frame(500 + i));
+  FrameTimelineTracker t;
+  t.observe(dump_of(a));
+  t.expect_gap();
+  CHECK(t.observe(dump_of(b)).size() == 64);
+  CHECK(t.overflows() == 0);
+  CHECK(t.observe(dump_of(c)).size() == 64);
+  CHECK(t.overflows() == 1);
+}
+
 TEST_CASE("frametimeline tracker: a full window without a frame seen before is an overflow", "[frametimeline]") {
   std::vector<SurfaceFrame> a, b, c;
   for (int i = 0; i < 64; ++i) a.push_back(frame(100 + i));

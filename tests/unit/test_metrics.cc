@@ -163,6 +163,22 @@ TEST_CASE("framestats de-duplicates overlapping polls by IntendedVsync", "[metri
   CHECK(t.stage_duration()[static_cast<std::size_t>(FrameStage::input)].count() == 5);
 }
 
+TEST_CASE("framestats not polled on purpose: the next table of each window may not overlap, once",
+          "[metrics][framestats]") {
+  FramestatsTracker t;
+  const std::int64_t interval = 16'666'667;
+  t.apply("w", table({frame(0, 100, 10)}), interval);
+  t.apply("v", table({frame(0, 100, 10)}), interval);
+  t.expect_gap();  // polled without framestats for a while
+  t.apply("w", table({frame(0, 900, 8)}), interval);
+  t.apply("v", table({frame(0, 900, 8)}), interval);
+  CHECK(t.overflows() == 0);
+  CHECK(t.frames() == 4);
+  // Polled again: a gap now is frames lost.
+  t.apply("w", table({frame(0, 2000, 8)}), interval);
+  CHECK(t.overflows() == 1);
+}
+
 TEST_CASE("framestats rows with garbage timestamps are counted, not timed", "[metrics][framestats]") {
   FramestatsTracker t;
   auto zero = frame(0, 100, 10);

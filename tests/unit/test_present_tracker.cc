@@ -107,6 +107,23 @@ TEST_CASE("a full table without the last counted frame is an overflow, a fresh l
   CHECK(t.frames() == 3 + 127 + 3);
 }
 
+TEST_CASE("a layer not polled on purpose: the next full table without the last frame is no overflow, once",
+          "[metrics][present]") {
+  const double f = 1000.0 / 60;
+  PresentTracker t;
+  t.observe(table(presents_after(1000, {f, f}), k60Hz, 120));
+  t.expect_gap();
+  // Still resting when asked: the gap stays expected.
+  CHECK(t.observe(table(presents_after(1000, {f, f}), k60Hz, 120)) == 0);
+  std::vector<double> gaps(126, f);
+  CHECK(t.observe(table(presents_after(3000, gaps))) == 127);
+  CHECK(t.overflows() == 0);
+  // The gap across the frames not polled is no frame time.
+  CHECK(t.frame_time().count() == 2 + 126);
+  CHECK(t.observe(table(presents_after(9000, gaps))) == 127);
+  CHECK(t.overflows() == 1);
+}
+
 TEST_CASE("a gap longer than the idle gap is rest, not a BigJank", "[metrics][present]") {
   PresentTracker t;
   const double f = 1000.0 / 60;

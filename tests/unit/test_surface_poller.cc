@@ -284,6 +284,7 @@ struct FrameTimelineRig {
   std::unique_ptr<SurfacePoller> poller;
 
   FrameTimelineRig() {
+    config->per_frame_mode = "always";
     shared.store.device("s").live.info["sdk"] = "33";
     HostClock clock{[this] { return 1'000'000'000'000 + now.time_since_epoch().count(); }, [this] { return now; }};
     poller = std::make_unique<SurfacePoller>(
@@ -296,7 +297,7 @@ struct FrameTimelineRig {
           wait = delay;
           due = std::move(then);
         },
-        clock);
+        clock, std::make_shared<PerFramePolicy>(config));
     poller->start(0ms);
   }
   // Runs the session until the next FrameTimeline request, then answers it
