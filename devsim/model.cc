@@ -1058,6 +1058,8 @@ void Device::frame(std::size_t idx, std::int64_t t) {
       ++g.slow_ui;
     }
     if (skipped == 0 && duration > iv) ++g.slow_draw;
+    if (duration / kMs > 16) ++g.vitals_slow;
+    if (duration / kMs >= 700) ++g.vitals_frozen;
     ++g.hist[hist_index(duration / kMs)];
     ++g.gpu_hist[std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(gpu / kMs, 1)) - 1, 24)];
   }
@@ -1385,6 +1387,8 @@ Json Device::truth() const {
     app["starts"] = t.starts;
     app["gfx_total_frames"] = a.gfx.total;
     app["gfx_janky_frames"] = a.gfx.janky;
+    app["gfx_slow_frames"] = a.gfx.vitals_slow;
+    app["gfx_frozen_frames"] = a.gfx.vitals_frozen;
     {
       Json service = Json::array();
       for (const auto& [version, counts] : a.gs_truth) {

@@ -210,6 +210,10 @@ struct GfxCounters {
   std::int64_t since_mono_ns = 0;
   std::uint64_t total = 0, janky = 0, janky_legacy = 0, missed_vsync = 0, slow_ui = 0;
   std::uint64_t high_input = 0, slow_draw = 0;
+  // Truth only, never printed: Android vitals' slow (over 16 ms) and frozen
+  // (over 700 ms) frames in whole milliseconds, as HWUI's histogram takes them
+  // (libs/hwui/ProfileData.cpp, frameCountIndexForFrameTime: ns2ms truncates).
+  std::uint64_t vitals_slow = 0, vitals_frozen = 0;
   std::array<std::uint64_t, kHistBins> hist{};
   std::array<std::uint64_t, kGpuHistBins> gpu_hist{};
 };
