@@ -97,6 +97,10 @@ struct Config {
   std::uint32_t per_frame_spike_skipped_frames = 30;  // a Choreographer skip this large is a spike
   Seconds per_frame_after_spike_seconds{60};
 
+  // budget: shell commands the exporter starts on a device per second at
+  // most, bursts of a second's worth (app/session/command_budget.h); 0: no cap
+  double budget_max_commands_per_second = 10;
+
   // surfaceflinger: presented frames per app layer (dumpsys SurfaceFlinger --latency)
   bool surfaceflinger_enabled = true;
   // While a layer presents, its ~127-frame table covers ~1 s at 120 Hz: poll

@@ -366,6 +366,9 @@ std::vector<Setting> build() {
              "a Choreographer skip of this many frames (or a Davey line) turns per-frame polling on for the device"),
       number("per_frame.after_spike_seconds", &Config::per_frame_after_spike_seconds, 0, kDay, "seconds",
              "per-frame polling stays on this long after the spike left the SM window"),
+      number("budget.max_commands_per_second", &Config::budget_max_commands_per_second, 0, 1000, "",
+             "shell commands the exporter starts on a device per second at most (bursts of a second's worth); over "
+             "it a command waits its turn; 0: no cap"),
       flag("surfaceflinger.enabled", &Config::surfaceflinger_enabled,
            "follow the presented frames of the watched apps' layers (dumpsys SurfaceFlinger --latency)"),
       number("surfaceflinger.fast_poll_interval_seconds", &Config::surfaceflinger_fast_poll_interval_seconds, 0.1, 60,

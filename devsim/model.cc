@@ -1348,6 +1348,7 @@ Json Device::truth() const {
   d["reader_pending_lines"] = reader_pending_lines();
   d["reader_history_lines"] = reader_history_lines_;
   d["boot_id"] = boot_id_;
+  d["shell"] = {{"commands", shell_commands_}, {"streams", shell_streams_}, {"output_bytes", shell_output_bytes_}};
   d["reboots"] = reboots_;
   d["logd_restarts"] = logd_restarts_;
   d["logd_pid"] = logd_pid_;

@@ -364,6 +364,18 @@ class Device {
   Perfetto& perfetto() { return perfetto_; }
   const Perfetto& perfetto() const { return perfetto_; }
 
+  // A shell service the host opened ran: a command (its stdout and stderr
+  // `output_bytes` long, a streamed file included) or a stream that follows
+  // (logcat). What measuring costs the device, for the truth.
+  void note_shell(bool stream, std::uint64_t output_bytes) {
+    if (stream) {
+      ++shell_streams_;
+    } else {
+      ++shell_commands_;
+      shell_output_bytes_ += output_bytes;
+    }
+  }
+
   // The reader, for the truth. A follow stream of these buffers opened.
   void reader_follow(LogMask mask);
   // A stream wrote the entry of logd generation `gen`, buffer `id`, index
@@ -679,6 +691,7 @@ class Device {
   std::int32_t system_server_pid_;
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
+  std::uint64_t shell_commands_ = 0, shell_streams_ = 0, shell_output_bytes_ = 0;  // note_shell
   void settle_pending(Uncounted kind);
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;

@@ -87,6 +87,10 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
     {F::jank_exporter_device_per_frame_polling, {"jank_exporter_device_per_frame_polling", gauge, "",
      "1 while every watched app of the device is polled frame by frame (per_frame.mode always, a run, a spike); "
      "0 while only per_frame.apps are.", "serial"}},
+    {F::jank_exporter_device_budget_waits_total, {"jank_exporter_device_budget_waits_total", counter, "",
+     "Commands that waited for the device's command budget (budget.max_commands_per_second).", "serial"}},
+    {F::jank_exporter_device_budget_wait_seconds_total, {"jank_exporter_device_budget_wait_seconds_total", counter,
+     "seconds", "Time those commands waited, together.", "serial"}},
     {F::jank_exporter_ingest_lag_seconds, {"jank_exporter_ingest_lag_seconds", gauge, "seconds",
      "Host time at receipt minus the host-time place of the newest log line read (how far behind the reader is).",
      "serial"}},

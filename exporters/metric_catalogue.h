@@ -45,6 +45,8 @@ enum class Family : std::uint16_t {
   jank_exporter_device_command_seconds_total,
   jank_exporter_device_command_output_bytes_total,
   jank_exporter_device_per_frame_polling,
+  jank_exporter_device_budget_waits_total,
+  jank_exporter_device_budget_wait_seconds_total,
   jank_exporter_ingest_lag_seconds,
   jank_exporter_last_line_timestamp_seconds,
   jank_exporter_device_series,

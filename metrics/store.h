@@ -136,6 +136,8 @@ struct DeviceMetrics {
       std::uint64_t output_bytes = 0;
     };
     std::map<std::string, CommandCost, std::less<>> command_costs;
+    std::uint64_t budget_waits = 0;     // commands that waited for the device's command budget
+    double budget_wait_seconds = 0;     // and how long, together
     std::map<std::string, std::uint64_t> package_polls;   // dumpsys package (app versions) by result
     double ingest_lag_seconds = 0;                // host time at receipt − the newest line's time
     std::int64_t last_line_time_ns = 0;           // the newest line's own time (device clock)

@@ -38,7 +38,8 @@ DeviceController::DeviceController(asio::io_context& io, std::shared_ptr<const c
       surface_timer_(io),
       display_timer_(io),
       liveness_timer_(io),
-      trace_timer_(io) {}
+      trace_timer_(io),
+      budget_(config_->budget_max_commands_per_second) {}
 
 DeviceController::~DeviceController() { stop(); }
 
@@ -78,6 +79,8 @@ void DeviceController::end_streams() {
   logcat_.reset();
   for (auto& c : commands_) c->close();
   commands_.clear();
+  for (auto& t : waiting_) t->cancel();
+  waiting_.clear();
   gfxinfo_timer_.cancel();
   surface_timer_.cancel();
   display_timer_.cancel();
@@ -140,6 +143,25 @@ void DeviceController::run(const std::string& command, std::size_t max_output,
 
 void DeviceController::run_within(const std::string& command, std::size_t max_output,
                                   std::chrono::milliseconds within, std::function<void(ingest::ShellResult)> done) {
+  const auto now = clock_.steady_now();
+  const auto start = budget_.book(now);
+  if (start <= now) return start_command(command, max_output, within, std::move(done));
+  // Over the device's budget: the command waits its turn (its deadline runs from its start).
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    ++d.live.budget_waits;
+    d.live.budget_wait_seconds += parsers::units::Seconds(start - now).count();
+  });
+  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [](const auto& t) { return t.use_count() == 1; }),
+                 waiting_.end());
+  auto timer = std::make_shared<asio::steady_timer>(io_, start - now);
+  waiting_.push_back(timer);
+  timer->async_wait(guarded_timer([this, timer, command, max_output, within, done = std::move(done)]() mutable {
+    start_command(command, max_output, within, std::move(done));
+  }));
+}
+
+void DeviceController::start_command(const std::string& command, std::size_t max_output,
+                                     std::chrono::milliseconds within, std::function<void(ingest::ShellResult)> done) {
   const auto started = clock_.steady_now();
   const auto deadline = started + within;
   auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,

@@ -21,6 +21,7 @@
 
 #include "app/core/host_clock.h"
 #include "app/core/shared_state.h"
+#include "app/session/command_budget.h"
 #include "app/session/command_poller.h"
 #include "app/session/device_probes.h"
 #include "app/session/gfxinfo_poller.h"
@@ -57,8 +58,11 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void set_aside(const std::string& reason);
   void stop_for(metrics::DeviceState state, const std::string& reason, std::chrono::milliseconds delay);
   void run(const std::string& command, std::size_t max_output, std::function<void(ingest::ShellResult)> done);
+  // Within the device's command budget: at once, or when its turn comes.
   void run_within(const std::string& command, std::size_t max_output, std::chrono::milliseconds deadline,
                   std::function<void(ingest::ShellResult)> done);
+  void start_command(const std::string& command, std::size_t max_output, std::chrono::milliseconds deadline,
+                     std::function<void(ingest::ShellResult)> done);
   void step_features();
   void start_probes();
   void follow();  // the log stream, the gfxinfo poller, the liveness probe
@@ -118,6 +122,8 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   boost::asio::steady_timer liveness_timer_;
   std::deque<boost::asio::steady_timer> source_timers_;  // one per command source
   boost::asio::steady_timer trace_timer_;
+  CommandBudget budget_;  // across sessions: a reconnect gets no fresh burst
+  std::vector<std::shared_ptr<boost::asio::steady_timer>> waiting_;  // commands waiting for their turn
 
   std::unique_ptr<GfxinfoPoller> gfxinfo_;  // one per session
   std::unique_ptr<SurfacePoller> surface_;  // one per session, when surfaceflinger.enabled

@@ -43,6 +43,8 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   d.live.commands["ok"] = 1;
   d.live.command_costs["resources"] = {2, 0.25, 8192};
   d.live.per_frame_polling = true;
+  d.live.budget_waits = 3;
+  d.live.budget_wait_seconds = 0.5;
   d.live.last_line_time_ns = 1'500'000'000;
   d.live.ingest_lag_seconds = 0.25;
   d.clock.restore(2'000'000'000, 1);
