@@ -85,7 +85,8 @@ inline Step attach_all(const AdbServer& adb, const DevSim& sim) {
 // server or the simulator (docs/performance.md, issue 31), e.g.
 //   JANK_BENCH_EXPORTER_ENV="LD_PRELOAD=/usr/lib/heaptrack/libheaptrack_preload.so
 //                            DUMP_HEAPTRACK_OUTPUT=/tmp/exporter.heaptrack.raw"
-inline Exporter start_exporter(const AdbServer& adb, const TempDir& dir, const std::string& config_yaml) {
+inline Exporter start_exporter(const AdbServer& adb, const TempDir& dir, const std::string& config_yaml,
+                               const std::vector<std::string>& extra = {}) {
   const std::string config = dir.path() + "/bench.yaml";
   std::ofstream(config) << config_yaml;
   std::vector<std::string> env;
@@ -93,7 +94,9 @@ inline Exporter start_exporter(const AdbServer& adb, const TempDir& dir, const s
     std::istringstream in(text);
     for (std::string entry; in >> entry;) env.push_back(entry);
   }
-  return Exporter({adb.port()}, dir.path(), {"--config", config, "--log-level", "warning"}, true, env);
+  std::vector<std::string> args = {"--config", config, "--log-level", "warning"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Exporter({adb.port()}, dir.path(), args, true, env);
 }
 
 // Waits until the exporter has every device up with a logcat stream open and

@@ -31,6 +31,12 @@
 //   jank_bench_surfaceflinger [--devices N[,N…]] [--active-fraction F] [--seconds S] [--warmup S]
 //                             [--scrape-seconds S] [--refresh HZ[,HZ…]] [--sdk N[,N…]]
 //                             [--game-fps FPS] [--sim-threads T] [--frametimeline on|off]
+//                             [--per-frame always|needed] [--stall-prob P]
+//   --per-frame needed (the product's default) polls frame by frame only
+//   during runs, after spikes and for named apps: none here, so the run
+//   reports the commands a device costs without them (no frames to count)
+//   and how many devices a spike (the simulator's stalls: --stall-prob, its
+//   default 0.012 a frame) had polled frame by frame at the end.
 //   e.g. the mostly idle farm: --devices 500 --active-fraction 0.1
 #include <unistd.h>
 
@@ -76,6 +82,8 @@ struct Options {
   double game_fps = 120;
   int sim_threads = 1;
   bool frametimeline = true;
+  std::string per_frame = "always";
+  std::string stall_prob;  // passed to the simulator when set
 };
 
 // App frames SurfaceFlinger judged per the truth, summed over the devices
@@ -142,9 +150,11 @@ void run_one(const Options& o, int devices) {
   char fps[32];
   std::snprintf(fps, sizeof fps, "%g", o.game_fps);
   AdbServer adb;
-  DevSim sim({"--devices", std::to_string(devices), "--packages", kOther, "--games", kGame + ":" + fps, "--refresh",
-              o.refresh, "--sdk", o.sdk, "--threads", std::to_string(o.sim_threads), "--seed",
-              std::to_string(devices)});
+  std::vector<std::string> sim_args = {"--devices", std::to_string(devices), "--packages", kOther, "--games",
+                                       kGame + ":" + fps, "--refresh", o.refresh, "--sdk", o.sdk, "--threads",
+                                       std::to_string(o.sim_threads), "--seed", std::to_string(devices)};
+  if (!o.stall_prob.empty()) sim_args.insert(sim_args.end(), {"--stall-prob", o.stall_prob});
+  DevSim sim(sim_args);
   // Running long enough to fill every table (127 frames take 2.1 s at 60 Hz),
   // then paused until every layer had its first poll (see the header); the
   // other app and the devices not playing are set up meanwhile.
@@ -177,16 +187,18 @@ void run_one(const Options& o, int devices) {
   const Step attached = attach_all(adb, sim);
 
   TempDir state("jank-bench-sf");
-  Exporter exporter = start_exporter(adb, state, config_yaml(o.frametimeline));
+  Exporter exporter = start_exporter(adb, state, config_yaml(o.frametimeline), {"--per-frame", o.per_frame});
+  const bool per_frame = o.per_frame == "always";
   // FrameTimeline's first polls: every device that prints it has counted its
   // window (Android 12+, both apps once each drew).
   std::size_t ft_devices = 0;
   for (std::size_t i = 0; i < sim.devices().size(); ++i) {
     const std::vector<int> sdks = int_list(o.sdk);  // cycled over the devices, as the simulator does
-    if (o.frametimeline && !sdks.empty() && sdks[i % sdks.size()] >= 31) ++ft_devices;
+    if (per_frame && o.frametimeline && !sdks.empty() && sdks[i % sdks.size()] >= 31) ++ft_devices;
   }
   // Followed: every device up, and every layer's first poll counted its table.
   const Step followed = wait_followed(exporter, sim, [&](const std::map<std::string, double>& s) {
+    if (!per_frame) return true;  // no layer is polled
     for (auto& l : layers) {
       l.e0 = sum_of(s, l.frames());
       if (l.e0 != std::min(127.0, l.t0)) return false;
@@ -239,6 +251,7 @@ void run_one(const Options& o, int devices) {
   const auto states = by_label(last, "android_device_activity_state", "state");
 
   // ---- frames: pause, let a final poll run, compare with the truth ----
+  if (!per_frame) layers.clear();  // nothing polled frame by frame: nothing to count
   sim.control("pause");
   const Json truth1 = sim.truth();
   const auto t1 = presented(truth1);
@@ -284,13 +297,24 @@ void run_one(const Options& o, int devices) {
               "--frametimeline %.1f/s, --list %.1f/s, power %.1f/s; gfxinfo %.1f/s\n",
               commands, commands / devices, not_ok.c_str(), value_of(sf, "latency"), value_of(sf, "frametimeline"),
               value_of(sf, "list"), value_of(sf, "power"), rate("jank_exporter_gfxinfo_polls_total{"));
-  std::printf("   layers:     %zu followed, %.2f --latency polls/s per layer; devices active %.0f, idle %.0f, off %.0f "
-              "(simulated %d, %d, %d)\n",
-              layers.size(), value_of(sf, "latency") / static_cast<double>(std::max<std::size_t>(1, layers.size())),
-              value_of(states, "active"), value_of(states, "idle"), value_of(states, "off"), active, idle, off);
-  std::printf("   frames:     %.0f presented after the first polls (truth), %.0f in the first tables; %d/%zu layers "
-              "exact; missed %.0f, counted twice %.0f, poll overflows %.0f\n",
-              run_frames, first_tables, exact, layers.size(), missed, extra, overflows);
+  std::string kinds;
+  for (const auto& [kind, r] : rates_by("jank_exporter_device_command_runs_total", "command")) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%s%s %.3f", kinds.empty() ? "" : ", ", kind.c_str(), r / devices);
+    if (r > 0) kinds += text;
+  }
+  std::printf("   per device: --per-frame %s: %.2f commands/s: %s; %.0f devices polled frame by frame at the end\n",
+              o.per_frame.c_str(), rate("jank_exporter_device_command_runs_total{") / devices, kinds.c_str(),
+              sum_of(last, "jank_exporter_device_per_frame_polling{"));
+  if (per_frame) {
+    std::printf("   layers:     %zu followed, %.2f --latency polls/s per layer; devices active %.0f, idle %.0f, off %.0f "
+                "(simulated %d, %d, %d)\n",
+                layers.size(), value_of(sf, "latency") / static_cast<double>(std::max<std::size_t>(1, layers.size())),
+                value_of(states, "active"), value_of(states, "idle"), value_of(states, "off"), active, idle, off);
+    std::printf("   frames:     %.0f presented after the first polls (truth), %.0f in the first tables; %d/%zu layers "
+                "exact; missed %.0f, counted twice %.0f, poll overflows %.0f\n",
+                run_frames, first_tables, exact, layers.size(), missed, extra, overflows);
+  }
   if (ft_devices > 0) {
     const double ft_e1 = sum_of(final_samples, "android_frametimeline_frames_total{");
     std::printf("   frametimeline: %zu devices, %.1f polls/s per device, %.0f lines/s; %.0f app frames judged after the "
@@ -333,6 +357,10 @@ int main(int argc, char** argv) {
       o.game_fps = std::atof(value.c_str());
     } else if (flag == "--frametimeline") {
       o.frametimeline = value != "off";
+    } else if (flag == "--stall-prob") {
+      o.stall_prob = value;
+    } else if (flag == "--per-frame") {
+      o.per_frame = value;
     } else if (flag == "--sim-threads") {
       o.sim_threads = std::max(1, std::atoi(value.c_str()));
     } else {

@@ -82,7 +82,7 @@ std::vector<FtFrame> FrameTimelineTracker::observe(const parsers::FrameTimelineD
       newest_token_ = -1;
     } else if (std::max(static_cast<std::int64_t>(dump.display_frames.size()), dump.display_frame_count.value_or(0)) >=
                    static_cast<std::int64_t>(kFrameTimelineDisplayFrames) &&
-               !(since_previous_ns && *since_previous_ns < shortest_span_ns(dump) * 3 / 4) && !gap_expected_) {
+               !(since_previous_ns && *since_previous_ns < shortest_span_ns(dump)) && !gap_expected_) {
       ++overflows_;  // a full window without any frame seen before
     }
   }

@@ -47,10 +47,9 @@ class FrameTimelineTracker {
   // dump and this one (host time from the previous request to this answer),
   // when known. A full window without a frame seen before is an overflow
   // unless that time is shorter than the window can be: SurfaceFlinger
-  // composes at most once a refresh period, so 64 display frames span at
-  // least 64 of the dump's shortest period, and windows closer than 3/4 of
-  // that (a margin for a faster rate between the dumps) overlap: the apps
-  // drew nothing in between, nothing was missed.
+  // composes at most once a refresh period, so this dump's 64 display frames
+  // span at least 64 of its shortest period, and reach back before the
+  // previous dump: the apps drew nothing in between, nothing was missed.
   std::vector<FtFrame> observe(const parsers::FrameTimelineDump& dump,
                                std::optional<std::int64_t> since_previous_ns = std::nullopt);
 

@@ -145,8 +145,8 @@ TEST_CASE("frametimeline tracker: a window without a known frame soon after the 
   // 300 ms later: the app stalled, other layers filled the window; nothing was missed.
   t.observe(full(2000), 300'000'000);
   CHECK(t.overflows() == 0);
-  // 450 ms is past 3/4 of the shortest span (400 ms): it may have missed frames.
-  t.observe(full(3000), 450'000'000);
+  // 540 ms is past the shortest span (533 ms): it may have missed frames.
+  t.observe(full(3000), 540'000'000);
   CHECK(t.overflows() == 1);
   // Without host time (replay): every such window counts.
   t.observe(full(4000));

@@ -332,15 +332,15 @@ TEST_CASE("surface poller: FrameTimeline windows are judged by the time from the
           "[surface][frametimeline]") {
   FrameTimelineRig rig;
   rig.answer_frametimeline(10ms, full_window(1000));
-  // Answered at once and polled again within 400 ms (3/4 of the window's
-  // least span): an app that stalled while other layers filled the window.
+  // Answered at once and polled again within 533 ms (the window's least
+  // span): an app that stalled while other layers filled the window.
   rig.answer_frametimeline(10ms, full_window(2000));
   CHECK(rig.overflows() == 0);
   // Answered 700 ms late: frames may have gone by.
   rig.answer_frametimeline(700ms, full_window(3000));
   CHECK(rig.overflows() == 1);
   // The next one, asked at once, comes back quickly: the two answers are
-  // closer than 400 ms, but the late one's dump may have been taken soon
+  // closer than 533 ms, but the late one's dump may have been taken soon
   // after its request, over 700 ms before this one: frames may have gone by.
   rig.answer_frametimeline(10ms, full_window(4000));
   CHECK(rig.overflows() == 2);
