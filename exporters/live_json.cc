@@ -108,7 +108,7 @@ Json history_json(const std::vector<metrics::LiveSample>& samples) {
   Json t = Json::array(), sm = Json::array(), fps = Json::array(), jank = Json::array(), skipped = Json::array(),
        davey = Json::array(), big_jank = Json::array(), status = Json::array(), thermal = Json::array(),
        app_cpu = Json::array(), main_thread_cpu = Json::array(), device_cpu = Json::array(), rss = Json::array(),
-       capped = Json::array();
+       capped = Json::array(), commands = Json::array(), command_kib = Json::array();
   for (const auto& s : samples) {
     t.push_back(seconds_of_ms(s.t_ms));
     sm.push_back(rounded_or_null(s.sm_value()));
@@ -124,6 +124,8 @@ Json history_json(const std::vector<metrics::LiveSample>& samples) {
     device_cpu.push_back(rounded_or_null(s.device_cpu_percent()));
     rss.push_back(or_null(s.app_rss()));
     capped.push_back(or_null(s.cpu_capped()));
+    commands.push_back(rounded_or_null(s.commands_per_second()));
+    command_kib.push_back(rounded_or_null(s.command_kib_per_second()));
   }
   Json h;
   h["t"] = std::move(t);
@@ -140,6 +142,8 @@ Json history_json(const std::vector<metrics::LiveSample>& samples) {
   h["device_cpu_percent"] = std::move(device_cpu);
   h["app_rss_mib"] = std::move(rss);
   h["cpu_capped"] = std::move(capped);
+  h["commands_per_second"] = std::move(commands);
+  h["command_kib_per_second"] = std::move(command_kib);
   return h;
 }
 
@@ -196,6 +200,13 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
   s.row = row_of(d, runs, now_ns, s.sm_window);
   s.history = d.history.copy();
   s.jank_causes_seen = d.history.jank_causes_seen();
+  for (const auto& [kind, cost] : d.live.command_costs) {
+    s.commands.push_back({kind, cost.runs, cost.seconds, cost.output_bytes});
+  }
+  std::stable_sort(s.commands.begin(), s.commands.end(),
+                   [](const LiveCommandCost& a, const LiveCommandCost& b) { return a.runs > b.runs; });
+  s.per_frame_polling = d.live.per_frame_polling;
+  s.budget_waits = d.live.budget_waits;
   const std::int64_t from = now_ns - parsers::units::to_ns(options.history);
   for (const auto& [seq, run] : runs.runs()) {
     const std::int64_t start = run.started_ns != 0 ? run.started_ns : run.requested_ns;
@@ -234,6 +245,13 @@ std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::
                     {"end", r.end_ns ? Json(seconds_of_ns(*r.end_ns)) : Json()}});
   }
   j["runs"] = std::move(runs);
+  Json commands = Json::array();
+  for (const auto& c : s.commands) {
+    commands.push_back({{"kind", c.kind}, {"runs", c.runs}, {"seconds", rounded(c.seconds)}, {"output_bytes", c.output_bytes}});
+  }
+  j["cost"] = {{"commands", std::move(commands)},
+               {"per_frame_polling", or_null(s.per_frame_polling)},
+               {"budget_waits", s.budget_waits}};
   const std::int64_t from = s.generated_at_ns - parsers::units::to_ns(s.options.history);
   std::vector<const metrics::StoredTrace*> mine;
   for (const auto& t : traces) {

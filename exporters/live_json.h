@@ -58,6 +58,15 @@ struct LiveDevicesSnapshot {
 };
 
 // One device with its history.
+// What one kind of the exporter's commands cost the device so far
+// (jank_exporter_device_command_runs_total, _seconds_total, _output_bytes_total).
+struct LiveCommandCost {
+  std::string kind;
+  std::uint64_t runs = 0;
+  double seconds = 0;  // host time from sending to the whole answer
+  std::uint64_t output_bytes = 0;
+};
+
 struct LiveDeviceSnapshot {
   std::int64_t generated_at_ns = 0;
   std::chrono::seconds sm_window{60};
@@ -66,6 +75,9 @@ struct LiveDeviceSnapshot {
   std::vector<metrics::LiveSample> history;  // oldest first
   std::uint8_t jank_causes_seen = 0;         // bit per metrics::JankCause
   std::vector<LiveRunRef> runs;              // measuring the device and overlapping the history
+  std::vector<LiveCommandCost> commands;     // by kind, the most run first
+  std::optional<bool> per_frame_polling;     // jank_exporter_device_per_frame_polling
+  std::uint64_t budget_waits = 0;            // jank_exporter_device_budget_waits_total
 };
 
 // Under the store's lock. `now_ns` is the host's wall time (as /metrics

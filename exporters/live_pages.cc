@@ -350,6 +350,48 @@ void traces_list(std::string& out, const json& device) {
   out += "</ul></section>\n";
 }
 
+// What the exporter's own commands cost the device (docs/live-view.md,
+// "The device page"): per kind, the commands so far, their mean time and
+// the bytes they brought back; whether it is polled frame by frame and how
+// often a command waited for the device's budget.
+void cost_table(std::string& out, const json& device) {
+  const json cost = device.value("cost", json::object());
+  out += "<section id=\"cost\"><h2>What measuring costs this device</h2>";
+  if (!cost.is_object()) {
+    out += "<p class=\"note\">Not known.</p></section>\n";
+    return;
+  }
+  std::vector<std::string> facts;
+  if (const auto pf = cost.find("per_frame_polling"); pf != cost.end() && pf->is_boolean()) {
+    facts.push_back(std::string("<span id=\"per-frame\"") + attr("data-value", pf->get<bool>() ? "1" : "0") + ">" +
+                    (pf->get<bool>() ? "polled frame by frame" : "frame by frame only for per_frame.apps") + "</span>");
+  }
+  if (const auto waits = number_of(cost, "budget_waits")) {
+    facts.push_back("<span id=\"budget-waits\"" + attr("data-value", format_exact(*waits)) + ">" + format_exact(*waits) +
+                    "</span> commands waited for the budget");
+  }
+  out += "<p class=\"facts\">";
+  for (std::size_t i = 0; i < facts.size(); ++i) out += (i ? " \u00b7 " : "") + facts[i];
+  out += "</p>";
+  const json commands = cost.value("commands", json::array());
+  if (!commands.is_array() || commands.empty()) {
+    out += "<p class=\"note\">No command yet.</p></section>\n";
+    return;
+  }
+  out += "<table class=\"cost\" id=\"cost-table\"><thead><tr><th>command</th><th>run</th><th>mean time (ms)</th>"
+         "<th>output (KiB)</th></tr></thead><tbody>";
+  for (const json& c : commands) {
+    const std::string kind = text_of(c, "kind");
+    const double runs = number_of(c, "runs").value_or(0), seconds = number_of(c, "seconds").value_or(0);
+    const double bytes = number_of(c, "output_bytes").value_or(0);
+    out += "<tr" + attr("data-kind", kind) + "><td><code>" + html_escape(kind) + "</code></td><td" +
+           attr("data-value", format_exact(runs)) + ">" + format_exact(runs) + "</td><td>" +
+           (runs > 0 ? format_fixed(seconds * 1000 / runs, 1) : std::string(kMissing)) + "</td><td" +
+           attr("data-value", format_exact(bytes)) + ">" + format_fixed(bytes / 1024, 1) + "</td></tr>";
+  }
+  out += "</tbody></table></section>\n";
+}
+
 std::string device_page(const json& device) {
   const std::string serial = text_of(device, "serial");
   const std::string model = text_of(device, "model");
@@ -377,6 +419,7 @@ std::string device_page(const json& device) {
   body += "<section id=\"charts-section\"><h2>Last minutes</h2>"
           "<noscript><p class=\"note\">The charts need JavaScript; the figures above and the lists below are complete "
           "without it.</p></noscript><div class=\"charts\" id=\"charts\"></div></section>\n";
+  cost_table(body, device);
   runs_list(body, device);
   traces_list(body, device);
   body += "</main>\n";

@@ -185,6 +185,10 @@ LiveReading live_reading(const DeviceMetrics& d, std::int64_t now_ns, std::chron
   t.davey_frames = sums.davey_frames;
   t.big_jank = sums.big_jank.value_or(0);
   r.has_layers = sums.big_jank.has_value();
+  for (const auto& [kind, cost] : d.live.command_costs) {
+    t.commands += cost.runs;
+    t.command_bytes += cost.output_bytes;
+  }
   for (const auto& [name, l] : layers_of(d)) {
     t.frame_intervals += l.presents.frame_time().count();
     t.active_ns += static_cast<std::uint64_t>(std::max<std::int64_t>(l.presents.active_ns(), 0));

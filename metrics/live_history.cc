@@ -8,7 +8,7 @@
 
 namespace jank::metrics {
 
-static_assert(sizeof(LiveSample) == 80, "docs/live-view.md and the header give a sample's size");
+static_assert(sizeof(LiveSample) == 88, "docs/live-view.md and the header give a sample's size");
 static_assert(kLiveJankCauses == kJankCauses);
 
 namespace {
@@ -120,6 +120,16 @@ std::optional<double> LiveSample::fps() const {
   return frame_intervals * 1000.0 / active_ms;
 }
 
+std::optional<double> LiveSample::commands_per_second() const {
+  if (span_ms == 0) return std::nullopt;
+  return commands * 1000.0 / span_ms;
+}
+
+std::optional<double> LiveSample::command_kib_per_second() const {
+  if (span_ms == 0) return std::nullopt;
+  return command_kib * 1000.0 / span_ms;
+}
+
 std::optional<double> LiveSample::jank_percent() const {
   if (rendered_frames == 0) return std::nullopt;
   return janky_frames * 100.0 / rendered_frames;
@@ -178,6 +188,8 @@ void LiveHistory::record(std::int64_t now_ns, const LiveReading& r) {
       }
     }
     cpu_growth(a, b, s.span_ms, s);
+    s.commands = saturate<std::uint16_t>(grew(a.commands, b.commands));
+    s.command_kib = saturate<std::uint16_t>(grew(a.command_bytes, b.command_bytes) / 1024);
   }
   if (r.sm) s.sm = static_cast<float>(*r.sm);
   s.refresh_hz = static_cast<float>(r.refresh_hz);

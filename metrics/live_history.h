@@ -73,6 +73,10 @@ struct LiveTotals {
   std::uint64_t cpu_busy_ticks = 0;
   std::uint64_t cpu_clock_ticks = 0;
   std::vector<LiveAppCpu> apps;  // each app whose process was read, in the store's order
+  // The exporter's own commands on the device and the bytes they brought back
+  // (jank_exporter_device_command_runs_total, _output_bytes_total, every kind).
+  std::uint64_t commands = 0;
+  std::uint64_t command_bytes = 0;
 };
 
 // What the sampler reads from a device at a sample.
@@ -93,7 +97,7 @@ struct LiveReading {
   std::optional<bool> cpu_capped;
 };
 
-// One interval: 80 bytes.
+// One interval: 88 bytes.
 struct LiveSample {
   std::int64_t t_ms = 0;               // host wall time of the sample
   std::uint32_t skipped_frames = 0;    // what the interval added (saturating, as every count here)
@@ -119,6 +123,10 @@ struct LiveSample {
   std::uint16_t main_thread_cpu = kLiveUnmeasured;
   std::uint16_t device_cpu = kLiveUnmeasured;
   std::uint16_t app_rss_mib = kLiveUnmeasured;
+  // What measuring cost the device in the interval: the exporter's commands
+  // and the KiB they brought back.
+  std::uint16_t commands = 0;
+  std::uint16_t command_kib = 0;
 
   LiveStatus status() const { return static_cast<LiveStatus>(bits & 7u); }
   bool has_layers() const { return (bits & 8u) != 0; }
@@ -134,6 +142,9 @@ struct LiveSample {
   // Over the sample's own interval: null when nothing was presented (rendered) in it.
   std::optional<double> fps() const;
   std::optional<double> jank_percent() const;
+  // The exporter's commands and KiB a second over the interval: none for a ring's first sample.
+  std::optional<double> commands_per_second() const;
+  std::optional<double> command_kib_per_second() const;
 };
 
 // Rates over the newest samples (docs/live-view.md): null when unknown.

@@ -136,6 +136,12 @@ void PollSchedule::ran_frametimeline(Time at, bool made_frames, std::optional<st
   ft_due_ = at + (animating ? fast : std::max(fast, intervals_.list));
 }
 
+void PollSchedule::hold(const Job& job, Time at) {
+  if (job.kind == Job::Kind::frametimeline && ft_due_) ft_due_ = at + intervals_.fast;
+  if (job.kind != Job::Kind::layer) return;
+  if (const auto it = layers_.find(job.layer.stable_name); it != layers_.end()) it->second.due = at + intervals_.fast;
+}
+
 void PollSchedule::defer(const Job& job, Time at) {
   if (job.kind == Job::Kind::frametimeline && ft_due_) ft_due_ = at + intervals_.list;
   if (job.kind == Job::Kind::timestats && ts_due_) ts_due_ = at + intervals_.list;
@@ -277,7 +283,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         return;
       }
       if (job.kind == PollSchedule::Job::Kind::frametimeline && !polls_per_frame(job)) {
-        schedule_.defer(job, started);
+        schedule_.hold(job, started);
         step();
         return;
       }
@@ -316,7 +322,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
       return;
     case PollSchedule::Job::Kind::layer:
       if (!polls_per_frame(job)) {
-        schedule_.ran(job, started);  // asked again at the idle interval
+        schedule_.hold(job, started);
         step();
         return;
       }

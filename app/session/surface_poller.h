@@ -97,6 +97,11 @@ class PollSchedule {
   // --timestats before Android 12, or its release not known yet): asked
   // again after the list interval, without taking a command's turn.
   void defer(const Job& job, Time at);
+  // A FrameTimeline or layer job not to run now (per-frame polling paused,
+  // app/session/per_frame_policy.h): asked again after the fast interval,
+  // without taking a command's turn, so that a run or a spike resumes it
+  // within that.
+  void hold(const Job& job, Time at);
   static constexpr std::chrono::nanoseconds kFtRestAfter{10'000'000'000};
   // The layers to follow from now on (their exact names may have changed):
   // new ones are due at once, gone ones dropped.

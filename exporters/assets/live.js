@@ -351,6 +351,13 @@
         C.bars(box, {id: 'skipped', title: 'Skipped frames per sample', x: x, step: step / 60, xMin: xMin, xMax: 0,
                      xUnit: 'min', series: bars, marks: marks, xLabel: xLabel, yLabel: 'frames', scope: scope});
         resourceCharts(h, x, xMin, step / 60, marks, xLabel, scope);
+        // What measuring cost the phone, on the same axis: the exporter's own commands.
+        if (measured(h.commands_per_second)) {
+          C.line(box, {id: 'commands', title: 'The exporter\'s commands on the device', x: x, xMin: xMin, xMax: 0,
+                       xUnit: 'min', series: [{name: 'commands/s', metric: 'commands_per_second',
+                                               values: h.commands_per_second, color: P.grey}],
+                       yMin: 0, height: 160, marks: marks, xLabel: xLabel, yLabel: 'commands/s', scope: scope});
+        }
       }
       var ft = dev.frame_time;
       if (ft && Array.isArray(ft.bounds_ms) && Array.isArray(ft.counts) && ft.counts.length) {

@@ -232,6 +232,26 @@ TEST_CASE("GET /api/devices/SERIAL: the row and the history column-wise and its 
   CHECK_FALSE(exporters::snapshot_device(f.store, f.runs, "nope", kT0, kOptions).has_value());
 }
 
+TEST_CASE("GET /api/devices/SERIAL: what the exporter's commands cost the device, the most run first", "[live][json]") {
+  Farm f;
+  auto& d = f.store.device("sim0");
+  d.live.command_costs["power"] = {3, 0.03, 90};
+  d.live.command_costs["gfxinfo"] = {10, 1.5, 20480};
+  d.live.per_frame_polling = true;
+  d.live.budget_waits = 2;
+  const auto snapshot = exporters::snapshot_device(f.store, f.runs, "sim0", kT0, kOptions);
+  REQUIRE(snapshot);
+  const Json j = Json::parse(exporters::device_json(*snapshot, f.traces));
+  CHECK(j["cost"] == Json::parse(R"({"per_frame_polling": true, "budget_waits": 2, "commands": [
+      {"kind": "gfxinfo", "runs": 10, "seconds": 1.5, "output_bytes": 20480},
+      {"kind": "power", "runs": 3, "seconds": 0.03, "output_bytes": 90}]})"));
+  CHECK(j["history"]["commands_per_second"].size() == j["history"]["t"].size());
+  // A device no session decided for: null, never false.
+  const auto bare = exporters::snapshot_device(f.store, f.runs, "a:5555", kT0, kOptions);
+  REQUIRE(bare);
+  CHECK(Json::parse(exporters::device_json(*bare, f.traces))["cost"]["per_frame_polling"].is_null());
+}
+
 TEST_CASE("GET /api/devices/SERIAL: each sample's CPU, memory and CPU cap from the resource poll", "[live][json]") {
   metrics::Store store;
   metrics::RunBook runs;

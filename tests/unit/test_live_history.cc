@@ -104,6 +104,26 @@ TEST_CASE("live history: the first sample is the baseline and each next one hold
   CHECK(h.at(2).skipped_frames == 2);
 }
 
+TEST_CASE("live history: the exporter's commands and KiB a second over each interval", "[live][history]") {
+  LiveHistory h;
+  h.configure(4, 5000);
+  LiveReading r = reading(0);
+  r.totals.commands = 100;
+  r.totals.command_bytes = 50 * 1024;
+  h.record(kT0, r);
+  CHECK_FALSE(h.newest()->commands_per_second().has_value());  // the baseline
+  r.totals.commands = 120;
+  r.totals.command_bytes = 150 * 1024;
+  h.record(kT0 + 5 * kSec, r);
+  CHECK(h.newest()->commands == 20);
+  CHECK(h.newest()->commands_per_second() == Approx(4));
+  CHECK(h.newest()->command_kib_per_second() == Approx(20));
+  // A count that went down adds nothing.
+  r.totals.commands = 3;
+  h.record(kT0 + 10 * kSec, r);
+  CHECK(h.newest()->commands == 0);
+}
+
 TEST_CASE("live history: counts saturate at their field's width", "[live][history]") {
   LiveHistory h;
   h.configure(4, 5000);

@@ -325,3 +325,30 @@ TEST_CASE("live page / without devices still makes a page") {
   CHECK(row_serials(tags).empty());
   CHECK(find_tags(tags, {{"id", "no-devices"}}).size() == 1);
 }
+
+TEST_CASE("live page /devices/SERIAL tells what measuring costs the device, per command kind") {
+  json d = device("sim0", 57.5);
+  d["history"] = {{"t", json::array()}};
+  d["cost"] = {{"per_frame_polling", false},
+               {"budget_waits", 7},
+               {"commands", {{{"kind", "gfxinfo"}, {"runs", 40}, {"seconds", 2.0}, {"output_bytes", 409600}},
+                             {{"kind", kHostile}, {"runs", 0}, {"seconds", 0}, {"output_bytes", 0}}}}};
+  const auto r = live_page("/devices/sim0", sources(document({d}), {{"sim0", d}}));
+  REQUIRE(r);
+  const auto tags = scan_tags(r->body);
+  REQUIRE(find_tags(tags, {{"id", "per-frame"}}).size() == 1);
+  CHECK(find_tags(tags, {{"id", "per-frame"}})[0].get("data-value") == "0");
+  CHECK(find_tags(tags, {{"id", "budget-waits"}})[0].get("data-value") == "7");
+  REQUIRE(find_tags(tags, {{"data-kind", "gfxinfo"}}).size() == 1);
+  CHECK(r->body.find("<td><code>gfxinfo</code></td><td data-value=\"40\">40</td><td>50.0</td>"
+                     "<td data-value=\"409600\">400.0</td>") != std::string::npos);
+  // A kind is text; no run has no mean.
+  CHECK(r->body.find("<img") == std::string::npos);
+  CHECK(r->body.find("<td data-value=\"0\">0</td><td>\u2013</td>") != std::string::npos);
+  // No cost known: a note, never zeros.
+  d.erase("cost");
+  const auto bare = live_page("/devices/sim0", sources(document({d}), {{"sim0", d}}));
+  REQUIRE(bare);
+  CHECK(bare->body.find("id=\"cost-table\"") == std::string::npos);
+  CHECK(bare->body.find("No command yet.") != std::string::npos);
+}

@@ -345,3 +345,34 @@ TEST_CASE("surface poller: FrameTimeline windows are judged by the time from the
   rig.answer_frametimeline(10ms, full_window(4000));
   CHECK(rig.overflows() == 2);
 }
+
+TEST_CASE("poll schedule: a held FrameTimeline or layer job is asked again after the fast interval, taking no turn",
+          "[surface][per_frame]") {
+  auto i = intervals();
+  i.frametimeline = true;
+  const PollSchedule::Time t0{};
+  PollSchedule s(i, t0);
+  s.follow({layer("a")}, t0);
+  auto job = s.next();
+  REQUIRE(job.kind == Kind::frametimeline);
+  s.hold(job, t0);
+  job = s.next();
+  REQUIRE(job.kind == Kind::layer);
+  CHECK(s.earliest_start(job) == t0);  // the hold took no command's turn
+  s.hold(job, t0);
+  // Both back after the fast interval (500 ms), FrameTimeline first.
+  job = s.next();
+  CHECK(job.kind != Kind::layer);
+  CHECK(job.kind != Kind::frametimeline);
+  CHECK(job.due == t0);  // the list and the power state, due since the start
+  s.ran(job, t0);
+  job = s.next();
+  s.ran(job, t0 + 100ms);
+  job = s.next();
+  CHECK(job.kind == Kind::frametimeline);
+  CHECK(job.due == t0 + 500ms);
+  s.hold(job, t0 + 500ms);
+  job = s.next();
+  CHECK(job.kind == Kind::layer);
+  CHECK(job.due == t0 + 500ms);
+}
