@@ -5,8 +5,8 @@
 // (metrics/device_view.h reads it from the model); it keeps no clock and is
 // never checkpointed.
 //
-// Memory: a sample is 80 bytes (static_assert in live_history.cc); a ring of
-// 180 (the defaults) is 14 400 bytes of heap, plus sizeof(LiveHistory), 288
+// Memory: a sample is 88 bytes (static_assert in live_history.cc); a ring of
+// 180 (the defaults) is 15 840 bytes of heap, plus sizeof(LiveHistory), 304
 // bytes, in the device (the previous totals and the ring's bookkeeping), and
 // the previous totals' measured apps, 32 bytes each, on the heap.
 #pragma once

@@ -385,6 +385,30 @@ TEST_CASE("live device page in Chromium draws the device's charts from /api/devi
   }
   CHECK(find_tags(dom.tags, {{"data-chart", "cpu"}}).empty() == !cpu_measured);
 
+  // What measuring costs the phone: the commands chart on the same axis, and
+  // the server's table with gfxinfo's commands between the two fetches.
+  REQUIRE(after["history"]["commands_per_second"].is_array());
+  CHECK(after["history"]["commands_per_second"].size() == after["history"]["t"].size());
+  CHECK(find_tags(dom.tags, {{"data-chart", "commands"}}).size() == 1);
+  const auto per_frame = find_tags(dom.tags, {{"id", "per-frame"}});
+  REQUIRE(per_frame.size() == 1);
+  CHECK(per_frame[0].get("data-value") == "1");  // an open run: the whole device frame by frame
+  auto gfxinfo_runs = [](const json& d) {
+    for (const auto& c : d["cost"]["commands"]) {
+      if (c["kind"] == "gfxinfo") return c["runs"].get<double>();
+    }
+    return -1.0;
+  };
+  double shown = -1;
+  for (auto it = dom.tags.begin(); it != dom.tags.end(); ++it) {
+    if (it->name != "tr" || it->get("data-kind") != "gfxinfo") continue;
+    const auto cell = std::find_if(it, dom.tags.end(), [](const Tag& t) { return t.name == "td" && t.has("data-value"); });
+    if (cell != dom.tags.end()) shown = std::stod(cell->get("data-value"));
+  }
+  CHECK(shown >= gfxinfo_runs(before));
+  CHECK(shown <= gfxinfo_runs(after));
+  CHECK(shown > 0);
+
   // The line is the history the page fetched: between `before` and `after`,
   // so the first values of `after` and at least as many as `before` has.
   std::vector<std::string> drawn;
