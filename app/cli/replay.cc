@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/cli/replay_bugreport.h"
 #include "app/cli/replay_dumps.h"
 #include "app/cli/replay_input.h"
 #include "app/cli/replay_options.h"
@@ -22,6 +23,7 @@
 #include "exporters/prometheus_collector.h"
 #include "metrics/logcat_recorder.h"
 #include "metrics/store.h"
+#include "parsers/bugreport.h"
 #include "parsers/input_kind.h"
 #include "parsers/logcat_line.h"
 #include "parsers/logcat_stream.h"
@@ -38,11 +40,8 @@ constexpr std::size_t kProbeBytes = 64 * 1024;
 // Dumps are read whole; nothing real comes near this (an all-process
 // framestats dump is a few hundred KiB).
 constexpr std::size_t kMaxDumpBytes = 256u << 20;
-
-int current_utc_year() {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return static_cast<int>(parsers::units::utc_date_of_ns(parsers::units::to_ns(now)).year);
-}
+// A bug report (a zip or its text) is read whole: they run to a few hundred MiB.
+constexpr std::size_t kMaxBugreportBytes = 1u << 30;
 
 // Files at least this big are scanned on several threads.
 constexpr std::size_t kParallelMinBytes = 1u << 20;
@@ -155,6 +154,22 @@ std::string replay_one(const std::string& name, Input& in, const ReplayOptions& 
     if (n == 0) break;
   }
   const std::string head_text = parsers::decode_to_utf8(head);
+  // A bug report, zipped or not: read whole, its sections each to its source.
+  const bool zipped = looks_like_zip(head);
+  if (zipped || parsers::looks_like_bugreport(head_text)) {
+    std::string all = std::move(head);
+    for (;;) {
+      if (all.size() > kMaxBugreportBytes) return "larger than 1 GiB, not a bug report replay can read";
+      long n = in.read(all, kChunkBytes);
+      if (n < 0) return "read error: " + std::string(std::strerror(errno));
+      if (n == 0) break;
+    }
+    if (!zipped) return replay_bugreport(name, parsers::decode_to_utf8(all), o, store, device, err);
+    std::string error;
+    const std::string text = bugreport_text_of_zip(all, kMaxBugreportBytes, error);
+    if (!error.empty()) return error;
+    return replay_bugreport(name, parsers::decode_to_utf8(text), o, store, device, err);
+  }
   const parsers::InputKind kind = parsers::detect_input_kind(head_text);
 
   if (kind == parsers::InputKind::logcat) {

@@ -22,7 +22,9 @@ constexpr const char* kUsage =
     "several polls in a row; its refresh period sets the refresh rate), or\n"
     "`dumpsys power` output (the screen state), or `dumpsys SurfaceFlinger\n"
     "--frametimeline -all` output (one or several polls: frames by jank type),\n"
-    "or `dumpsys SurfaceFlinger --timestats -dump` output (one or several).\n"
+    "or `dumpsys SurfaceFlinger --timestats -dump` output (one or several),\n"
+    "or an Android bug report (`adb bugreport`: the zip or its text), every\n"
+    "usable section of it, the others named on standard error.\n"
     "All inputs belong to one device,\n"
     "in the order given; polls of a layer are counted once each frame, as live.\n";
 
@@ -74,6 +76,11 @@ void check(const CLI::App& app, const Given& g, ReplayOptions& o) {
 }
 
 }  // namespace
+
+int current_utc_year() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<int>(parsers::units::utc_date_of_ns(parsers::units::to_ns(now)).year);
+}
 
 std::optional<int> parse_replay_options(const std::vector<std::string>& args, ReplayOptions& o, std::ostream& out,
                                         std::ostream& err) {

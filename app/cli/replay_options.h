@@ -30,6 +30,10 @@ struct ReplayOptions {
   std::vector<std::string> files;
 };
 
+// The UTC year now: what logcat layouts without a year are taken to be in
+// unless --year says otherwise.
+int current_utc_year();
+
 // Parses `args` (what follows "replay") into `o`. nullopt: go on; else the
 // exit status, the help written to `out` or the usage error to `err`.
 std::optional<int> parse_replay_options(const std::vector<std::string>& args, ReplayOptions& o, std::ostream& out,

@@ -47,4 +47,10 @@ std::string_view command_kind(std::string_view command) {
   return "other";
 }
 
+bool is_frame_by_frame(std::string_view command) {
+  const std::string_view kind = command_kind(command);
+  return kind == "sf_latency" || kind == "frametimeline" ||
+         (kind == "gfxinfo" && command.find("framestats") != std::string_view::npos);
+}
+
 }  // namespace jank::app

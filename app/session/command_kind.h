@@ -12,5 +12,9 @@ namespace jank::app {
 // "display", "package", "getprop", "setprop", "ps", "logcat", "perfetto",
 // "probe" (echo), or "other".
 std::string_view command_kind(std::string_view command);
+// Whether it reads a window that moves on within seconds (--latency,
+// --frametimeline, gfxinfo with framestats): late, it loses frames
+// (app/session/command_budget.h).
+bool is_frame_by_frame(std::string_view command);
 
 }  // namespace jank::app

@@ -144,20 +144,37 @@ void DeviceController::run(const std::string& command, std::size_t max_output,
 void DeviceController::run_within(const std::string& command, std::size_t max_output,
                                   std::chrono::milliseconds within, std::function<void(ingest::ShellResult)> done) {
   const auto now = clock_.steady_now();
-  const auto start = budget_.book(now);
-  if (start <= now) return start_command(command, max_output, within, std::move(done));
-  // Over the device's budget: the command waits its turn (its deadline runs from its start).
-  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
-    ++d.live.budget_waits;
-    d.live.budget_wait_seconds += parsers::units::Seconds(start - now).count();
-  });
+  budget_turn(now, command, max_output, within, std::move(done));
+}
+
+void DeviceController::budget_turn(std::chrono::steady_clock::time_point asked, const std::string& command,
+                                   std::size_t max_output, std::chrono::milliseconds within,
+                                   std::function<void(ingest::ShellResult)> done) {
+  const auto now = clock_.steady_now();
+  const auto turn = budget_.request(now, is_frame_by_frame(command), asked);
+  if (turn.booked && turn.at <= now) {
+    if (now > asked) note_budget_wait(now - asked);
+    return start_command(command, max_output, within, std::move(done));
+  }
+  // Over the device's budget: the command waits its turn (its deadline runs
+  // from its start), or asks again when a slot may be free for it.
   waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [](const auto& t) { return t.use_count() == 1; }),
                  waiting_.end());
-  auto timer = std::make_shared<asio::steady_timer>(io_, start - now);
+  auto timer = std::make_shared<asio::steady_timer>(io_, turn.at - now);
   waiting_.push_back(timer);
-  timer->async_wait(guarded_timer([this, timer, command, max_output, within, done = std::move(done)]() mutable {
+  timer->async_wait(guarded_timer([this, timer, asked, booked = turn.booked, command, max_output, within,
+                                   done = std::move(done)]() mutable {
+    if (!booked) return budget_turn(asked, command, max_output, within, std::move(done));
+    note_budget_wait(clock_.steady_now() - asked);
     start_command(command, max_output, within, std::move(done));
   }));
+}
+
+void DeviceController::note_budget_wait(std::chrono::steady_clock::duration waited) {
+  shared_.with_device(serial_, [&](metrics::DeviceMetrics& d) {
+    ++d.live.budget_waits;
+    d.live.budget_wait_seconds += parsers::units::Seconds(waited).count();
+  });
 }
 
 void DeviceController::start_command(const std::string& command, std::size_t max_output,

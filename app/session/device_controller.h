@@ -63,6 +63,10 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
                   std::function<void(ingest::ShellResult)> done);
   void start_command(const std::string& command, std::size_t max_output, std::chrono::milliseconds deadline,
                      std::function<void(ingest::ShellResult)> done);
+  // Asks the budget for the command's turn, first asked at `asked`.
+  void budget_turn(std::chrono::steady_clock::time_point asked, const std::string& command, std::size_t max_output,
+                   std::chrono::milliseconds deadline, std::function<void(ingest::ShellResult)> done);
+  void note_budget_wait(std::chrono::steady_clock::duration waited);
   void step_features();
   void start_probes();
   void follow();  // the log stream, the gfxinfo poller, the liveness probe

@@ -66,6 +66,9 @@ std::string write_config(const TempDir& dir, const std::string& extra = "") {
   std::ofstream(path) << "gfxinfo:\n  packages: [" << kFeed << ", " << kGame << "]\n  discover: false\n"
                       << "  poll_interval_seconds: 0.5\n  fast_poll_interval_seconds: 0.5\n"
                       << "series:\n  detailed: [all]\n"  // per stage, per window and per cause: detailed groups
+                      // Polls faster than the defaults (framestats of two apps every 0.5 s): more than
+                      // the default budget of 10 commands a second per device.
+                      << "budget:\n  max_commands_per_second: 40\n"
                       << "surfaceflinger:\n  list_interval_seconds: 2\n" << extra;
   return path;
 }

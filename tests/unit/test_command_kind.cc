@@ -41,3 +41,14 @@ TEST_CASE("command kinds: every command a session builds has its kind") {
   CHECK(command_kind("echo alive") == "probe");
   CHECK(command_kind("") == "other");
 }
+
+TEST_CASE("command kinds: the frame-by-frame ones are those reading windows that move on") {
+  jank::config::Config c;
+  CHECK(jank::app::is_frame_by_frame(jank::app::gfxinfo_command(c, "com.example.feed", true)));
+  CHECK_FALSE(jank::app::is_frame_by_frame(jank::app::gfxinfo_command(c, "com.example.feed", false)));
+  CHECK(jank::app::is_frame_by_frame(jank::ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", "a#0"})));
+  CHECK(jank::app::is_frame_by_frame("dumpsys SurfaceFlinger --frametimeline -all | grep -e 'Layer - '"));
+  CHECK_FALSE(jank::app::is_frame_by_frame("dumpsys SurfaceFlinger --timestats -dump -enable"));
+  CHECK_FALSE(jank::app::is_frame_by_frame("dumpsys graphicsstats"));
+  CHECK_FALSE(jank::app::is_frame_by_frame("dumpsys SurfaceFlinger --list"));
+}

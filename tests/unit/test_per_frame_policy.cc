@@ -30,7 +30,7 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("per-frame policy: always polls every app; needed polls none by default", "[per_frame][app]") {
+TEST_CASE("per-frame policy: always polls every app and needed polls none by default", "[per_frame][app]") {
   Rig rig;
   rig.config->per_frame_mode = "always";
   rig.update(kT0);
