@@ -144,6 +144,17 @@ bool replay_mapped(Input& in, unsigned threads, const parsers::LogPatternSet* pa
   return true;
 }
 
+// Appends the rest of `in` to `all`, up to `cap` bytes. Returns an error
+// message (`too_big` past the cap) or "".
+std::string read_rest(Input& in, std::string& all, std::size_t cap, const char* too_big) {
+  for (;;) {
+    if (all.size() > cap) return too_big;
+    const long n = in.read(all, kChunkBytes);
+    if (n < 0) return "read error: " + std::string(std::strerror(errno));
+    if (n == 0) return "";
+  }
+}
+
 // Runs one input through the pipeline. Returns an error message or "".
 std::string replay_one(const std::string& name, Input& in, const ReplayOptions& o, metrics::Store& store,
                        metrics::DeviceMetrics& device, std::string& layer_name, std::ostream& err) {
@@ -158,11 +169,9 @@ std::string replay_one(const std::string& name, Input& in, const ReplayOptions& 
   const bool zipped = looks_like_zip(head);
   if (zipped || parsers::looks_like_bugreport(head_text)) {
     std::string all = std::move(head);
-    for (;;) {
-      if (all.size() > kMaxBugreportBytes) return "larger than 1 GiB, not a bug report replay can read";
-      long n = in.read(all, kChunkBytes);
-      if (n < 0) return "read error: " + std::string(std::strerror(errno));
-      if (n == 0) break;
+    if (std::string e = read_rest(in, all, kMaxBugreportBytes, "larger than 1 GiB, not a bug report replay can read");
+        !e.empty()) {
+      return e;
     }
     if (!zipped) return replay_bugreport(name, parsers::decode_to_utf8(all), o, store, device, err);
     std::string error;
@@ -204,11 +213,9 @@ std::string replay_one(const std::string& name, Input& in, const ReplayOptions& 
   }
 
   std::string all = std::move(head);
-  for (;;) {
-    if (all.size() > kMaxDumpBytes) return "dump larger than 256 MiB, not a gfxinfo/SurfaceFlinger output";
-    long n = in.read(all, kChunkBytes);
-    if (n < 0) return "read error: " + std::string(std::strerror(errno));
-    if (n == 0) break;
+  if (std::string e = read_rest(in, all, kMaxDumpBytes, "dump larger than 256 MiB, not a gfxinfo/SurfaceFlinger output");
+      !e.empty()) {
+    return e;
   }
   return record_dump(kind, name, parsers::decode_to_utf8(all), store, device, layer_name, err);
 }
