@@ -29,6 +29,8 @@ std::optional<std::string_view> section_header(std::string_view line, bool& end)
     end = true;
     return std::nullopt;
   }
+  // A header names its section: "------  ------" is a line of the section.
+  if (inner.empty() || inner.front() == ' ' || inner.front() == '(') return std::nullopt;
   return inner;
 }
 
