@@ -317,6 +317,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Stream& st = streams_.at(id);
     // adbd's PTY (shell: without shell_v2) is a terminal: the tools' stdout is line-buffered.
     ShellResult r = run_shell(dev_.model(), cmd, st.kind == Stream::Kind::pty);
+    // adbd starts a process for every shell service (packages/modules/adb/
+    // daemon/shell_service.cpp StartSubprocess; system/core/adb/daemon/ before
+    // Android 11): what measuring costs the device, counted for the truth.
     dev_.model().note_shell(r.follow.has_value(), r.out.size() + r.err.size() + (r.file ? r.file->length : 0));
     if (st.kind == Stream::Kind::v2) {
       add_output(st, r.out, 1);  // in pipe-sized packets, as adbd sends them

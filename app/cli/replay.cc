@@ -18,6 +18,7 @@
 #include "app/cli/replay_bugreport.h"
 #include "app/cli/replay_dumps.h"
 #include "app/cli/replay_input.h"
+#include "app/cli/replay_logcat.h"
 #include "app/cli/replay_options.h"
 #include "config/config.h"
 #include "exporters/prometheus_collector.h"
@@ -182,9 +183,7 @@ std::string replay_one(const std::string& name, Input& in, const ReplayOptions& 
   const parsers::InputKind kind = parsers::detect_input_kind(head_text);
 
   if (kind == parsers::InputKind::logcat) {
-    parsers::LogcatStreamOptions stream_options;
-    stream_options.parse.default_year = o.year != 0 ? o.year : current_utc_year();
-    stream_options.patterns = o.patterns.get();
+    const parsers::LogcatStreamOptions stream_options = logcat_replay_options(o);
     metrics::DeviceLogcatRecorder recorder(store, device, o.max_pattern_values);
     parsers::LogcatStream stream(recorder, stream_options);
     const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -203,12 +202,7 @@ std::string replay_one(const std::string& name, Input& in, const ReplayOptions& 
         stream.feed(chunk);
       }
     }
-    stream.finish();
-    device.lines += stream.counts();
-    if (const auto first = parsers::first_wall_time(head_text, stream_options.parse)) {
-      store.note_time(device, *first);
-    }
-    if (stream.last_time().base == parsers::TimeBase::wall) store.note_time(device, stream.last_time().ns);
+    finish_logcat_replay(stream, head_text, stream_options, store, device);
     return "";
   }
 

@@ -9,14 +9,12 @@
 #include <vector>
 
 #include "app/cli/replay_dumps.h"
-#include "metrics/logcat_recorder.h"
+#include "app/cli/replay_logcat.h"
 #include "metrics/sources/battery.h"
 #include "metrics/sources/graphicsstats.h"
 #include "parsers/battery.h"
 #include "parsers/bugreport.h"
 #include "parsers/graphicsstats.h"
-#include "parsers/logcat_line.h"
-#include "parsers/logcat_stream.h"
 
 namespace jank::app {
 namespace {
@@ -122,22 +120,6 @@ std::string bugreport_text_of_zip(const std::string& zip, std::size_t max_bytes,
     return {};
   }
   return text;
-}
-
-void replay_logcat_text(std::string_view text, const ReplayOptions& o, metrics::Store& store,
-                        metrics::DeviceMetrics& device) {
-  parsers::LogcatStreamOptions options;
-  options.parse.default_year = o.year != 0 ? o.year : current_utc_year();
-  options.patterns = o.patterns.get();
-  metrics::DeviceLogcatRecorder recorder(store, device, o.max_pattern_values);
-  parsers::LogcatStream stream(recorder, options);
-  stream.feed(text);
-  stream.finish();
-  device.lines += stream.counts();
-  if (const auto first = parsers::first_wall_time(text.substr(0, 64 * 1024), options.parse)) {
-    store.note_time(device, *first);
-  }
-  if (stream.last_time().base == parsers::TimeBase::wall) store.note_time(device, stream.last_time().ns);
 }
 
 std::string replay_bugreport(const std::string& name, std::string_view text, const ReplayOptions& o,

@@ -26,8 +26,4 @@ std::string bugreport_text_of_zip(const std::string& zip, std::size_t max_bytes,
 std::string replay_bugreport(const std::string& name, std::string_view text, const ReplayOptions& o,
                              metrics::Store& store, metrics::DeviceMetrics& device, std::ostream& err);
 
-// The logcat capture `text` through the log pipeline, as replay reads one.
-void replay_logcat_text(std::string_view text, const ReplayOptions& o, metrics::Store& store,
-                        metrics::DeviceMetrics& device);
-
 }  // namespace jank::app

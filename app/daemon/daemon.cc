@@ -383,14 +383,6 @@ class Daemon {
 
 }  // namespace
 
-void apply_overrides(const DaemonOptions& options, config::Config& config) {
-  if (!options.adb_override.empty()) config.adb_servers = options.adb_override;
-  if (!options.listen_override.empty()) config.listen_address = options.listen_override;
-  if (!options.state_dir_override.empty()) config.state_dir = options.state_dir_override;
-  if (!options.log_level_override.empty()) config.log_level = options.log_level_override;
-  if (!options.per_frame_override.empty()) config.per_frame_mode = options.per_frame_override;
-}
-
 int run_daemon(DaemonOptions options) {
   LogLevel level;
   if (parse_log_level(options.config.log_level, level)) set_log_level(level);

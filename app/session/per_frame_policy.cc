@@ -13,17 +13,20 @@ PerFramePolicy::PerFramePolicy(std::shared_ptr<const config::Config> config) : c
 void PerFramePolicy::update(metrics::DeviceMetrics& device, std::int64_t now_ns) {
   const config::Config& c = *config_;
   bool spike = false;
-  // Rebuilt from the device's packages: one gone (expired) is forgotten.
-  std::map<std::string, std::uint64_t, std::less<>> daveys;
+  std::size_t known = 0;
   for (const auto& [name, p] : device.packages) {
     const metrics::AppSkipState* s = metrics::skips_of(p);
     if (s == nullptr) continue;
+    ++known;
     spike = spike || s->window.max_skip(now_ns) >= c.per_frame_spike_skipped_frames;
-    const auto seen = daveys_.find(name);
-    spike = spike || (seen != daveys_.end() && s->davey_frames > seen->second);
-    daveys.emplace(name, s->davey_frames);
+    const auto [seen, first] = daveys_.try_emplace(name, s->davey_frames);
+    spike = spike || (!first && s->davey_frames > seen->second);
+    seen->second = s->davey_frames;
   }
-  daveys_ = std::move(daveys);
+  // A package gone (expired) is forgotten.
+  if (daveys_.size() != known) {
+    std::erase_if(daveys_, [&](const auto& entry) { return !device.packages.contains(entry.first); });
+  }
   if (spike) {
     spike_until_ns_ = now_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(c.per_frame_after_spike_seconds).count();
   }

@@ -21,10 +21,7 @@ struct Rig {
   metrics::DeviceMetrics& device = store.device("s");
   std::unique_ptr<app::PerFramePolicy> policy;
 
-  Rig() {
-    store.device("s");
-    policy = std::make_unique<app::PerFramePolicy>(config);
-  }
+  Rig() { policy = std::make_unique<app::PerFramePolicy>(config); }
   void update(std::int64_t now) { policy->update(device, now); }
 };
 
