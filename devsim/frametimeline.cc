@@ -95,6 +95,15 @@ SimDisplayFrame& Device::display_frame(std::int64_t present) {
     df.jank = which < 0.6 ? ft_jank::kSfCpu : which < 0.85 ? ft_jank::kSfGpu : ft_jank::kDisplayHal;
     df.actual_present = present + iv;
   }
+  if (sf_owed_misses_ > 0) {
+    // A dump held SurfaceFlinger's main thread past this composition's start.
+    --sf_owed_misses_;
+    if (df.jank == 0) {
+      df.jank = ft_jank::kSfCpu;
+      df.actual_present = present + iv;
+      ++sf_observer_misses_;
+    }
+  }
   const auto added = display_frames_.emplace(present, std::move(df)).first;
   prune_display_frames(added);
   return added->second;

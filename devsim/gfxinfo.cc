@@ -168,6 +168,7 @@ std::string Device::dumpsys_gfxinfo(const std::vector<std::string>& args, int* e
   appendf(s, "Uptime: %" PRId64 " Realtime: %" PRId64 "\n", now / kMs, now / kMs);
   for (AppState* ap : chosen) {
     AppState& a = *ap;
+    gfxinfo_dumped(a);
     const std::string& p = a.cfg.package;
     appendf(s, "\n** Graphics info for pid %d [%s] **\n\n", a.pid, p.c_str());
     if (stats) {

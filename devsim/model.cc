@@ -994,7 +994,9 @@ void Device::frame(std::size_t idx, std::int64_t t) {
   double work = u(rng_) < std::min(1.0, 0.06 * a.jank_factor) ? (1.0 + u(rng_) * 0.8 * a.jank_factor)
                                                                : (0.3 + u(rng_) * 0.6);
   const std::int64_t own = static_cast<std::int64_t>(work * throttle_at(t) * static_cast<double>(iv));
-  const std::int64_t duration = (t - intended) + own;
+  const std::int64_t waited = render_wait(a, t, own);  // behind a gfxinfo dump on the RenderThread
+  const std::int64_t duration = (t - intended) + own + waited;
+  if (waited > 0 && duration > iv && duration - waited <= iv) ++a.observer_janky;
   const std::int64_t gpu = static_cast<std::int64_t>((0.1 + u(rng_) * 0.4) * static_cast<double>(iv));
 
   AppTruth& tr = a.truth;
@@ -1390,6 +1392,7 @@ Json Device::truth() const {
     app["gfx_janky_frames"] = a.gfx.janky;
     app["gfx_slow_frames"] = a.gfx.vitals_slow;
     app["gfx_frozen_frames"] = a.gfx.vitals_frozen;
+    app["observer_janky_frames"] = a.observer_janky;
     {
       Json service = Json::array();
       for (const auto& [version, counts] : a.gs_truth) {
@@ -1476,6 +1479,7 @@ Json Device::truth() const {
   d["battery"] = battery_truth();
   d["resources"] = resources_truth();
   d["perfetto"] = perfetto_.truth();
+  d["observer"] = observer_truth();
   return d;
 }
 

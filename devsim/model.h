@@ -306,6 +306,11 @@ struct AppState {
   // The `cpu` control: the main thread's and RenderThread's busy share
   // (ppm) whatever the app draws; nullopt: the model's.
   std::optional<std::uint32_t> cpu_main_ppm, cpu_render_ppm;
+  // The observer's cost (`command-cost`): a gfxinfo dump holds this app's
+  // RenderThread until here (device monotonic ns), and the frames that
+  // turned janky only because they waited for it.
+  std::int64_t render_busy_until = 0;
+  std::uint64_t observer_janky = 0;
 };
 
 struct SetpropResult {
@@ -367,6 +372,15 @@ class Device {
   // A shell service the host opened ran: a command (its stdout and stderr
   // `output_bytes` long, a streamed file included) or a stream that follows
   // (logcat). What measuring costs the device, for the truth.
+  // What a command costs the device's frames (the `command-cost` control,
+  // devsim/observer_cost.cc): the work one gfxinfo dump does on the dumped
+  // app's RenderThread and one SurfaceFlinger dump on SurfaceFlinger's main
+  // thread. 0: free, as by default.
+  void set_command_cost(std::optional<std::int64_t> app_ns, std::optional<std::int64_t> sf_ns);
+  // A gfxinfo dump of this app, or a SurfaceFlinger dump, runs now.
+  void gfxinfo_dumped(AppState& a);
+  void surfaceflinger_dumped();
+
   void note_shell(bool stream, std::uint64_t output_bytes) {
     if (stream) {
       ++shell_streams_;
@@ -692,6 +706,14 @@ class Device {
   std::int32_t zygote_pid_;
   std::uint64_t reader_lost_lines_ = 0;
   std::uint64_t shell_commands_ = 0, shell_streams_ = 0, shell_output_bytes_ = 0;  // note_shell
+  // The observer's cost (set_command_cost): compositions a SurfaceFlinger
+  // dump still holds up (the next ones made miss), and those it made miss.
+  std::int64_t cost_app_ns_ = 0, cost_sf_ns_ = 0;
+  std::uint64_t sf_owed_misses_ = 0, sf_observer_misses_ = 0;
+  // The delay a held RenderThread adds to a frame that starts at `t` with
+  // `own` work (0: none).
+  std::int64_t render_wait(const AppState& a, std::int64_t t, std::int64_t own) const;
+  nlohmann::ordered_json observer_truth() const;
   void settle_pending(Uncounted kind);
   std::uint64_t reader_unknown_lines_ = 0;
   std::uint64_t reader_history_lines_ = 0;

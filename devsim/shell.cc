@@ -729,6 +729,7 @@ int run_simple(Device& dev, std::vector<std::string> w, ShellResult& r, bool* st
     }
     if (w[1] == "SurfaceFlinger") {
       dev.advance();
+      dev.surfaceflinger_dumped();
       if (w.size() >= 3 && w[2] == "--list") {
         r.out += dev.surfaceflinger_list();
       } else if (w.size() >= 3 && w[2] == "--latency") {

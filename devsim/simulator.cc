@@ -273,7 +273,7 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
   if (cmd == "help") {
     return reply("OK commands: devices truth log logd-write repeat skip freeze unplug replug kick hang unhang garbage corrupt cut "
                  "refresh restart crash flood setprop pause resume auth clock logd-restart reboot slow reader "
-                 "screen idle thermal battery cpu cpufreq cpu-online sysfs-label install model foreground fail perfetto "
+                 "screen idle thermal battery cpu cpufreq cpu-online sysfs-label command-cost install model foreground fail perfetto "
                  "shutdown quit (see docs/devsim.md)");
   }
   if (cmd == "devices") return reply("OK " + ready_json());
@@ -440,6 +440,23 @@ void Simulator::command(const std::string& line, std::function<void(std::string)
     }
     if (!ok) return reply("ERR usage: cpu DEV PKG [main=0..1|auto] [render=0..1|auto]");
     fn = [=](SimDevice& d) { return d.model().set_cpu_busy(pkg, main, render); };
+  } else if (cmd == "command-cost") {
+    // command-cost DEV [app=MS] [sf=MS]: the work each gfxinfo dump does on
+    // the dumped app's RenderThread and each SurfaceFlinger dump on its
+    // main thread from now on (devsim/observer_cost.cc; 0: free).
+    std::optional<std::int64_t> app, sf;
+    bool ok = !args.empty();
+    for (std::size_t i = 0; i < args.size() && ok; ++i) {
+      const std::string& a = args[i];
+      const std::size_t eq = a.find('=');
+      const std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+      double ms = -1;
+      ok = eq != std::string::npos && (key == "app" || key == "sf") && parse_number(value, &ms) && ms >= 0 &&
+           ms <= 10'000;
+      (key == "app" ? app : sf) = static_cast<std::int64_t>(std::llround(ms * 1e6));
+    }
+    if (!ok) return reply("ERR usage: command-cost DEV [app=0..10000] [sf=0..10000] (milliseconds)");
+    fn = [=](SimDevice& d) { d.model().set_command_cost(app, sf); return std::string(); };
   } else if (cmd == "cpufreq") {
     // cpufreq DEV policy=N max=KHZ|auto: cap policyN's scaling_max_freq.
     double policy = -1, khz = 0;

@@ -1,0 +1,121 @@
+// The simulator's cost of being measured (devsim/observer_cost.cc): free by
+// default; with `command-cost`, a gfxinfo dump holds the app's RenderThread
+// and a SurfaceFlinger dump its main thread, and exactly the frames that
+// waited turn janky. Each case compares a dumped device with its undumped
+// twin (same seed): the model's draws do not depend on the dumps.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "devsim/model.h"
+#include "tests/devsim/quiet_device.h"
+#include "tests/rig/json.h"
+
+using namespace jank::devsim;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+const std::string kPkg = "com.example.feed";
+
+struct Twins {
+  ManualClock clock;
+  Device dumped, quiet;
+  explicit Twins(DeviceConfig c) : dumped(c, clock), quiet(c, clock) {}
+  // `seconds` of frames; the dumped device runs `command` every `every_ms`.
+  int run(int seconds, int every_ms, const std::string& command) {
+    int dumps = 0;
+    for (std::int64_t t = 0; t < seconds * 1000; t += every_ms) {
+      clock.advance_ns(every_ms * kMs);
+      quiet.advance();
+      dumped.advance();
+      int exit_code = 0;
+      if (command == "gfxinfo") {
+        dumped.dumpsys_gfxinfo({kPkg, "framestats"}, &exit_code);
+      } else {
+        dumped.surfaceflinger_dumped();
+        dumped.surfaceflinger_latency(dumped.layer_name(*dumped.app(kPkg), false));
+      }
+      ++dumps;
+    }
+    // The compositions after the last dump.
+    clock.advance_ns(100 * kMs);
+    quiet.advance();
+    dumped.advance();
+    return dumps;
+  }
+};
+
+jank::rig::Json app_truth(const Device& d) {
+  const auto t = jank::rig::parse_json(d.truth_json());
+  REQUIRE(t);
+  return (*t)["apps"].arr.at(0);
+}
+
+std::uint64_t observer(const Device& d, const char* key) {
+  const auto t = jank::rig::parse_json(d.truth_json());
+  REQUIRE(t);
+  return (*t)["observer"][key].u64();
+}
+
+DeviceConfig device() {
+  DeviceConfig c = test::quiet_device(33);
+  c.sf_miss_prob = 0;  // every SurfaceFlinger miss is the observer's
+  c.refresh_hz = 60;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("devsim observer cost: free by default, a dump changes no frame", "[devsim][observer]") {
+  Twins twins(device());
+  twins.run(10, 50, "gfxinfo");
+  twins.run(10, 50, "sf");
+  const auto dumped = app_truth(twins.dumped), quiet = app_truth(twins.quiet);
+  CHECK(dumped["gfx_total_frames"].u64() == quiet["gfx_total_frames"].u64());
+  CHECK(dumped["gfx_janky_frames"].u64() == quiet["gfx_janky_frames"].u64());
+  CHECK(dumped["observer_janky_frames"].u64() == 0);
+  CHECK(observer(twins.dumped, "sf_missed_compositions") == 0);
+  CHECK(twins.dumped.app(kPkg)->ft_truth.janky == twins.quiet.app(kPkg)->ft_truth.janky);
+}
+
+TEST_CASE("devsim observer cost: a gfxinfo dump holding the RenderThread makes the frames that waited janky",
+          "[devsim][observer]") {
+  Twins twins(device());
+  twins.dumped.set_command_cost(40 * kMs, std::nullopt);
+  const int dumps = twins.run(20, 500, "gfxinfo");
+  const auto dumped = app_truth(twins.dumped), quiet = app_truth(twins.quiet);
+  const std::uint64_t caused = dumped["observer_janky_frames"].u64();
+  // 40 ms at 60 Hz: two or three frames start while it runs; those that
+  // start late in it wait too little to miss.
+  CHECK(caused >= static_cast<std::uint64_t>(dumps));
+  CHECK(caused <= 3u * static_cast<std::uint64_t>(dumps));
+  CHECK(dumped["gfx_total_frames"].u64() == quiet["gfx_total_frames"].u64());
+  CHECK(dumped["gfx_janky_frames"].u64() == quiet["gfx_janky_frames"].u64() + caused);
+  // SurfaceFlinger's verdict hardly does: a queue of buffers (the app draws
+  // every vsync, one buffer ahead) absorbs a frame late by under a period.
+  CHECK(twins.dumped.app(kPkg)->ft_truth.janky >= twins.quiet.app(kPkg)->ft_truth.janky);
+  CHECK(twins.dumped.app(kPkg)->ft_truth.janky <= twins.quiet.app(kPkg)->ft_truth.janky + caused / 10);
+  CHECK(observer(twins.dumped, "sf_missed_compositions") == 0);
+}
+
+TEST_CASE("devsim observer cost: a SurfaceFlinger dump longer than the composition's slack misses compositions",
+          "[devsim][observer]") {
+  SECTION("20 ms at 60 Hz: one composition per dump") {
+    Twins twins(device());
+    twins.dumped.set_command_cost(std::nullopt, 20 * kMs);
+    const int dumps = twins.run(20, 500, "sf");
+    const std::uint64_t missed = observer(twins.dumped, "sf_missed_compositions");
+    CHECK(missed == static_cast<std::uint64_t>(dumps));
+    // HWUI never sees SurfaceFlinger's misses; FrameTimeline does.
+    CHECK(app_truth(twins.dumped)["gfx_janky_frames"].u64() == app_truth(twins.quiet)["gfx_janky_frames"].u64());
+    CHECK(twins.dumped.app(kPkg)->ft_truth.janky == twins.quiet.app(kPkg)->ft_truth.janky + missed);
+  }
+  SECTION("10 ms at 60 Hz: within the slack, nothing misses") {
+    Twins twins(device());
+    twins.dumped.set_command_cost(std::nullopt, 10 * kMs);
+    twins.run(20, 500, "sf");
+    CHECK(observer(twins.dumped, "sf_missed_compositions") == 0);
+    CHECK(twins.dumped.app(kPkg)->ft_truth.janky == twins.quiet.app(kPkg)->ft_truth.janky);
+  }
+}
