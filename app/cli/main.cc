@@ -1,6 +1,6 @@
 // jank_exporter: Android UI smoothness (skipped frames, jank, frame times)
 // for Prometheus. main() only dispatches: the first argument names a
-// command (replay, run, compare, check, report); anything else is the daemon's
+// command (replay, run, compare, check, report, observer-test); anything else is the daemon's
 // command line. Each parses its own arguments with CLI11 (app/cli/cli_parse.h).
 #include <cstdio>
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "app/cli/check.h"
 #include "app/cli/compare.h"
 #include "app/cli/daemon_cli.h"
+#include "app/cli/observer_test.h"
 #include "app/cli/replay.h"
 #include "app/cli/report.h"
 #include "app/cli/run_cli.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   if (command == "run") return jank::app::run_runs_cli(rest, std::cout, std::cerr);
   if (command == "compare") return jank::app::run_compare(rest, std::cout, std::cerr);
   if (command == "check") return jank::app::run_check(rest, std::cout, std::cerr);
+  if (command == "observer-test") return jank::app::run_observer_test(rest, std::cout, std::cerr);
   if (command == "report") return jank::app::run_report(rest, stdin, std::cout, std::cerr);
   return jank::app::run_daemon_cli(args, std::cout, std::cerr);
 }

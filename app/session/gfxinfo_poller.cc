@@ -13,7 +13,6 @@ namespace jank::app {
 namespace {
 
 constexpr std::size_t kWindowOutput = 4 << 20;   // dumpsys window displays|windows
-constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few hundred KiB
 
 }  // namespace
 

@@ -30,6 +30,7 @@ std::vector<std::string> packages_to_poll(const config::Config& config, const me
 // `framestats`; with gfxinfo.reset_after_poll, HWUI dumps and then resets
 // the stats in the one command (`reset` last).
 std::string gfxinfo_command(const config::Config& config, const std::string& package, bool framestats = true);
+inline constexpr std::size_t kGfxinfoOutput = 8 << 20;  // a framestats dump is a few hundred KiB
 
 class GfxinfoPoller {
  public:

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "app/session/gfxinfo_poller.h"
+#include "app/session/surfaceflinger_commands.h"
 #include "app/core/log.h"
 #include "ingest/protocol.h"
 #include "metrics/app_version.h"
@@ -19,22 +20,12 @@
 #include "parsers/sf_latency.h"
 
 namespace jank::app {
+
+using namespace sf;
+
 namespace {
 
-constexpr std::size_t kListOutput = 4 << 20;   // a few hundred layers of up to ~300 bytes
-constexpr std::size_t kLatencyOutput = 1 << 20;  // 127 rows of ~60 bytes
 constexpr std::size_t kPowerOutput = 1 << 20;
-// 64 display frames, each with its app frames: a whole dump is ~1 KiB a
-// frame, mostly time tables; the lines the counts need are a fifth of it.
-constexpr std::size_t kFrameTimelineOutput = 8 << 20;
-constexpr const char* kFrameTimelineCommand =
-    "dumpsys SurfaceFlinger --frametimeline -all | grep -e 'Number of display frames' -e 'Display Frame' "
-    "-e 'Vsync Period' -e 'Layer - ' -e 'Token:' -e 'Owner Pid' -e 'Layer ID' -e 'Present State' "
-    "-e 'Prediction State' -e 'Jank Type' -e 'Present Metadata'";
-constexpr int kFrameTimelineSdk = 31;  // Android 12
-// Each layer row prints nine histograms of ~0.5 KiB: up to 200 rows.
-constexpr std::size_t kTimeStatsOutput = 16 << 20;
-constexpr const char* kTimeStatsCommand = "dumpsys SurfaceFlinger --timestats -dump -enable";
 // Only the two lines the screen state needs: a whole dump is tens of KiB.
 constexpr const char* kPowerCommand = "dumpsys power | grep -e mWakefulness= -e 'Display Power: state='";
 
@@ -130,7 +121,7 @@ void PollSchedule::ran_frametimeline(Time at, bool made_frames, std::optional<st
   if (window_span && *window_span > std::chrono::nanoseconds::zero()) ft_span_ = window_span;
   if (made_frames) ft_frames_ = at;
   const bool animating = ft_frames_ && at - *ft_frames_ < kFtRestAfter;
-  const auto fast = ft_span_ ? *ft_span_ * 3 / 5 : intervals_.fast;
+  const auto fast = ft_span_ ? frametimeline_poll_interval(*ft_span_) : intervals_.fast;
   // At rest the window does not change and a presenting layer wakes it, so
   // the list's interval will do (a dark or static screen costs little).
   ft_due_ = at + (animating ? fast : std::max(fast, intervals_.list));
@@ -247,7 +238,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
   const auto started = clock_.steady_now();
   switch (job.kind) {
     case PollSchedule::Job::Kind::list:
-      run_("dumpsys SurfaceFlinger --list", kListOutput, [this, job, started](ingest::ShellResult r) {
+      run_(kListCommand, kListOutput, [this, job, started](ingest::ShellResult r) {
         schedule_.ran(job, started);
         const parsers::SfLayerList list = parsers::parse_sf_layer_list(r.output);
         std::set<std::string, std::less<>> watched;
@@ -326,7 +317,7 @@ void SurfacePoller::run_job(const PollSchedule::Job& job) {
         step();
         return;
       }
-      run_(ingest::quote_args({"dumpsys", "SurfaceFlinger", "--latency", job.layer.name}), kLatencyOutput,
+      run_(latency_command(job.layer.name), kLatencyOutput,
            [this, job, started](ingest::ShellResult r) {
              const parsers::SfLatency table = parsers::parse_sf_latency(r.output);
              metrics::LayerPoll poll;
