@@ -68,6 +68,7 @@ void check_options(const CLI::App& app, const Options& o) {
   if (!o.package.empty() && !parsers::valid_package_name(o.package)) {
     throw UsageError{"--package is not an Android package name"};
   }
+  if (!o.adb.empty() && !ingest::parse_endpoint(o.adb)) throw UsageError{"--adb: not HOST:PORT: " + o.adb};
 }
 
 struct Counter {
@@ -173,8 +174,8 @@ int observer_test(const Options& o, std::ostream& out, std::ostream& err) {
     const auto choice = ingest::default_endpoint_from_environment();
     if (!choice.endpoint) return fail(choice.error, kExitUsage);
     endpoint = choice.endpoint;
-  } else if (!(endpoint = ingest::parse_endpoint(o.adb))) {
-    return fail("--adb: not HOST:PORT: " + o.adb, kExitUsage);
+  } else {
+    endpoint = ingest::parse_endpoint(o.adb);  // checked with the options
   }
   DeviceShell shell(*endpoint, o.serial,
                     std::chrono::duration_cast<std::chrono::milliseconds>(config.command_timeout_seconds));

@@ -1,6 +1,6 @@
 // Every command's command line, parsed by CLI11 (app/cli/cli_parse.h), in
 // process: the daemon's flags, replay, run and each of its verbs, compare,
-// check and report. --help goes to standard output with 0; any usage error to standard
+// check, report and observer-test. --help goes to standard output with 0; any usage error to standard
 // error with 64 (app/core/exit_codes.h), named by the command, nothing on
 // standard output. tests/CMakeLists.txt checks the same on the binary.
 #include <catch2/catch.hpp>
@@ -14,6 +14,7 @@
 #include "app/cli/check.h"
 #include "app/cli/compare.h"
 #include "app/cli/daemon_cli.h"
+#include "app/cli/observer_test.h"
 #include "app/cli/replay.h"
 #include "app/cli/report.h"
 #include "tests/unit/test_support.h"
@@ -44,6 +45,8 @@ Result jank_exporter(std::vector<std::string> args) {
     status = jank::app::run_check(rest, out, err);
   } else if (command == "report") {
     status = jank::app::run_report(rest, stdin, out, err);
+  } else if (command == "observer-test") {
+    status = jank::app::run_observer_test(rest, out, err);
   } else {
     status = jank::app::run_daemon_cli(args, out, err);
   }
@@ -67,6 +70,7 @@ const std::vector<Command> kCommands = {
     {{"compare"}, "jank_exporter compare"},
     {{"check"}, "jank_exporter check"},
     {{"report"}, "jank_exporter report"},
+    {{"observer-test"}, "jank_exporter observer-test"},
 };
 
 std::vector<std::string> with(std::vector<std::string> words, const std::vector<std::string>& more) {
@@ -149,6 +153,8 @@ TEST_CASE("a missing argument or value is a usage error on standard error with 6
       {{"report", "-o"}, "--output needs a value"},
       {{"report", "--baseline"}, "--baseline needs a value"},
       {{"report", "--baseline", "a.json"}, "--baseline and --candidate go together"},
+      {{"observer-test"}, "--serial SERIAL is required"},
+      {{"observer-test", "--serial"}, "--serial needs a value"},
       {{"--config"}, "--config needs a value"},
       {{"--check-config"}, "--check-config needs a value"},
       {{"--adb", "a:1", "--adb"}, "--adb needs a value"},
@@ -172,6 +178,11 @@ TEST_CASE("a bad value is a usage error with 64 in the words of its option", "[c
       {{"run", "show", "a/b"}, "'a/b': a run id is"},
       {{"compare", "--per", "week", "a", "b"}, "--per needs run or device"},
       {{"report", "--title", "", "a.json"}, "--title needs a text"},
+      {{"observer-test", "--serial", "s", "--pairs", "1"}, "--pairs must be 2 to 100"},
+      {{"observer-test", "--serial", "s", "--phase-seconds", "0.5"}, "--phase-seconds must be 1 to 3600"},
+      {{"observer-test", "--serial", "s", "--confidence", "1"}, "--confidence must be 0.5 to 0.999"},
+      {{"observer-test", "--serial", "s", "--package", "a b"}, "--package is not an Android package name"},
+      {{"observer-test", "--serial", "s", "--adb", "nowhere"}, "--adb: not HOST:PORT"},
       {{"--log-level", "loud"}, "log_level: 'loud' is not one of debug, info, warning, error"},
   };
   for (const auto& [args, message] : cases) {

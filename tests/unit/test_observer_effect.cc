@@ -126,7 +126,7 @@ TEST_CASE("observer counters: graphicsstats blocks of the app, differenced block
   CHECK_FALSE(graphicsstats_reading(after, "com.example.feed").readable);
 }
 
-TEST_CASE("observer counters: TimeStats layers of the app; a clear of the stats spoils the phase", "[observer]") {
+TEST_CASE("observer counters: TimeStats layers of the app, and a clear of the stats spoils the phase", "[observer]") {
   using namespace jank::metrics;
   jank::parsers::TimeStatsDump before, after;
   before.text = after.text = jank::parsers::TimeStatsText::timestats;
