@@ -380,6 +380,9 @@ class Device {
   // A gfxinfo dump of this app, or a SurfaceFlinger dump, runs now.
   void gfxinfo_dumped(AppState& a);
   void surfaceflinger_dumped();
+  // The work those dumps did on the device, in all (ns): a script's
+  // $EPOCHREALTIME moves by it.
+  std::int64_t command_work_ns() const { return command_work_ns_; }
 
   void note_shell(bool stream, std::uint64_t output_bytes) {
     if (stream) {
@@ -710,6 +713,7 @@ class Device {
   // dump still holds up (the next ones made miss), and those it made miss.
   std::int64_t cost_app_ns_ = 0, cost_sf_ns_ = 0;
   std::uint64_t sf_owed_misses_ = 0, sf_observer_misses_ = 0;
+  std::int64_t command_work_ns_ = 0;
   // The delay a held RenderThread adds to a frame that starts at `t` with
   // `own` work (0: none).
   std::int64_t render_wait(const AppState& a, std::int64_t t, std::int64_t own) const;

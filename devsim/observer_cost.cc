@@ -33,10 +33,12 @@ void Device::set_command_cost(std::optional<std::int64_t> app_ns, std::optional<
 
 void Device::gfxinfo_dumped(AppState& a) {
   if (cost_app_ns_ <= 0) return;
+  command_work_ns_ += cost_app_ns_;
   a.render_busy_until = std::max(a.render_busy_until, now_mono()) + cost_app_ns_;
 }
 
 void Device::surfaceflinger_dumped() {
+  command_work_ns_ += cost_sf_ns_;
   const std::int64_t iv = interval_ns();
   const std::int64_t own = iv / 4;  // a composition's own work
   if (cost_sf_ns_ <= 0 || iv <= 0 || cost_sf_ns_ + own <= iv) return;
@@ -54,7 +56,8 @@ std::int64_t Device::render_wait(const AppState& a, std::int64_t t, std::int64_t
 Json Device::observer_truth() const {
   return {{"app_cost_ms", fixed(static_cast<double>(cost_app_ns_) / 1e6, 3)},
           {"sf_cost_ms", fixed(static_cast<double>(cost_sf_ns_) / 1e6, 3)},
-          {"sf_missed_compositions", sf_observer_misses_}};
+          {"sf_missed_compositions", sf_observer_misses_},
+          {"command_work_ms", fixed(static_cast<double>(command_work_ns_) / 1e6, 3)}};
 }
 
 }  // namespace jank::devsim

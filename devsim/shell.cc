@@ -1,6 +1,7 @@
 #include "devsim/shell.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <optional>
@@ -897,12 +898,14 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok, std::vector<s
       in_word = true;
       ++i;
       for (; i < s.size() && s[i] != '"'; ++i) {
+        char m = '2';  // double-quoted: no globbing, but parameters expand
         if (s[i] == '\\' && i + 1 < s.size() &&
             (s[i + 1] == '"' || s[i + 1] == '\\' || s[i + 1] == '$' || s[i + 1] == '`')) {
           ++i;
+          m = '0';
         }
         cur += s[i];
-        mask += '0';
+        mask += m;
       }
       if (i >= s.size()) {
         *ok = false;
@@ -921,6 +924,66 @@ std::vector<std::string> shell_words(std::string_view s, bool* ok, std::vector<s
   flush();
   return out;
 }
+
+namespace {
+
+// What $EPOCHREALTIME reads in a script: the device's wall clock when the
+// script began plus the work its commands did on the device so far (the
+// observer's cost; the script itself runs in one instant of the model).
+struct ScriptClock {
+  std::int64_t wall_ns = 0;
+  std::int64_t work_ns = 0;
+};
+
+// mksh's `$?` and `$EPOCHREALTIME` (`${…}` alike) where the word was not
+// single-quoted (mask '1' unquoted, '2' double-quoted); other parameters are
+// not simulated and stay as written. EPOCHREALTIME is "%u.%06u" of
+// gettimeofday (mksh var.c, R59c L1286-1296), in mksh since R41; Android 4.4
+// has R43 (external/mksh src/sh.h:169 @ cm-11.0), earlier releases are not
+// modelled: there it reads empty. The expansion's bytes are never globbed.
+std::pair<std::string, std::string> expand_parameters(const Device& dev, const std::string& word,
+                                                      const std::string& mask, int status, const ScriptClock& clock) {
+  if (word.find('$') == std::string::npos) return {word, mask};
+  std::string out, out_mask;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const bool active = i < mask.size() && (mask[i] == '1' || mask[i] == '2');
+    if (word[i] == '$' && active) {
+      std::string value;
+      std::size_t used = 0;
+      if (word.compare(i + 1, 1, "?") == 0) {
+        value = std::to_string(status);
+        used = 1;
+      } else {
+        for (const char* form : {"EPOCHREALTIME", "{EPOCHREALTIME}"}) {
+          const std::size_t n = std::strlen(form);
+          if (word.compare(i + 1, n, form) != 0) continue;
+          // A longer name (EPOCHREALTIMEX) is another parameter.
+          if (form[0] != '{' && i + 1 + n < word.size() && text::is_word_char(word[i + 1 + n])) break;
+          used = n;
+          if (dev.config().sdk >= 19) {
+            const std::int64_t us = (clock.wall_ns + dev.command_work_ns() - clock.work_ns) / 1000;
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(us / 1'000'000),
+                          static_cast<long long>(us % 1'000'000));
+            value = buf;
+          }
+          break;
+        }
+      }
+      if (used > 0) {
+        out += value;
+        out_mask.append(value.size(), '0');
+        i += used;
+        continue;
+      }
+    }
+    out += word[i];
+    out_mask += i < mask.size() ? mask[i] : '0';
+  }
+  return {out, out_mask};
+}
+
+}  // namespace
 
 ShellResult run_shell(Device& dev, std::string_view script, bool tty) {
   ShellResult r;
@@ -947,18 +1010,20 @@ ShellResult run_shell(Device& dev, std::string_view script, bool tty) {
     ~Release() { d.hold(false); }
   } release{dev};
   int status = 0;
+  const ScriptClock clock{dev.wall_now(), dev.command_work_ns()};
   std::string pending_op = ";";
   std::optional<std::string> piped;  // the previous command's output, when it ended in `|`
   std::size_t i = 0;
   while (i < words.size()) {
     // Collect one simple command and its redirections.
     std::vector<std::string> cmd;
-    bool out_null = false, err_null = false, err_to_out = false;
+    bool out_null = false, err_null = false, err_to_out = false, out_to_err = false;
     while (i < words.size() && !(is_op(words[i]) && words[i][1] != '>')) {
       if (is_op(words[i])) {
         const std::string op = words[i].substr(1);
         if (op.find('&') != std::string::npos) {
           if (op.substr(1, 1) == "2" && op.back() == '1') err_to_out = true;
+          if (op.substr(1, 1) == "1" && op.back() == '2') out_to_err = true;
         } else if (i + 1 < words.size() && !is_op(words[i + 1])) {
           const bool null = words[i + 1] == "/dev/null";
           if (op == ">1") out_null = null;
@@ -969,7 +1034,8 @@ ShellResult run_shell(Device& dev, std::string_view script, bool tty) {
         continue;
       }
       // Pathname expansion (mksh) of the words with unquoted patterns.
-      for (std::string& x : expand_glob(dev, words[i], unquoted[i])) cmd.push_back(std::move(x));
+      auto [word, mask] = expand_parameters(dev, words[i], unquoted[i], status, clock);
+      for (std::string& x : expand_glob(dev, word, mask)) cmd.push_back(std::move(x));
       ++i;
     }
     const bool to_pipe = i < words.size() && words[i] == std::string(1, kOp) + "|";
@@ -1000,6 +1066,10 @@ ShellResult run_shell(Device& dev, std::string_view script, bool tty) {
       } else if (!err_null) {
         for (const auto& [at, text] : one.err_at) err += text;
         err += one.err;
+      }
+      if (out_to_err && !out_null) {
+        err += out;
+        out.clear();
       }
       if (to_pipe) {
         piped = out_null ? std::string() : std::move(out);

@@ -84,6 +84,15 @@ constexpr std::array<CatalogueEntry, kFamilyCount> kCatalogue = {{
     {F::jank_exporter_device_command_output_bytes_total, {"jank_exporter_device_command_output_bytes_total",
      counter, "bytes", "Bytes the exporter's commands brought back from the device (stdout and stderr), by kind.",
      "serial,command"}},
+    {F::jank_exporter_device_command_timed_total, {"jank_exporter_device_command_timed_total", counter, "",
+     "The exporter's commands the device's own shell timed (shell protocol v2: mksh $EPOCHREALTIME stamps), by kind.",
+     "serial,command"}},
+    {F::jank_exporter_device_command_device_seconds_total, {"jank_exporter_device_command_device_seconds_total",
+     counter, "seconds", "Time the timed commands took on the device by its shell's clock, by kind: their cost "
+     "to the phone without the transport.", "serial,command"}},
+    {F::jank_exporter_device_command_untimed_total, {"jank_exporter_device_command_untimed_total", counter, "",
+     "Answered shell v2 commands without a device time, by reason (unstamped: a stamp missing or unreadable; "
+     "implausible: the device's clock moved during the command).", "serial,reason"}},
     {F::jank_exporter_device_per_frame_polling, {"jank_exporter_device_per_frame_polling", gauge, "",
      "1 while every watched app of the device is polled frame by frame (per_frame.mode always, a run, a spike); "
      "0 while only per_frame.apps are.", "serial"}},

@@ -327,6 +327,17 @@ void collect_live(SeriesSink& f, const metrics::DeviceMetrics& d, const LabelSet
   for (const auto& [kind, cost] : l.command_costs) {
     f.sample(F::jank_exporter_device_command_output_bytes_total, dev, Extra{"command", kind}, count(cost.output_bytes));
   }
+  for (const auto& [kind, cost] : l.command_costs) {
+    if (cost.timed > 0) f.sample(F::jank_exporter_device_command_timed_total, dev, Extra{"command", kind}, count(cost.timed));
+  }
+  for (const auto& [kind, cost] : l.command_costs) {
+    if (cost.timed > 0) {
+      f.sample(F::jank_exporter_device_command_device_seconds_total, dev, Extra{"command", kind}, cost.device_seconds);
+    }
+  }
+  for (const auto& [reason, n] : l.untimed_commands) {
+    f.sample(F::jank_exporter_device_command_untimed_total, dev, Extra{"reason", reason}, count(n));
+  }
   f.sample(F::jank_exporter_device_budget_waits_total, dev, count(l.budget_waits));
   f.sample(F::jank_exporter_device_budget_wait_seconds_total, dev, l.budget_wait_seconds);
   if (l.per_frame_polling) f.sample(F::jank_exporter_device_per_frame_polling, dev, *l.per_frame_polling ? 1.0 : 0.0);

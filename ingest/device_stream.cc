@@ -23,7 +23,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     auto service = shell_service(protocol_, command);
     if (!service) {
       auto self = shared_from_this();
-      asio::post(io_, [self] { self->finish({AdbError{AdbErrorKind::invalid_request, "bad shell command"}, {}, {}}); });
+      asio::post(io_, [self] { self->finish({AdbError{AdbErrorKind::invalid_request, "bad shell command"}, {}, {}, {}}); });
       return;
     }
     auto weak = weak_from_this();
@@ -45,11 +45,12 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
 
   std::uint64_t bytes = 0;
   std::string error_output;  // the first kMaxErrorOutput bytes of stderr
+  std::string error_tail;    // its last kErrorTail bytes (more until trimmed)
 
  private:
   void opened(AdbError error, tcp::socket socket) {
     if (closed_) return;
-    if (error) return finish({std::move(error), {}, {}});
+    if (error) return finish({std::move(error), {}, {}, {}});
     socket_ = std::move(socket);
     read();
   }
@@ -72,7 +73,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
       if (protocol_ == ShellProtocol::v2) {
         if (demux_.feed(chunk, *this) != ShellV2Error::none) {
           done_reading();
-          return finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}, {}});
+          return finish({AdbError{AdbErrorKind::protocol, "bad shell v2 stream"}, {}, {}, {}});
         }
       } else if (callbacks_.on_data) {
         callbacks_.on_data(chunk);
@@ -84,6 +85,7 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
       // EOF: legacy shell has no other end; v2 should have sent its exit packet.
       StreamEnd end;
       end.error_output = error_output;
+      end.error_tail = tail();
       if (protocol_ == ShellProtocol::v2 && exit_code_) {
         end.exit_code = exit_code_;
       } else if (protocol_ == ShellProtocol::legacy && ec == asio::error::eof) {
@@ -118,7 +120,17 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
   void on_stderr(std::string_view bytes_in) override {
     const std::size_t room = kMaxErrorOutput - std::min(kMaxErrorOutput, error_output.size());
     error_output.append(bytes_in.substr(0, room));
+    // Trimmed when twice its size: a flood of stderr costs no quadratic copying.
+    error_tail.append(bytes_in.substr(bytes_in.size() - std::min(bytes_in.size(), kErrorTail)));
+    if (error_tail.size() > 2 * kErrorTail) error_tail.erase(0, error_tail.size() - kErrorTail);
   }
+
+ public:
+  std::string tail() const {
+    return error_tail.size() > kErrorTail ? error_tail.substr(error_tail.size() - kErrorTail) : error_tail;
+  }
+
+ private:
   void on_exit(std::uint8_t code) override { exit_code_ = code; }
 
   void finish(StreamEnd end) {
@@ -224,6 +236,7 @@ std::shared_ptr<DeviceStream> run_shell(asio::io_context& io, const AdbEndpoint&
     call->result.error = end.error;
     call->result.exit_code = end.exit_code;
     call->result.error_output = end.error_output;
+    call->result.error_tail = end.error_tail;
     call->complete();
   };
   call->stream = DeviceStream::open(io, endpoint, serial, protocol, command, deadline, std::move(callbacks));

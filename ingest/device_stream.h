@@ -23,11 +23,15 @@ namespace jank::ingest {
 // the reason a tool gives ("Unable to open log device 'main,system'"), never
 // a flood's worth.
 inline constexpr std::size_t kMaxErrorOutput = 512;
+// And its last bytes up to this many, where a timed command's closing stamp
+// is (app/session/device_timing.h) whatever the command wrote before it.
+inline constexpr std::size_t kErrorTail = 256;
 
 struct StreamEnd {
   AdbError error;                 // none when the command ended by itself
   std::optional<int> exit_code;   // shell v2 only
   std::string error_output;       // stderr, shell v2 only (legacy merges it into stdout)
+  std::string error_tail;         // its last kErrorTail bytes
 };
 
 struct StreamOptions {
@@ -69,6 +73,7 @@ struct ShellResult {
   std::string output;            // stdout (legacy shell: stdout and stderr merged)
   bool truncated = false;        // output beyond max_output was dropped
   std::string error_output;      // stderr (shell v2), at most kMaxErrorOutput bytes
+  std::string error_tail;        // the last kErrorTail bytes of stderr (shell v2)
 };
 // The result as a metric label: "ok", "timeout", "error" or "truncated".
 std::string_view shell_result_name(const ShellResult& result);

@@ -134,8 +134,14 @@ struct DeviceMetrics {
       std::uint64_t runs = 0;
       double seconds = 0;  // host time from sending to the whole answer
       std::uint64_t output_bytes = 0;
+      // Shell v2: the commands the device's shell timed and their time on it.
+      std::uint64_t timed = 0;
+      double device_seconds = 0;
     };
     std::map<std::string, CommandCost, std::less<>> command_costs;
+    // Answered shell v2 commands without a device time, by why: unstamped,
+    // implausible (the device's clock moved during the command).
+    std::map<std::string, std::uint64_t, std::less<>> untimed_commands;
     std::uint64_t budget_waits = 0;     // commands that waited for the device's command budget
     double budget_wait_seconds = 0;     // and how long, together
     std::map<std::string, std::uint64_t> package_polls;   // dumpsys package (app versions) by result

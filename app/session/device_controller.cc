@@ -4,6 +4,7 @@
 
 #include "app/core/log.h"
 #include "app/session/command_kind.h"
+#include "app/session/device_timing.h"
 #include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
@@ -181,10 +182,17 @@ void DeviceController::start_command(const std::string& command, std::size_t max
                                      std::chrono::milliseconds within, std::function<void(ingest::ShellResult)> done) {
   const auto started = clock_.steady_now();
   const auto deadline = started + within;
-  auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, command, deadline, max_output,
-                                  guarded([this, started, kind = command_kind(command),
+  // Over shell v2 the device's shell times each command (its stamps go to stderr).
+  const bool timed = protocol_ == ingest::ShellProtocol::v2;
+  auto stream = ingest::run_shell(io_, endpoint_, serial_, protocol_, timed ? timed_command(command) : command,
+                                  deadline, max_output,
+                                  guarded([this, started, timed, kind = command_kind(command),
                                            done = std::move(done)](ingest::ShellResult result) {
-                                    count_command(kind, result, clock_.steady_now() - started);
+                                    const auto took = clock_.steady_now() - started;
+                                    const std::size_t bytes = result.output.size() + result.error_output.size();
+                                    std::optional<DeviceTime> device;
+                                    if (timed) device = take_device_time(result, took);
+                                    count_command(kind, result, took, bytes, device);
                                     done(std::move(result));
                                   }));
   // Keep handles only for cancellation; finished ones are pruned here.
@@ -195,7 +203,8 @@ void DeviceController::start_command(const std::string& command, std::size_t max
 }
 
 void DeviceController::count_command(std::string_view kind, const ingest::ShellResult& result,
-                                     std::chrono::steady_clock::duration took) {
+                                     std::chrono::steady_clock::duration took, std::size_t bytes,
+                                     const std::optional<DeviceTime>& device) {
   if (result.error.kind == ingest::AdbErrorKind::timeout) {
     deadline_.on_timeout();
   } else if (!result.error) {
@@ -206,7 +215,13 @@ void DeviceController::count_command(std::string_view kind, const ingest::ShellR
     auto& cost = d.live.command_costs[std::string(kind)];
     ++cost.runs;
     cost.seconds += parsers::units::Seconds(took).count();
-    cost.output_bytes += result.output.size() + result.error_output.size();
+    cost.output_bytes += bytes;
+    if (device && device->result == DeviceTimeResult::timed) {
+      ++cost.timed;
+      cost.device_seconds += parsers::units::Seconds(device->took).count();
+    } else if (device && !result.error) {
+      ++d.live.untimed_commands[device->result == DeviceTimeResult::implausible ? "implausible" : "unstamped"];
+    }
     d.live.command_deadline_seconds = parsers::units::Seconds(deadline_.current()).count();
   });
 }

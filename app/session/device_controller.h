@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "app/session/command_budget.h"
 #include "app/session/command_poller.h"
 #include "app/session/device_probes.h"
+#include "app/session/device_timing.h"
 #include "app/session/gfxinfo_poller.h"
 #include "app/session/log_session.h"
 #include "app/session/surface_poller.h"
@@ -77,7 +79,10 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   AndroidRelease release() const;
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();
-  void count_command(std::string_view kind, const ingest::ShellResult& result, std::chrono::steady_clock::duration took);
+  // `bytes`: what came back, the device's time stamps included; `device`:
+  // the device's own time for the command (shell v2), if it was asked.
+  void count_command(std::string_view kind, const ingest::ShellResult& result, std::chrono::steady_clock::duration took,
+                     std::size_t bytes, const std::optional<DeviceTime>& device);
   RunCommand runner();
   RunAfter timer(boost::asio::steady_timer& t);
   // `f`, made to run only while this session lives: not once the controller

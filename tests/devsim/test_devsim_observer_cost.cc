@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "app/session/device_timing.h"
 #include "devsim/model.h"
+#include "devsim/shell.h"
 #include "tests/devsim/quiet_device.h"
 #include "tests/rig/json.h"
 
@@ -56,6 +58,12 @@ std::uint64_t observer(const Device& d, const char* key) {
   const auto t = jank::rig::parse_json(d.truth_json());
   REQUIRE(t);
   return (*t)["observer"][key].u64();
+}
+
+double observer_work_ms(const Device& d) {
+  const auto t = jank::rig::parse_json(d.truth_json());
+  REQUIRE(t);
+  return (*t)["observer"]["command_work_ms"].num;
 }
 
 DeviceConfig device() {
@@ -118,4 +126,33 @@ TEST_CASE("devsim observer cost: a SurfaceFlinger dump longer than the compositi
     CHECK(observer(twins.dumped, "sf_missed_compositions") == 0);
     CHECK(twins.dumped.app(kPkg)->ft_truth.janky == twins.quiet.app(kPkg)->ft_truth.janky);
   }
+}
+
+TEST_CASE("devsim observer cost: the shell's $EPOCHREALTIME moves by the work a command did on the device",
+          "[devsim][observer]") {
+  ManualClock clock;
+  Device dev(device(), clock);
+  dev.set_command_cost(7 * kMs, 3 * kMs);
+  clock.advance_ns(1000 * kMs);
+  const auto gfx = run_shell(dev, jank::app::timed_command("dumpsys gfxinfo com.example.feed framestats"), false);
+  jank::ingest::ShellResult r;
+  r.output = gfx.out;
+  r.error_output = r.error_tail = gfx.err;
+  const auto t = jank::app::take_device_time(r, std::chrono::seconds(1));
+  CHECK(t.result == jank::app::DeviceTimeResult::timed);
+  CHECK(t.took == std::chrono::milliseconds(7));
+  CHECK(r.exit_code == 0);
+  CHECK(gfx.out.find("** Graphics info for pid") != std::string::npos);  // stdout is the command's
+
+  const auto sf = run_shell(dev, jank::app::timed_command("dumpsys SurfaceFlinger --list | grep nothing"), false);
+  r = {};
+  r.error_output = r.error_tail = sf.err;
+  const auto t2 = jank::app::take_device_time(r, std::chrono::seconds(1));
+  CHECK(t2.took == std::chrono::milliseconds(3));
+  CHECK(r.exit_code == 1);  // grep found nothing: the pipeline's status
+  CHECK(observer_work_ms(dev) == Approx(10));
+
+  // Single quotes keep the text as written; other parameters are not simulated.
+  const auto quoted = run_shell(dev, "echo '$?' \"$?\" $EPOCHREALTIMEX", false);
+  CHECK(quoted.out == "$? 0 $EPOCHREALTIMEX\n");
 }

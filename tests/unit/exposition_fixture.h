@@ -41,7 +41,8 @@ inline void fill_every_feature(metrics::Store& store, metrics::DaemonMetrics& da
   d.live.info = {{"model", "m"}, {"manufacturer", "x"}, {"sdk", "34"}, {"release", "14"}, {"fingerprint", "f"}};
   d.live.gfxinfo_polls["ok"] = 1;
   d.live.commands["ok"] = 1;
-  d.live.command_costs["resources"] = {2, 0.25, 8192};
+  d.live.command_costs["resources"] = {2, 0.25, 8192, 2, 0.0125};
+  d.live.untimed_commands["unstamped"] = 1;
   d.live.per_frame_polling = true;
   d.live.budget_waits = 3;
   d.live.budget_wait_seconds = 0.5;
