@@ -201,7 +201,7 @@ std::optional<LiveDeviceSnapshot> snapshot_device(const metrics::Store& store, c
   s.history = d.history.copy();
   s.jank_causes_seen = d.history.jank_causes_seen();
   for (const auto& [kind, cost] : d.live.command_costs) {
-    s.commands.push_back({kind, cost.runs, cost.seconds, cost.output_bytes});
+    s.commands.push_back({kind, cost.runs, cost.seconds, cost.output_bytes, cost.timed, cost.device_seconds});
   }
   std::stable_sort(s.commands.begin(), s.commands.end(),
                    [](const LiveCommandCost& a, const LiveCommandCost& b) { return a.runs > b.runs; });
@@ -247,7 +247,12 @@ std::string device_json(const LiveDeviceSnapshot& s, const std::vector<metrics::
   j["runs"] = std::move(runs);
   Json commands = Json::array();
   for (const auto& c : s.commands) {
-    commands.push_back({{"kind", c.kind}, {"runs", c.runs}, {"seconds", rounded(c.seconds)}, {"output_bytes", c.output_bytes}});
+    commands.push_back({{"kind", c.kind},
+                        {"runs", c.runs},
+                        {"seconds", rounded(c.seconds)},
+                        {"output_bytes", c.output_bytes},
+                        {"timed", c.timed},
+                        {"device_seconds", rounded(c.device_seconds)}});
   }
   j["cost"] = {{"commands", std::move(commands)},
                {"per_frame_polling", or_null(s.per_frame_polling)},

@@ -59,12 +59,15 @@ struct LiveDevicesSnapshot {
 
 // One device with its history.
 // What one kind of the exporter's commands cost the device so far
-// (jank_exporter_device_command_runs_total, _seconds_total, _output_bytes_total).
+// (jank_exporter_device_command_runs_total, _seconds_total, _output_bytes_total,
+// _timed_total, _device_seconds_total).
 struct LiveCommandCost {
   std::string kind;
   std::uint64_t runs = 0;
   double seconds = 0;  // host time from sending to the whole answer
   std::uint64_t output_bytes = 0;
+  std::uint64_t timed = 0;    // of those, timed by the device's shell
+  double device_seconds = 0;  // their time on the device
 };
 
 struct LiveDeviceSnapshot {

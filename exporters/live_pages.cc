@@ -351,8 +351,8 @@ void traces_list(std::string& out, const json& device) {
 }
 
 // What the exporter's own commands cost the device (docs/live-view.md,
-// "The device page"): per kind, the commands so far, their mean time and
-// the bytes they brought back; whether it is polled frame by frame and how
+// "The device page"): per kind, the commands so far, their mean time, their
+// mean time on the device (its shell's stamps) and the bytes they brought back; whether it is polled frame by frame and how
 // often a command waited for the device's budget.
 void cost_table(std::string& out, const json& device) {
   const json cost = device.value("cost", json::object());
@@ -379,15 +379,19 @@ void cost_table(std::string& out, const json& device) {
     return;
   }
   out += "<table class=\"cost\" id=\"cost-table\"><thead><tr><th>command</th><th>run</th><th>mean time (ms)</th>"
-         "<th>output (KiB)</th></tr></thead><tbody>";
+         "<th>on the device (ms)</th><th>output (KiB)</th></tr></thead><tbody>";
   for (const json& c : commands) {
     const std::string kind = text_of(c, "kind");
     const double runs = number_of(c, "runs").value_or(0), seconds = number_of(c, "seconds").value_or(0);
     const double bytes = number_of(c, "output_bytes").value_or(0);
+    // The device's own time per command, where its shell timed them (shell v2).
+    const double timed = number_of(c, "timed").value_or(0), on_device = number_of(c, "device_seconds").value_or(0);
+    const std::string device_ms = timed > 0 ? format_fixed(on_device * 1000 / timed, 1) : std::string(kMissing);
     out += "<tr" + attr("data-kind", kind) + "><td><code>" + html_escape(kind) + "</code></td><td" +
            attr("data-value", format_exact(runs)) + ">" + format_exact(runs) + "</td><td>" +
-           (runs > 0 ? format_fixed(seconds * 1000 / runs, 1) : std::string(kMissing)) + "</td><td" +
-           attr("data-value", format_exact(bytes)) + ">" + format_fixed(bytes / 1024, 1) + "</td></tr>";
+           (runs > 0 ? format_fixed(seconds * 1000 / runs, 1) : std::string(kMissing)) + "</td><td class=\"device-ms\"" +
+           attr("data-value", device_ms) + ">" + device_ms + "</td><td" + attr("data-value", format_exact(bytes)) + ">" +
+           format_fixed(bytes / 1024, 1) + "</td></tr>";
   }
   out += "</tbody></table></section>\n";
 }

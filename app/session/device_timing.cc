@@ -50,19 +50,21 @@ DeviceTime take_device_time(ingest::ShellResult& answer, std::chrono::steady_clo
   // The closing stamp ends stderr, "STATUS EPOCH" (after the command's own
   // last line, on it when that had no line end).
   std::optional<std::int64_t> end;
-  answer.exit_code.reset();
   std::string& tail = answer.error_tail;
   std::string_view t = tail;
   while (!t.empty() && t.back() == '\n') t.remove_suffix(1);
   const std::size_t found = t.rfind(kStamp);
   const std::size_t line_start = found == std::string_view::npos ? t.size() : found;
-  if (const auto closing = stamp_of(t.substr(line_start))) {
+  // Only "STATUS EPOCH" closes: the opening stamp has no status.
+  const auto closing = stamp_of(t.substr(line_start));
+  if (closing && closing->find(' ') != std::string_view::npos) {
     const std::size_t space = closing->find(' ');
     int status = 0;
+    answer.exit_code.reset();
     if (parsers::scan::parse_into(closing->substr(0, space), status) && status >= 0 && status <= 255) {
       answer.exit_code = status;
     }
-    if (space != std::string_view::npos) end = epoch_us(closing->substr(space + 1));
+    end = epoch_us(closing->substr(space + 1));
     // Out of the command's stderr too, when it is there whole.
     const std::string line = std::string(t.substr(line_start)) + "\n";
     if (err.ends_with(line)) err.erase(err.size() - line.size());

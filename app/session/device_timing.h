@@ -30,8 +30,8 @@ struct DeviceTime {
 };
 
 // Takes the stamps out of `answer` (its stderr keeps the command's own
-// text), sets its exit status from the closing stamp (none when that is
-// missing), and says how long the command took on the device. The host saw
+// text), sets its exit status from the closing stamp (without one, the
+// script never got there: the shell's own status stands), and says how long the command took on the device. The host saw
 // it take `host_took`: a device time beyond that is the device's clock moving.
 DeviceTime take_device_time(ingest::ShellResult& answer, std::chrono::steady_clock::duration host_took);
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <string>
@@ -90,4 +91,53 @@ TEST_CASE("the command budget holds under load and the cost series equal the sim
   CHECK(equal);
   CHECK(got.commands > 40);
   CHECK(got.streams >= 1);
+}
+
+TEST_CASE("each command's time on the device, by the device's shell, is what the simulator's dumps cost") {
+  AdbServer adb;
+  DevSim sim({"--devices", "1", "--sdk", "33", "--packages", "com.example.feed", "--log-rate", "5"});
+  const auto& dev = sim.devices()[0];
+  adb.emulator(dev.port);
+  const std::string serial = emulator_serial(dev);
+  REQUIRE(adb.wait_state(serial, "device", 10000ms));
+  // A gfxinfo dump works 5 ms on the device, a SurfaceFlinger dump 3 ms,
+  // anything else nothing (devsim/observer_cost.cc).
+  REQUIRE(sim.control("command-cost sim0 app=5 sf=3") == "OK");
+  TempDir state;
+  Exporter ex({adb.port()}, state.path());
+  const std::string dev_label = "{serial=\"" + serial + "\",command=\"";
+  auto timed = [&](const std::string& kind) {
+    return ex.value("jank_exporter_device_command_timed_total" + dev_label + kind + "\"}");
+  };
+  auto on_device = [&](const std::string& kind) {
+    return ex.value("jank_exporter_device_command_device_seconds_total" + dev_label + kind + "\"}");
+  };
+  REQUIRE(wait_until([&] { return timed("gfxinfo") >= 3 && timed("sf_latency") >= 3; }, 30000ms, 250ms));
+
+  const auto samples = ex.samples();
+  double runs = 0, timed_all = 0, device_all = 0;
+  for (const auto& [key, v] : samples) {
+    if (key.rfind("jank_exporter_device_command_runs_total{serial=\"" + serial, 0) == 0) runs += v;
+    if (key.rfind("jank_exporter_device_command_timed_total{serial=\"" + serial, 0) == 0) timed_all += v;
+    if (key.rfind("jank_exporter_device_command_device_seconds_total{serial=\"" + serial, 0) == 0) device_all += v;
+    if (key.rfind("jank_exporter_device_command_device_seconds_total{serial=\"" + serial, 0) != 0) continue;
+    const std::size_t at = key.find("command=\"");
+    REQUIRE(at != std::string::npos);
+    const std::string kind = key.substr(at + 9, key.find('"', at + 9) - at - 9);
+    const double per = kind == "gfxinfo" ? 0.005
+                       : kind.rfind("sf_", 0) == 0 || kind == "frametimeline" || kind == "timestats" ? 0.003
+                                                                                                      : 0.0;
+    const double n = samples.at("jank_exporter_device_command_timed_total" + dev_label + kind + "\"}");
+    INFO(kind);
+    CHECK(v == Approx(per * n).margin(1e-6 * n));
+  }
+  CHECK(on_device("gfxinfo") >= 0.005 * 3 - 1e-6);
+  // Every answered command over shell v2 was timed (none unstamped), and
+  // the simulator did the work the exporter measured.
+  const double unstamped =
+      ex.value("jank_exporter_device_command_untimed_total{serial=\"" + serial + "\",reason=\"unstamped\"}");
+  CHECK((std::isnan(unstamped) || unstamped == 0));
+  CHECK(timed_all >= runs - 3);  // in flight or refused (timeouts count no time)
+  const Json t = sim.truth();
+  CHECK(t["devices"].arr.at(0)["observer"]["command_work_ms"].num >= device_all * 1000 - 1e-3);
 }

@@ -63,11 +63,19 @@ TEST_CASE("device timing: a flood of stderr keeps the closing stamp in the tail"
 
 TEST_CASE("device timing: answers without two readable stamps or beyond the host's wait are not timed",
           "[device_timing]") {
-  SECTION("no closing stamp: no exit status either") {
+  SECTION("no closing stamp: the script never got there, the shell's status stands") {
     auto r = answer("@jank_exporter_time 1700000000.000000\n");
+    r.exit_code = 137;
     CHECK(take_device_time(r, 1s).result == DeviceTimeResult::unstamped);
-    CHECK_FALSE(r.exit_code);
+    CHECK(r.exit_code == 137);
     CHECK(r.error_output.empty());
+  }
+  SECTION("a shell that could not run the script at all") {
+    auto r = answer("/system/bin/sh: echo: can't execute: I/O error\n");
+    r.exit_code = 126;
+    CHECK(take_device_time(r, 1s).result == DeviceTimeResult::unstamped);
+    CHECK(r.exit_code == 126);
+    CHECK(r.error_output == "/system/bin/sh: echo: can't execute: I/O error\n");
   }
   SECTION("a shell without EPOCHREALTIME: the status still comes through") {
     auto r = answer("@jank_exporter_time \n@jank_exporter_time 2 \n");

@@ -331,7 +331,8 @@ TEST_CASE("live page /devices/SERIAL tells what measuring costs the device, per 
   d["history"] = {{"t", json::array()}};
   d["cost"] = {{"per_frame_polling", false},
                {"budget_waits", 7},
-               {"commands", {{{"kind", "gfxinfo"}, {"runs", 40}, {"seconds", 2.0}, {"output_bytes", 409600}},
+               {"commands", {{{"kind", "gfxinfo"}, {"runs", 40}, {"seconds", 2.0}, {"output_bytes", 409600},
+                              {"timed", 40}, {"device_seconds", 0.5}},
                              {{"kind", kHostile}, {"runs", 0}, {"seconds", 0}, {"output_bytes", 0}}}}};
   const auto r = live_page("/devices/sim0", sources(document({d}), {{"sim0", d}}));
   REQUIRE(r);
@@ -340,11 +341,14 @@ TEST_CASE("live page /devices/SERIAL tells what measuring costs the device, per 
   CHECK(find_tags(tags, {{"id", "per-frame"}})[0].get("data-value") == "0");
   CHECK(find_tags(tags, {{"id", "budget-waits"}})[0].get("data-value") == "7");
   REQUIRE(find_tags(tags, {{"data-kind", "gfxinfo"}}).size() == 1);
+  // Per run: 50 ms from the host, 12.5 ms of it on the device by its shell.
   CHECK(r->body.find("<td><code>gfxinfo</code></td><td data-value=\"40\">40</td><td>50.0</td>"
-                     "<td data-value=\"409600\">400.0</td>") != std::string::npos);
-  // A kind is text; no run has no mean.
+                     "<td class=\"device-ms\" data-value=\"12.5\">12.5</td><td data-value=\"409600\">400.0</td>") !=
+        std::string::npos);
+  // A kind is text; no run has no mean, none timed no device time.
   CHECK(r->body.find("<img") == std::string::npos);
-  CHECK(r->body.find("<td data-value=\"0\">0</td><td>\u2013</td>") != std::string::npos);
+  CHECK(r->body.find("<td data-value=\"0\">0</td><td>\u2013</td><td class=\"device-ms\" data-value=\"\u2013\">\u2013</td>") !=
+        std::string::npos);
   // No cost known: a note, never zeros.
   d.erase("cost");
   const auto bare = live_page("/devices/sim0", sources(document({d}), {{"sim0", d}}));
