@@ -1,6 +1,8 @@
 #include "app/cli/observer_test.h"
 
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
