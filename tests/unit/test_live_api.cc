@@ -235,16 +235,16 @@ TEST_CASE("GET /api/devices/SERIAL: the row and the history column-wise and its 
 TEST_CASE("GET /api/devices/SERIAL: what the exporter's commands cost the device, the most run first", "[live][json]") {
   Farm f;
   auto& d = f.store.device("sim0");
-  d.live.command_costs["power"] = {3, 0.03, 90};
-  d.live.command_costs["gfxinfo"] = {10, 1.5, 20480};
+  d.live.command_costs["power"] = {3, 0.03, 90};  // a device without shell v2: none timed
+  d.live.command_costs["gfxinfo"] = {10, 1.5, 20480, 9, 0.125};
   d.live.per_frame_polling = true;
   d.live.budget_waits = 2;
   const auto snapshot = exporters::snapshot_device(f.store, f.runs, "sim0", kT0, kOptions);
   REQUIRE(snapshot);
   const Json j = Json::parse(exporters::device_json(*snapshot, f.traces));
   CHECK(j["cost"] == Json::parse(R"({"per_frame_polling": true, "budget_waits": 2, "commands": [
-      {"kind": "gfxinfo", "runs": 10, "seconds": 1.5, "output_bytes": 20480},
-      {"kind": "power", "runs": 3, "seconds": 0.03, "output_bytes": 90}]})"));
+      {"kind": "gfxinfo", "runs": 10, "seconds": 1.5, "output_bytes": 20480, "timed": 9, "device_seconds": 0.125},
+      {"kind": "power", "runs": 3, "seconds": 0.03, "output_bytes": 90, "timed": 0, "device_seconds": 0.0}]})"));
   CHECK(j["history"]["commands_per_second"].size() == j["history"]["t"].size());
   // A device no session decided for: null, never false.
   const auto bare = exporters::snapshot_device(f.store, f.runs, "a:5555", kT0, kOptions);
