@@ -386,10 +386,10 @@ void cost_table(std::string& out, const json& device) {
     const double bytes = number_of(c, "output_bytes").value_or(0);
     // The device's own time per command, where its shell timed them (shell v2).
     const double timed = number_of(c, "timed").value_or(0), on_device = number_of(c, "device_seconds").value_or(0);
-    const std::string device_ms = timed > 0 ? format_fixed(on_device * 1000 / timed, 1) : std::string(kMissing);
+    const std::string device_ms = timed > 0 ? format_fixed(parsers::units::ms_of_seconds(on_device) / timed, 1) : std::string(kMissing);
     out += "<tr" + attr("data-kind", kind) + "><td><code>" + html_escape(kind) + "</code></td><td" +
            attr("data-value", format_exact(runs)) + ">" + format_exact(runs) + "</td><td>" +
-           (runs > 0 ? format_fixed(seconds * 1000 / runs, 1) : std::string(kMissing)) + "</td><td class=\"device-ms\"" +
+           (runs > 0 ? format_fixed(parsers::units::ms_of_seconds(seconds) / runs, 1) : std::string(kMissing)) + "</td><td class=\"device-ms\"" +
            attr("data-value", device_ms) + ">" + device_ms + "</td><td" + attr("data-value", format_exact(bytes)) + ">" +
            format_fixed(bytes / 1024, 1) + "</td></tr>";
   }

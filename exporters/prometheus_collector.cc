@@ -252,7 +252,8 @@ double count(std::uint64_t n) { return static_cast<double>(n); }
 
 // Seconds and their fraction apart: a millisecond time prints as one (ns / 1e9 would not).
 double unix_seconds(std::int64_t ns) {
-  return static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9;
+  return static_cast<double>(parsers::units::whole_seconds_of_ns(ns)) +
+         parsers::units::seconds_of_ns(ns % parsers::units::kNsPerSecond);
 }
 
 // The trace directory, while traces are on: every drop reason from the

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -23,7 +24,7 @@ struct Columns {
 
 // An interval is a few ms; a CLOCK_MONOTONIC timestamp of a running device is
 // far above a second. Tells the two apart where the header mislabels them.
-constexpr std::int64_t kMaxIntervalNs = 1'000'000'000;
+constexpr std::int64_t kMaxIntervalNs = parsers::units::kNsPerSecond;
 
 bool is_interval(std::int64_t v) { return v > 0 && v < kMaxIntervalNs; }
 
@@ -206,13 +207,13 @@ void FramestatsTracker::apply(std::string_view window, const parsers::Framestats
     const bool janky = deadline_rule ? deadline_janky(c, row) : janky_legacy;
     if (janky) ++janky_;
     if (janky_legacy) ++janky_legacy_;
-    frame_duration_.observe(static_cast<double>(duration) / 1e9);
+    frame_duration_.observe(parsers::units::seconds_of_ns(duration));
     if (counted != nullptr) counted->push_back({duration, janky, janky_legacy});
 
     TimedFrame frame;
     if (token_column) frame.token = row[*token_column];
     auto record = [&](FrameStage s, std::int64_t ns) {
-      const double seconds = static_cast<double>(ns) / 1e9;
+      const double seconds = parsers::units::seconds_of_ns(ns);
       stages_[static_cast<std::size_t>(s)].observe(seconds);
       frame.stage_seconds[static_cast<std::size_t>(s)] = seconds;
     };

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -70,11 +71,11 @@ void add_bins(Histogram& h, const std::vector<HistogramBin>& now, const std::vec
     if (last) {
       bucket = h.upper_bounds().size();
     } else if (labels_are_upper_bounds) {
-      bucket = h.bucket_for(now[i].label_ms / 1000.0);
+      bucket = h.bucket_for(parsers::units::seconds_of_ms(now[i].label_ms));
     } else {
-      bucket = h.bucket_for(now[i + 1].label_ms / 1000.0);
+      bucket = h.bucket_for(parsers::units::seconds_of_ms(now[i + 1].label_ms));
     }
-    h.add_to_bucket(bucket, n, static_cast<double>(n) * now[i].label_ms / 1000.0);
+    h.add_to_bucket(bucket, n, parsers::units::seconds_of_ms(static_cast<double>(n) * now[i].label_ms));
   }
 }
 
@@ -116,7 +117,7 @@ std::optional<ReportedPercentiles> percentiles_of(const std::optional<std::uint3
 
 std::uint32_t slow_frame_min_ms(std::int64_t frame_interval_ns) {
   if (frame_interval_ns <= 0) return kSlowFrameMinMs;
-  const std::int64_t whole_ms = frame_interval_ns / 1'000'000 + 1;
+  const std::int64_t whole_ms = parsers::units::whole_ms_of_ns(frame_interval_ns) + 1;
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(whole_ms, 6, kFrozenFrameMinMs));
 }
 

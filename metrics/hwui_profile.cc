@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 
@@ -23,7 +24,7 @@ ProfileStages::ProfileStages()
 
 void ProfileStages::add(const parsers::GfxProfileRow& row) {
   ++frames_;
-  auto observe = [&](ProfileStage stage, double ms) { stages_[static_cast<std::size_t>(stage)].observe(ms / 1000.0); };
+  auto observe = [&](ProfileStage stage, double ms) { stages_[static_cast<std::size_t>(stage)].observe(parsers::units::seconds_of_ms(ms)); };
   observe(ProfileStage::draw, row.draw_ms);
   if (row.prepare_ms) observe(ProfileStage::prepare, *row.prepare_ms);
   observe(ProfileStage::process, row.process_ms);

@@ -123,7 +123,7 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   const auto sf = c.total("sf_frames");
   m["sf_frames"] = as_double(sf);
   if (sf) {
-    const double active = static_cast<double>(c.total("active_ns").value_or(0)) / 1e9;
+    const double active = parsers::units::seconds_of_ns(c.total("active_ns").value_or(0));
     m["active_seconds"] = active;
     // Frame intervals over the time they span: counting presents would add
     // one frame per active stretch. Runs kept from before the intervals
@@ -131,7 +131,7 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
     const auto intervals = c.total("sf_intervals");
     if (intervals && active > 0) m["fps"] = static_cast<double>(*intervals) / active;
     if (active > 0) {
-      m["stutter_percent"] = 100.0 * static_cast<double>(c.total("jank_ns").value_or(0)) / 1e9 / active;
+      m["stutter_percent"] = 100.0 * parsers::units::seconds_of_ns(c.total("jank_ns").value_or(0)) / active;
     }
     m["jank"] = as_double(c.total("jank"));
     m["big_jank"] = as_double(c.total("big_jank"));
@@ -153,8 +153,8 @@ RunDeviceResults run_results(const Run& run, const RunDevice& d, std::int64_t no
   }
   if (d.peak_rss_bytes > 0) m["peak_rss_bytes"] = static_cast<double>(d.peak_rss_bytes);
   if (const auto capped = c.largest("throttled_ns")) {
-    m["throttled_seconds"] = static_cast<double>(*capped) / 1e9;
-    if (seconds > 0) m["throttled_percent"] = std::min(100.0, 100.0 * static_cast<double>(*capped) / 1e9 / seconds);
+    m["throttled_seconds"] = parsers::units::seconds_of_ns(*capped);
+    if (seconds > 0) m["throttled_percent"] = std::min(100.0, 100.0 * parsers::units::seconds_of_ns(*capped) / seconds);
   }
   out.jank_causes = c.totals_with_prefix("cause:");
   out.ft_jank_types = c.totals_with_prefix("ft_type:");

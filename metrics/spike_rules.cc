@@ -5,6 +5,7 @@
 #include "metrics/sources/layers.h"
 #include "metrics/sources/skips.h"
 #include "metrics/sources/traces.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -91,7 +92,7 @@ void SpikeDetector::sm(const DeviceMetrics& device, std::int64_t now_ns, std::ve
     const std::int64_t from = now_ns - limits_.sm_window.count();
     while (h.size() > 1 && h[1].at_ns <= from) h.pop_front();
     if (h.size() < 2 || h.front().at_ns > from) continue;  // not a whole window yet
-    const double seconds = static_cast<double>(now_ns - h.front().at_ns) / 1e9;
+    const double seconds = parsers::units::seconds_of_ns(now_ns - h.front().at_ns);
     const double sm_value = std::max(0.0, device.refresh_hz - (h.back().a - h.front().a) / seconds);
     if (sm_value >= limits_.sm_below) continue;
     out.push_back({SpikeRule::sm, {ExemplarCounter::skipped_frames, name, ""}, sm_value, now_ns});

@@ -9,6 +9,7 @@
 #include "metrics/device_view.h"
 #include "metrics/source.h"
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -514,7 +515,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
       before = r.rejected();
       const std::uint64_t steps = r.u64();
       // A century either way is no clock any device runs.
-      constexpr std::int64_t kMaxOffsetNs = 100LL * 366 * 86'400 * 1'000'000'000;
+      constexpr std::int64_t kMaxOffsetNs = parsers::units::to_ns(std::chrono::days(100 * 366));
       if (r.rejected() != before || offset > kMaxOffsetNs || offset < -kMaxOffsetNs) {
         reject(serial, "device_clock", "offset or steps out of range; learned again");
       } else {
@@ -564,7 +565,7 @@ bool Store::load(std::string_view text, std::string& error, LoadReport* report) 
 std::int64_t judge_interval_ns(const Store& store, const DeviceMetrics& device) {
   const StoreOptions& options = store.options();
   const double hz = options.judge_refresh_hz > 0 ? options.judge_refresh_hz : device.refresh_hz;
-  return hz > 0 ? static_cast<std::int64_t>(1e9 / hz) : 16'666'667;
+  return hz > 0 ? parsers::units::period_ns_of_rate(hz) : 16'666'667;
 }
 
 }  // namespace jank::metrics

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics/state_io.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::metrics {
@@ -54,7 +55,7 @@ void WindowFrames::add(std::string_view window_name, const std::vector<CountedFr
   for (const CountedFrame& f : frames) {
     ++c.frames;
     if (f.janky) ++c.janky;
-    c.duration.observe(static_cast<double>(f.duration_ns) / 1e9);
+    c.duration.observe(parsers::units::seconds_of_ns(f.duration_ns));
   }
 }
 

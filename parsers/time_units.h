@@ -37,6 +37,13 @@ constexpr std::int64_t to_ns(std::chrono::duration<Rep, Period> d) {
 // ns / 1e9 and ns / 1e6.
 constexpr double seconds_of_ns(std::int64_t ns) { return Seconds(Nanoseconds(ns)).count(); }
 constexpr double ms_of_ns(std::int64_t ns) { return Milliseconds(Nanoseconds(ns)).count(); }
+// Milliseconds as seconds and back, exactly ms / 1e3 and s * 1e3 (a dump's
+// milliseconds as a metric's seconds; a total of seconds shown per run in ms).
+constexpr double seconds_of_ms(double ms) { return Seconds(Milliseconds(ms)).count(); }
+constexpr double ms_of_seconds(double seconds) { return Milliseconds(Seconds(seconds)).count(); }
+
+// Whole milliseconds of nanoseconds, truncated toward zero.
+constexpr std::int64_t whole_ms_of_ns(std::int64_t ns) { return ns / kNsPerMillisecond; }
 
 // Whole seconds of nanoseconds, truncated toward zero (a file name's stamp).
 constexpr std::int64_t whole_seconds_of_ns(std::int64_t ns) { return ns / kNsPerSecond; }
@@ -45,6 +52,16 @@ constexpr std::int64_t whole_seconds_of_ns(std::int64_t ns) { return ns / kNsPer
 // of a vsync period): exactly 1e9 / period_ns.
 constexpr double rate_of_period_ns(std::int64_t period_ns) {
   return static_cast<double>(kNsPerSecond) / static_cast<double>(period_ns);
+}
+// The other way: the period (ns, truncated) of something `per_second` times a
+// second (a refresh rate's vsync period, a budget's interval): 1e9 / rate.
+constexpr std::int64_t period_ns_of_rate(double per_second) {
+  return static_cast<std::int64_t>(static_cast<double>(kNsPerSecond) / per_second);
+}
+// `periods` periods of a rate, in ns (truncated): a stall of N frames at a
+// refresh rate is N × 1e9 / Hz.
+constexpr std::int64_t ns_of_periods(double periods, double per_second) {
+  return static_cast<std::int64_t>(periods * static_cast<double>(kNsPerSecond) / per_second);
 }
 
 // Fractional seconds or milliseconds (a parsed value) as nanoseconds,

@@ -16,6 +16,7 @@
 #include "parsers/foreground_app.h"
 #include "parsers/names.h"
 #include "parsers/text_scan.h"
+#include "parsers/time_units.h"
 #include "parsers/utf8.h"
 
 namespace jank::app {
@@ -184,7 +185,7 @@ int observer_test(const Options& o, std::ostream& out, std::ostream& err) {
   if (!shell.connect()) return fail(shell.why(), kExitUnavailable);
   ObserverPlan plan;
   plan.pairs = o.pairs;
-  plan.phase = std::chrono::milliseconds(std::llround(o.phase_seconds * 1000));
+  plan.phase = std::chrono::round<std::chrono::milliseconds>(parsers::units::Seconds(o.phase_seconds));
   const auto sdk = shell.run("getprop ro.build.version.sdk", 64);
   int sdk_value = 0;
   if (sdk.error || !parsers::scan::parse_into(parsers::scan::trim_ascii_space(sdk.output), sdk_value)) {

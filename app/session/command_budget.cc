@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "parsers/time_units.h"
+
 namespace jank::app {
 
 CommandBudget::CommandBudget(double per_second) {
   if (!(per_second > 0) || !std::isfinite(per_second)) return;
-  interval_ = std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(1e9 / per_second)));
+  interval_ = std::chrono::round<std::chrono::nanoseconds>(parsers::units::Seconds(1 / per_second));
   // A burst of one second's worth (at least one command), half of it kept.
   const auto burst = static_cast<std::int64_t>(std::max(1.0, std::floor(per_second)));
   tolerance_ = interval_ * (burst - 1);

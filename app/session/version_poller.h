@@ -17,6 +17,7 @@
 #include "app/session/session_io.h"
 #include "parsers/gfxinfo.h"
 #include "parsers/package_info.h"
+#include "parsers/time_units.h"
 
 namespace jank::app {
 
@@ -24,7 +25,7 @@ namespace jank::app {
 class VersionSchedule {
  public:
   // A failed command is retried this much sooner than the interval allows.
-  static constexpr std::int64_t kRetryNs = 60'000'000'000;
+  static constexpr std::int64_t kRetryNs = parsers::units::to_ns(std::chrono::seconds(60));
 
   explicit VersionSchedule(std::int64_t interval_ns, std::size_t capacity = 1024)
       : interval_ns_(interval_ns), capacity_(capacity) {}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "parsers/time_units.h"
+
 namespace jank::metrics {
 namespace {
 
@@ -76,7 +78,7 @@ void ClockSource::collect(SeriesSink& f, const DeviceMetrics& d, const LabelSet&
       if (r.max_khz) f.sample(kMax, labels, static_cast<double>(*r.max_khz) * kHzPerKhz);
       if (r.hw_max_khz) f.sample(kHwMax, labels, static_cast<double>(*r.hw_max_khz) * kHzPerKhz);
     }
-    f.sample(kThrottled, labels, static_cast<double>(p.throttled_ns) / 1e9);
+    f.sample(kThrottled, labels, parsers::units::seconds_of_ns(p.throttled_ns));
   }
   if (!current) return;
   const parsers::GpuFiles& g = s->gpu;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "metrics/sources/layers.h"
+#include "parsers/time_units.h"
 
 namespace jank::metrics {
 namespace {
@@ -132,10 +133,10 @@ AppGfxinfoState* find_app_state(const PackageMetrics& p) {
 
 void add_percentiles(SeriesSink& f, const FamilySpec& family, const LabelSet& labels, const ReportedPercentiles& p) {
   // "quantile" is reserved for summaries, hence "percentile" as HWUI prints it.
-  if (p.has_p50) f.sample(family, labels, Extra{"percentile", "50"}, p.p50_ms / 1000.0);
-  f.sample(family, labels, Extra{"percentile", "90"}, p.p90_ms / 1000.0);
-  f.sample(family, labels, Extra{"percentile", "95"}, p.p95_ms / 1000.0);
-  f.sample(family, labels, Extra{"percentile", "99"}, p.p99_ms / 1000.0);
+  if (p.has_p50) f.sample(family, labels, Extra{"percentile", "50"}, parsers::units::seconds_of_ms(p.p50_ms));
+  f.sample(family, labels, Extra{"percentile", "90"}, parsers::units::seconds_of_ms(p.p90_ms));
+  f.sample(family, labels, Extra{"percentile", "95"}, parsers::units::seconds_of_ms(p.p95_ms));
+  f.sample(family, labels, Extra{"percentile", "99"}, parsers::units::seconds_of_ms(p.p99_ms));
 }
 
 void collect_app(SeriesSink& f, const DeviceMetrics& d, const std::string& package, const AppGfxinfoState& s) {

@@ -274,7 +274,7 @@ void LayersSource::collect_package(SeriesSink& f, const DeviceMetrics& d, const 
   if (!followed && active_ns <= 0) return;
   const LabelSet pkg = f.labels({{"serial", d.serial}, {"package", package}});
   f.sample(kAppActive, pkg, presenting ? 1 : 0);
-  f.sample(kAppActiveSeconds, pkg, static_cast<double>(active_ns) / 1e9);
+  f.sample(kAppActiveSeconds, pkg, parsers::units::seconds_of_ns(active_ns));
 }
 
 void record_layer_list(DeviceMetrics& device, const parsers::SfLayerList& list) {

@@ -174,7 +174,7 @@ void record_skip(Store& store, DeviceMetrics& device, std::string_view package_n
   s.skip_size.observe(frames);
   pkg.peaks.skip_frames = std::max(pkg.peaks.skip_frames, frames);
   if (device.refresh_hz > 0) {
-    note_stall(store, device, package_name, static_cast<std::int64_t>(frames * 1e9 / device.refresh_hz));
+    note_stall(store, device, package_name, parsers::units::ns_of_periods(frames, device.refresh_hz));
   }
   // Windows run on the host's timeline (metrics/device_clock.h); without a
   // timestamp (brief layout) the event lands at the newest known time.
@@ -190,8 +190,8 @@ void record_davey(Store& store, DeviceMetrics& device, std::string_view package_
   AppSkipState& s = app_state(store, store.package(device, package_name));
   ++s.davey_frames;
   if (davey.duration_valid) {
-    s.davey_duration.observe(static_cast<double>(davey.duration_ms) / 1000.0);
-    note_stall(store, device, package_name, static_cast<std::int64_t>(davey.duration_ms) * 1'000'000);
+    s.davey_duration.observe(parsers::units::seconds_of_ms(static_cast<double>(davey.duration_ms)));
+    note_stall(store, device, package_name, parsers::units::to_ns(std::chrono::milliseconds(davey.duration_ms)));
     keep_spike_line(device, true, package_name, static_cast<double>(davey.duration_ms), store.host_time());
   } else {
     ++s.davey_invalid_durations;
