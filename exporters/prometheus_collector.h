@@ -91,6 +91,12 @@ class StoreCollector final : public prometheus::Collectable {
   // series, and not those two.
   void set_series_budget(const SeriesBudget& budget) { budget_ = budget; }
 
+  // prometheus-cpp's Collectable: the daemon never calls it. It is kept (a
+  // decision, not a leftover) because the conformance tests check the
+  // exporter's own writer against prometheus-cpp's serializer through it
+  // (tests/support/prometheus_text.h), and a program embedding the store can
+  // register it with a prometheus-cpp registry; it needs only the library's
+  // header-only types, so the binary links nothing of prometheus-cpp.
   std::vector<prometheus::MetricFamily> Collect() const override;
   // The exposition text, written straight from the store: no intermediate
   // metric objects, so a large scrape costs a fraction of the time and

@@ -43,7 +43,6 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     release_buffer();
   }
 
-  std::uint64_t bytes = 0;
   std::string error_output;  // the first kMaxErrorOutput bytes of stderr
   std::string error_tail;    // its last kErrorTail bytes (more until trimmed)
 
@@ -68,7 +67,6 @@ class DeviceStream::Impl : public std::enable_shared_from_this<DeviceStream::Imp
     // reading_ stays set while the chunk is handed on: a callback may close us.
     if (closed_) return done_reading();
     if (n > 0) {
-      bytes += n;
       const std::string_view chunk(buffer_.get(), n);
       if (protocol_ == ShellProtocol::v2) {
         if (demux_.feed(chunk, *this) != ShellV2Error::none) {
@@ -185,7 +183,6 @@ void DeviceStream::close() {
   if (impl_) impl_->close();
 }
 
-std::uint64_t DeviceStream::bytes_received() const { return impl_ ? impl_->bytes : 0; }
 
 std::string DeviceStream::error_output() const { return impl_ ? impl_->error_output : std::string(); }
 

@@ -56,7 +56,6 @@ class DeviceStream : public std::enable_shared_from_this<DeviceStream> {
                                             StreamCallbacks callbacks, StreamOptions options = {});
   // Stops reading and closes the socket; no callback runs afterwards.
   void close();
-  std::uint64_t bytes_received() const;
   // What the command wrote to stderr so far (shell v2), at most kMaxErrorOutput bytes.
   std::string error_output() const;
 

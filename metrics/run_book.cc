@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 
 #include "metrics/sources/memory.h"
 #include "metrics/sources/versions.h"
@@ -215,15 +214,6 @@ const Run* RunBook::find(const std::string& id) const {
   return nullptr;
 }
 
-std::vector<std::string> RunBook::open_serials() const {
-  std::set<std::string> out;
-  for (const auto& [seq, r] : runs_) {
-    if (r.state == RunState::starting || r.state == RunState::stopping) {
-      out.insert(r.spec.serials.begin(), r.spec.serials.end());
-    }
-  }
-  return {out.begin(), out.end()};
-}
 
 bool RunBook::advance(std::int64_t now_ns, Store& store) {
   bool changed = false;

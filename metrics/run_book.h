@@ -122,7 +122,6 @@ class RunBook {
 
   const Run* find(const std::string& id) const;
   const std::map<std::uint64_t, Run>& runs() const { return runs_; }  // by age (oldest first)
-  std::vector<std::string> open_serials() const;  // devices with a run starting or stopping
 
   struct Counts {
     std::uint64_t started = 0, finished = 0;

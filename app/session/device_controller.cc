@@ -56,10 +56,6 @@ void DeviceController::start() {
   begin_session();
 }
 
-void DeviceController::set_state(metrics::DeviceState state) {
-  shared_.with_device(serial_, [state](metrics::DeviceMetrics& d) { d.live.state = state; });
-}
-
 std::chrono::milliseconds DeviceController::command_deadline() const { return deadline_.current(); }
 
 void DeviceController::stop() {

@@ -75,7 +75,6 @@ class DeviceController : public std::enable_shared_from_this<DeviceController> {
   void open_logcat();
   void start_traces();
   void end_streams();
-  void set_state(metrics::DeviceState state);
   AndroidRelease release() const;
   std::chrono::milliseconds command_deadline() const;
   void schedule_liveness();

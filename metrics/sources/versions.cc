@@ -66,11 +66,6 @@ const AppVersion* app_version_of(const DeviceMetrics& device, std::string_view p
   return it == v->by_package.end() ? nullptr : &it->second;
 }
 
-const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package) {
-  const auto d = store.devices().find(serial);
-  return d == store.devices().end() ? nullptr : app_version_of(*d->second, package);
-}
-
 const std::map<std::string, AppVersion, std::less<>>& app_versions_of(const DeviceMetrics& device) {
   static const std::map<std::string, AppVersion, std::less<>> none;
   const VersionsState* v = versions_source().find(device);

@@ -39,8 +39,6 @@ bool record_app_version(const Store& store, DeviceMetrics& device, std::string_v
 void forget_app_version(DeviceMetrics& device, std::string_view package);
 // The version of `package`'s base package, or null.
 const AppVersion* app_version_of(const DeviceMetrics& device, std::string_view package);
-// The same on device `serial`, or null. Call under the store's lock.
-const AppVersion* find_app_version(const Store& store, std::string_view serial, std::string_view package);
 // Every version the device holds, by base package (empty when none).
 const std::map<std::string, AppVersion, std::less<>>& app_versions_of(const DeviceMetrics& device);
 

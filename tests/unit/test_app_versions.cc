@@ -19,6 +19,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// The version the store holds for `package` on device `serial`, or null.
+const metrics::AppVersion* find_app_version(const metrics::Store& store, std::string_view serial,
+                                            std::string_view package) {
+  const auto d = store.devices().find(serial);
+  return d == store.devices().end() ? nullptr : metrics::app_version_of(*d->second, package);
+}
+
 constexpr std::int64_t kSecond = 1'000'000'000;
 
 std::vector<std::string> names(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
@@ -157,8 +164,8 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   session.answer(gfxinfo(100));
   session.answer(package_lines("1.0", 1));
   REQUIRE(session.commands == std::vector<std::string>{gfx, pkg});
-  REQUIRE(metrics::find_app_version(shared.store, "s", "com.example.feed") != nullptr);
-  CHECK(*metrics::find_app_version(shared.store, "s", "com.example.feed:remote") == metrics::AppVersion{"1.0", 1});
+  REQUIRE(find_app_version(shared.store, "s", "com.example.feed") != nullptr);
+  CHECK(*find_app_version(shared.store, "s", "com.example.feed:remote") == metrics::AppVersion{"1.0", 1});
   CHECK(d.live.package_polls.at("ok") == 1);
 
   // The same process ten seconds later: gfxinfo only.
@@ -174,7 +181,7 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   session.answer(gfxinfo(177));
   session.answer(package_lines("2.0", 2));
   CHECK(session.commands.back() == pkg);
-  CHECK(*metrics::find_app_version(shared.store, "s", "com.example.feed") == metrics::AppVersion{"2.0", 2});
+  CHECK(*find_app_version(shared.store, "s", "com.example.feed") == metrics::AppVersion{"2.0", 2});
 
   // A failed ask changes nothing, is counted and is retried within a minute.
   session.host_ns += 300 * kSecond;
@@ -182,7 +189,7 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   session.answer(gfxinfo(177));
   session.answer("", ingest::AdbErrorKind::timeout);
   CHECK(d.live.package_polls.at("timeout") == 1);
-  CHECK(*metrics::find_app_version(shared.store, "s", "com.example.feed") == metrics::AppVersion{"2.0", 2});
+  CHECK(*find_app_version(shared.store, "s", "com.example.feed") == metrics::AppVersion{"2.0", 2});
   session.host_ns += 61 * kSecond;
   session.fire();
   session.answer(gfxinfo(177));
@@ -190,7 +197,7 @@ TEST_CASE("gfxinfo poller asks versions when an app is first found then at a new
   // Uninstalled: the version goes.
   session.answer("Unable to find package: com.example.feed\n");
   CHECK(d.live.package_polls.at("not_found") == 1);
-  CHECK(metrics::find_app_version(shared.store, "s", "com.example.feed") == nullptr);
+  CHECK(find_app_version(shared.store, "s", "com.example.feed") == nullptr);
   CHECK(session.due != nullptr);  // the next round is scheduled whatever the answers
 }
 
@@ -219,7 +226,7 @@ TEST_CASE("app versions live with their package's series and are exported as and
   CHECK(metrics::record_app_version(store, d, "com.example.feedback", {"3", 3}));
   REQUIRE(metrics::app_versions_of(d).size() == 2);
   CHECK(metrics::app_versions_of(d).count("com.example.feed") == 1);
-  CHECK(metrics::find_app_version(store, "other", "com.example.feed") == nullptr);
+  CHECK(find_app_version(store, "other", "com.example.feed") == nullptr);
 
   exporters::StoreCollector collector(store, exporters::input_time_now());
   const std::string text = collector.Text().str();
@@ -257,9 +264,9 @@ TEST_CASE("app versions are not checkpointed: a restored store holds none and as
   metrics::Store restored;
   std::string error;
   REQUIRE(restored.load(text, error));
-  CHECK(metrics::find_app_version(restored, "s", "com.example.feed") == nullptr);
+  CHECK(find_app_version(restored, "s", "com.example.feed") == nullptr);
   CHECK(metrics::app_versions_of(restored.device("s")).empty());
   // The package's counters came back, so a version read now is kept.
   CHECK(metrics::record_app_version(restored, restored.device("s"), "com.example.feed", {"1.1", 2}));
-  CHECK(*metrics::find_app_version(restored, "s", "com.example.feed") == metrics::AppVersion{"1.1", 2});
+  CHECK(*find_app_version(restored, "s", "com.example.feed") == metrics::AppVersion{"1.1", 2});
 }
