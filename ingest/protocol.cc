@@ -227,8 +227,8 @@ std::string join_quoted(const Range& args) {
 std::string quote_args(std::initializer_list<std::string_view> args) { return join_quoted(args); }
 std::string quote_args(const std::vector<std::string>& args) { return join_quoted(args); }
 
-std::string logcat_command(const std::vector<std::string>& args) {
-  std::string out = "export ANDROID_LOG_TAGS=\"''\"; exec logcat";
+std::string logcat_command(const std::vector<std::string>& args, bool replace_shell) {
+  std::string out = replace_shell ? "export ANDROID_LOG_TAGS=\"''\"; exec logcat" : "export ANDROID_LOG_TAGS=\"''\"; logcat";
   if (!args.empty()) {
     out += ' ';
     out += quote_args(args);

@@ -92,8 +92,10 @@ std::string shell_quote(std::string_view arg);
 std::string quote_args(std::initializer_list<std::string_view> args);
 std::string quote_args(const std::vector<std::string>& args);
 // What `adb logcat ARGS` runs: ANDROID_LOG_TAGS is reset so a device-side
-// default filter cannot hide lines.
-std::string logcat_command(const std::vector<std::string>& args);
+// default filter cannot hide lines. `replace_shell`: logcat replaces the
+// shell (`exec`), as for a stream; a one-shot dump keeps it, so that what the
+// script does after logcat (a command's closing time stamp) still runs.
+std::string logcat_command(const std::vector<std::string>& args, bool replace_shell = true);
 
 
 enum class ShellProtocol : std::uint8_t { v2, legacy };

@@ -16,9 +16,10 @@ std::string script(const AndroidRelease& release, bool dump) {
   std::vector<std::string> args = {"-v", "threadtime"};
   if (release.epoch_stamps()) args.insert(args.end(), {"-v", "epoch"});
   args.insert(args.end(), {"-v", "usec", "-b", "main", "-b", "system", "-D"});
+  // A dump is a one-shot command: its shell stays for the closing time stamp.
   if (dump) args.push_back("-d");
   return "cat /proc/sys/kernel/random/boot_id; pidof logd; logcat -S -b main -b system; echo " +
-         std::string(kPreambleEnd) + "; " + ingest::logcat_command(args);
+         std::string(kPreambleEnd) + "; " + ingest::logcat_command(args, !dump);
 }
 
 }  // namespace

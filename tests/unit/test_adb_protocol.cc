@@ -338,6 +338,7 @@ TEST_CASE("logcat_command is what the adb CLI runs for `adb logcat ARGS`", "[adb
         "export ANDROID_LOG_TAGS=\"''\"; exec logcat '-T' '1' '-v' 'epoch,uid' '-b' 'main,system,crash'");
   CHECK(logcat_command({"-d"}) == "export ANDROID_LOG_TAGS=\"''\"; exec logcat '-d'");
   CHECK(logcat_command({}) == "export ANDROID_LOG_TAGS=\"''\"; exec logcat");
+  CHECK(logcat_command({"-d"}, false) == "export ANDROID_LOG_TAGS=\"''\"; logcat '-d'");  // the shell stays
   CHECK(logcat_command({"-T", "1700000000.123"}).ends_with("'-T' '1700000000.123'"));
 }
 

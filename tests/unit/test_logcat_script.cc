@@ -37,6 +37,9 @@ TEST_CASE("the follow script declares the cursor, then the preamble, then logcat
   const std::string dump = ring_dump_script(android_release(34));
   CHECK(dump.find("jank_exporter:cursor") == std::string::npos);
   CHECK(dump.find("'system' '-D' '-d'") != std::string::npos);
+  // A one-shot: logcat does not replace the shell, so the command's closing
+  // time stamp runs after it (app/session/device_timing.h).
+  CHECK(dump.find("exec") == std::string::npos);
   CHECK(logcat_buffers() == std::vector<std::string>{"main", "system"});
 }
 
