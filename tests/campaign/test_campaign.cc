@@ -515,4 +515,14 @@ TEST_CASE("randomized fault campaign: exported totals equal the truth minus what
   INFO(c.ex->log().substr(c.ex->log().size() > 20000 ? c.ex->log().size() - 20000 : 0));
   CHECK(equal);
   CHECK(c.ex->alive());
+  // Every command answered over shell v2 carried both of its time stamps
+  // (app/session/device_timing.h), ring dumps after a flood included.
+  double unstamped = 0;
+  for (const auto& [name, v] : c.ex->samples()) {
+    if (name.rfind("jank_exporter_device_command_untimed_total{", 0) == 0 &&
+        name.find("reason=\"unstamped\"") != std::string::npos) {
+      unstamped += v;
+    }
+  }
+  CHECK(unstamped == 0);
 }
