@@ -149,7 +149,8 @@ int report(const Options& o, const ObserverPlan& plan, const std::vector<Observe
   const std::string verdict = !any ? "too_few_pairs" : cost ? "cost" : "none_detected";
   j["verdict"] = verdict;
   if (o.json) {
-    out << j.dump(2) << "\n";
+    // A serial given on the command line may hold bytes that are not UTF-8.
+    out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     out << "observer-test " << parsers::terminal_text(o.serial) << " " << plan.package << " (API " << plan.sdk
         << "): " << plan.pairs << " pairs of " << o.phase_seconds << " s phases\n";
