@@ -66,8 +66,13 @@ bool LogSession::feed(std::string_view bytes) {
                                   follower_->entries() > entries_before);
     // One read that brings a quarter ring's worth of entries is a burst the
     // ring may not have held whole: logd may have skipped the stream ahead.
+    // The ring's worth is the more of what it held at the stream's start
+    // (nearly empty after a reboot) and at the last check, so that a device
+    // logging thousands of lines a second into a large ring is not checked
+    // (a dump of the whole ring) at every read.
+    const std::uint64_t ring = std::max(follower_->plan()->held_entries, ring_held_);
     check = follower_->state() == parsers::LogcatFollower::State::following && !check_running_ &&
-            follower_->entries() - entries_before >= std::max<std::uint64_t>(64, follower_->plan()->held_entries / 4);
+            follower_->entries() - entries_before >= std::max<std::uint64_t>(64, ring / 4);
     if (check) snapshot = follower_->cursor();
   }
   // Not under the lock: the runner may answer at once.
@@ -122,6 +127,7 @@ void LogSession::check_continuity(parsers::LogCursor snapshot) {
                                        [](const parsers::LogcatFollower::Line&) {});
          check.feed(r.output);
          check.settle();
+         if (check.settled()) ring_held_ = check.plan()->held_entries;
          if (!check.settled() || check.plan()->kind != parsers::ResumeKind::resume) return;
          std::lock_guard<std::mutex> lock(shared_.mutex);
          auto& d = shared_.store.device(serial_);

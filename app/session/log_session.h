@@ -79,6 +79,9 @@ class LogSession {
   std::int64_t fed_at_ns_ = 0;      // when the bytes being fed arrived
   bool plan_applied_ = false;
   bool check_running_ = false;      // a continuity check is out
+  // Entries the rings held at the last continuity check: with what they held
+  // when the stream began, what a burst is measured against.
+  std::uint64_t ring_held_ = 0;
   bool catching_up_ = true;         // not yet past what the ring held at the start
   bool delivering_ = false;         // see delivering()
   std::optional<metrics::ProcessListing> pending_processes_;
