@@ -1,5 +1,6 @@
 #include "app/cli/observer_test.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -77,9 +78,10 @@ void check_options(const CLI::App& app, const Options& o) {
 struct Counter {
   std::string_view name;
   metrics::PhaseCounts ObserverPhase::*counts;
+  bool (*available)(int sdk);  // the releases that keep it
 };
-constexpr Counter kCounters[] = {{"graphicsstats", &ObserverPhase::graphicsstats},
-                                 {"timestats", &ObserverPhase::timestats}};
+constexpr Counter kCounters[] = {{"graphicsstats", &ObserverPhase::graphicsstats, has_graphicsstats},
+                                 {"timestats", &ObserverPhase::timestats, has_timestats}};
 
 std::string signed_points(double v) {
   char buf[32];
@@ -88,7 +90,8 @@ std::string signed_points(double v) {
 }
 
 int report(const Options& o, const ObserverPlan& plan, const std::vector<ObserverPhase>& phases, std::ostream& out) {
-  const std::size_t used = (has_graphicsstats(plan.sdk) ? 1 : 0) + (has_timestats(plan.sdk) ? 1 : 0);
+  const auto used = static_cast<std::size_t>(
+      std::count_if(std::begin(kCounters), std::end(kCounters), [&](const Counter& c) { return c.available(plan.sdk); }));
   const double each = 1 - (1 - o.confidence) / static_cast<double>(std::max<std::size_t>(1, used));
   nlohmann::ordered_json j;
   j["serial"] = o.serial;
@@ -121,8 +124,7 @@ int report(const Options& o, const ObserverPlan& plan, const std::vector<Observe
   nlohmann::ordered_json results = nlohmann::ordered_json::object();
   std::string table;
   for (const Counter& c : kCounters) {
-    if ((c.name == "graphicsstats" && !has_graphicsstats(plan.sdk)) || (c.name == "timestats" && !has_timestats(plan.sdk)))
-      continue;
+    if (!c.available(plan.sdk)) continue;
     // Pairs in the order run: each pair's low and high phase, whichever came first.
     std::vector<metrics::ObserverPair> pairs;
     for (std::size_t i = 0; i + 1 < phases.size(); i += 2) {

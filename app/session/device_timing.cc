@@ -57,8 +57,8 @@ DeviceTime take_device_time(ingest::ShellResult& answer, std::chrono::steady_clo
   const std::size_t line_start = found == std::string_view::npos ? t.size() : found;
   // Only "STATUS EPOCH" closes: the opening stamp has no status.
   const auto closing = stamp_of(t.substr(line_start));
-  if (closing && closing->find(' ') != std::string_view::npos) {
-    const std::size_t space = closing->find(' ');
+  const std::size_t space = closing ? closing->find(' ') : std::string_view::npos;
+  if (space != std::string_view::npos) {
     int status = 0;
     answer.exit_code.reset();
     if (parsers::scan::parse_into(closing->substr(0, space), status) && status >= 0 && status <= 255) {
